@@ -1,0 +1,85 @@
+/*
+ * trie: the stack trie every profile is aggregated into (aggregate, L6).
+ *
+ * A sample's stack, root first (process name, then outermost caller, ...,
+ * leaf), is added as a path from node 0, the invisible root. Each node
+ * holds the weight of the stacks that pass through it ('total') and that
+ * end in it ('self'), so total == self + sum(children's totals).
+ *
+ *            [0 root]                 total = all samples
+ *              |
+ *          [1 "myprog"]               process name (FRAME_PROCESS)
+ *          /          \
+ *   [2 "main"]     [5 "_start"]
+ *       |
+ *   [3 "work"] ...
+ *
+ * Invariants:
+ *  1. Node 0 is the root; it has name TRIE_NO_NAME and kind FRAME_PROCESS.
+ *  2. A node's children are distinct by (name, kind).
+ *  3. After trie_sort(), siblings are linked in order of name bytes, then
+ *     kind, so walks are deterministic whatever order samples came in.
+ * Names are ids in a strtab the caller owns and passes at init.
+ */
+#ifndef KILN_AGGREGATE_TRIE_H
+#define KILN_AGGREGATE_TRIE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hashmap.h"
+#include "base/strtab.h"
+#include "base/vec.h"
+
+enum frame_kind {
+	FRAME_PROCESS = 0, /* the root frame: comm (or comm-pid) */
+	FRAME_USER,        /* user-space code with a symbol */
+	FRAME_KERNEL,      /* kernel code */
+	FRAME_JIT,         /* JIT-compiled code (perf map) */
+	FRAME_INLINE,      /* an inlined call */
+	FRAME_UNKNOWN,     /* no symbol: [dso] or [unknown] */
+	FRAME_KIND_COUNT
+};
+
+#define TRIE_NO_NAME UINT32_MAX
+#define TRIE_NONE UINT32_MAX
+
+struct trie_frame {
+	uint32_t name; /* strtab id */
+	uint8_t kind;  /* enum frame_kind */
+};
+
+struct trie_node {
+	uint32_t name;         /* strtab id, TRIE_NO_NAME for the root */
+	uint8_t kind;          /* enum frame_kind */
+	uint32_t parent;       /* TRIE_NONE for the root */
+	uint32_t first_child;  /* TRIE_NONE if a leaf */
+	uint32_t next_sibling; /* TRIE_NONE if last */
+	uint32_t depth;        /* root 0, process 1, ... */
+	uint64_t total;        /* weight of stacks through this node */
+	uint64_t self;         /* weight of stacks ending here */
+};
+
+struct trie {
+	struct strtab *names; /* borrowed */
+	VEC(struct trie_node) nodes;
+	struct hashmap index; /* (parent, name, kind) -> node */
+	uint32_t max_depth;
+};
+
+void trie_init(struct trie *t, struct strtab *names);
+void trie_release(struct trie *t);
+/* Add a stack, root first (frames[0] is normally the process frame). */
+void trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
+/* Returns the child of 'parent' with (name, kind), creating it if absent. */
+uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind);
+/* Sort every sibling list by name bytes then kind (invariant 3). */
+void trie_sort(struct trie *t);
+static inline const struct trie_node *trie_node(const struct trie *t, uint32_t id)
+{
+	return &t->nodes.v[id];
+}
+/* The name of a node ("" for the root). */
+const char *trie_name(const struct trie *t, uint32_t id);
+
+#endif

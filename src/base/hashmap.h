@@ -1,0 +1,38 @@
+/*
+ * hashmap: u64 key -> u64 value, open addressing (base, L0).
+ *
+ * The workhorse map for ids: pid -> process index, (parent, frame) -> trie
+ * child, event id -> attr index. Keys are arbitrary u64 values (every value
+ * is allowed, including 0 and ~0). Iteration order depends on hashing, so
+ * callers that print must sort first.
+ */
+#ifndef KILN_BASE_HASHMAP_H
+#define KILN_BASE_HASHMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hashmap {
+	uint64_t *keys;
+	uint64_t *vals;
+	uint8_t *used;
+	size_t n;    /* entries */
+	size_t mask; /* capacity - 1 (capacity is a power of two), or 0 if unallocated */
+};
+
+void hashmap_init(struct hashmap *m);
+void hashmap_release(struct hashmap *m);
+/* Insert or overwrite. */
+void hashmap_put(struct hashmap *m, uint64_t key, uint64_t val);
+/* Returns true and sets *val if present. */
+bool hashmap_get(const struct hashmap *m, uint64_t key, uint64_t *val);
+/* Returns a pointer to the value slot for key, inserting 'dflt' if absent;
+ * *inserted says which. Valid until the next insertion. */
+uint64_t *hashmap_slot(struct hashmap *m, uint64_t key, uint64_t dflt, bool *inserted);
+/* Mix two u64 into one key (for composite keys). */
+uint64_t hash_mix2(uint64_t a, uint64_t b);
+/* FNV-1a over bytes. */
+uint64_t hash_bytes(const void *p, size_t n);
+
+#endif

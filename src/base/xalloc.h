@@ -1,0 +1,30 @@
+/*
+ * xalloc: allocation that never returns NULL (layer L0, base).
+ *
+ * Like git's xmalloc and Redis's zmalloc, these abort the process with a
+ * message on real out-of-memory, so callers never check for NULL. Bounded
+ * memory is not their job: parsers check every length read from input
+ * against the bytes that remain before allocating, and growable buffers
+ * carry a ceiling (see buf.h).
+ */
+#ifndef KILN_BASE_XALLOC_H
+#define KILN_BASE_XALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+/* realloc of nmemb * size bytes; aborts if the product overflows. */
+void *xreallocarray(void *p, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* printf into a fresh heap string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocate zeroed storage for n elements of *p; overflow-checked. */
+#define XALLOC_ARRAY(p, n) ((p) = xcalloc((n), sizeof(*(p))))
+/* Resize p to n elements; overflow-checked. */
+#define XREALLOC_ARRAY(p, n) ((p) = xreallocarray((p), (n), sizeof(*(p))))
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * elf_image: one ELF file's symbols, load segments and build-id
+ * (dso, L2).
+ *
+ * The parser reads ELF32 and ELF64 little-endian images from memory
+ * (elf_image_parse: pointer and length, no I/O, fuzzable); elf_image_open
+ * maps a file read-only and parses it. Every offset, size and count read
+ * from the file is checked against the bytes that are really there before
+ * use, so a truncated or hostile file gives an error, never a crash or an
+ * allocation larger than the file.
+ *
+ * Symbols: function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE in
+ * executable sections) from .symtab, or from .dynsym when there is no
+ * .symtab; PLT stubs named "name@plt". Sizeless symbols end where the next
+ * one starts. Aliases at one address resolve to one name, chosen as perf
+ * chooses (sized over sizeless, non-weak over weak, global over local,
+ * fewer leading underscores, longer name, then first seen).
+ */
+#ifndef KILN_DSO_ELF_IMAGE_H
+#define KILN_DSO_ELF_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELF_BUILD_ID_MAX 64
+
+struct elf_image;
+
+/* Parse 'len' bytes at 'data' (borrowed: must outlive the image). 0 or -errno
+ * (-EBADMSG with err_last() describing the problem). */
+int elf_image_parse(struct elf_image **out, const void *data, size_t len);
+/* Open and parse a file: regular files only, opened O_NONBLOCK so FIFOs and
+ * devices never block. 0 or -errno. */
+int elf_image_open(struct elf_image **out, const char *path);
+void elf_image_free(struct elf_image *img);
+
+/* ET_EXEC, ET_DYN, ... (the e_type field). */
+unsigned elf_image_type(const struct elf_image *img);
+/* Map a file offset to its link-time virtual address through the PT_LOAD
+ * segment that contains it. False if no segment contains it. */
+bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr);
+/* The symbol containing link-time address 'vaddr', or NULL. Sets *start
+ * to the symbol's address (so vaddr - *start is the offset into it). The
+ * returned name is borrowed from the image. */
+const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start);
+/* Number of symbols kept (after alias resolution). */
+size_t elf_image_nsyms(const struct elf_image *img);
+/* Copy the GNU build-id (NT_GNU_BUILD_ID) into out; returns its length, 0 if none. */
+size_t elf_image_build_id(const struct elf_image *img, uint8_t out[ELF_BUILD_ID_MAX]);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * kallsyms: kernel symbols from /proc/kallsyms text (dso, L2).
+ *
+ * Parses "<hex addr> <type> <name>[\t[module]]" lines (text symbols:
+ * types t/T/w/W, plus any symbol inside a module) into an address-sorted
+ * table. A symbol ends where the next one starts. All-zero addresses
+ * (kptr_restrict) are reported through kallsyms_restricted(). The parser
+ * takes text from memory, so it is fuzzable; malformed lines are skipped
+ * and counted.
+ */
+#ifndef KILN_DSO_KALLSYMS_H
+#define KILN_DSO_KALLSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kallsyms;
+
+/* Parse 'len' bytes of kallsyms text. Always succeeds (bad lines skipped). */
+struct kallsyms *kallsyms_parse(const char *text, size_t len);
+/* Read and parse a file (normally /proc/kallsyms). 0 or -errno. */
+int kallsyms_load(struct kallsyms **out, const char *path);
+void kallsyms_free(struct kallsyms *ks);
+
+/* The symbol containing 'addr', or NULL. Sets *start and, if 'module' is
+ * non-NULL, *module (NULL for the core kernel; else the name without
+ * brackets). Strings are borrowed from 'ks'. */
+const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *start,
+			    const char **module);
+/* Address of a symbol by exact name (e.g. "_text"); false if absent. */
+bool kallsyms_find(const struct kallsyms *ks, const char *name, uint64_t *addr);
+/* True if every address was zero (hidden by kptr_restrict). */
+bool kallsyms_restricted(const struct kallsyms *ks);
+size_t kallsyms_count(const struct kallsyms *ks);
+/* Lines that could not be parsed. */
+size_t kallsyms_bad_lines(const struct kallsyms *ks);
+
+#endif
