@@ -1,0 +1,271 @@
+/*
+ * synth: records for state that existed before recording began
+ * (source/live, L2). The kernel only reports changes, so the threads,
+ * names and mappings of processes already running, and the kernel's own
+ * text mapping, are read from /proc and written as the records the
+ * kernel would have sent, with time 0 (perf's convention).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "source/live/live.h"
+
+/* Append the sample_id_all trailer the tracking attr implies. */
+static void add_trailer(struct buf *b, const struct perf_event_attr *a, uint32_t pid, uint32_t tid,
+			uint64_t id)
+{
+	if (!a->sample_id_all)
+		return;
+	uint64_t st = a->sample_type, zero = 0;
+	if (st & PERF_SAMPLE_TID) {
+		buf_add(b, &pid, 4);
+		buf_add(b, &tid, 4);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		buf_add(b, &zero, 8);
+	if (st & PERF_SAMPLE_ID)
+		buf_add(b, &id, 8);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		buf_add(b, &id, 8);
+	if (st & PERF_SAMPLE_CPU)
+		buf_add(b, &zero, 8);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		buf_add(b, &id, 8);
+}
+
+/* Start a record: header with size to be patched by finish(). */
+static void begin(struct buf *b, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = { .type = type, .misc = misc, .size = 0 };
+	buf_reset(b);
+	buf_add(b, &h, sizeof(h));
+}
+
+/* NUL-terminate and pad a string to 8 bytes. */
+static void add_padded(struct buf *b, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	static const char zeros[8];
+	buf_add(b, s, n);
+	buf_add(b, zeros, 8 - (n % 8));
+}
+
+static int finish(struct buf *b, live_record_fn fn, void *arg)
+{
+	if (b->len > 65535)
+		return 0; /* cannot be represented; drop (names are bounded, so never seen) */
+	uint16_t size = (uint16_t)b->len;
+	memcpy(b->p + 6, &size, 2);
+	return fn(arg, b->p, b->len);
+}
+
+static int read_small(const char *path, char *out, size_t max)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	size_t n = fread(out, 1, max - 1, f);
+	fclose(f);
+	out[n] = '\0';
+	char *nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+int live_list_threads(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	*tids = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		XREALLOC_ARRAY(*tids, *n + 1);
+		(*tids)[(*n)++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	if (*n == 0)
+		return -ESRCH;
+	qsort(*tids, *n, sizeof(**tids), cmp_pid);
+	return 0;
+}
+
+static int synth_maps(pid_t pid, const struct perf_event_attr *a, uint64_t id, live_record_fn fn,
+		      void *arg, struct buf *b)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0; /* exited, or a kernel thread: nothing to say */
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+	while (getline(&line, &cap, f) > 0 && !ret) {
+		unsigned long long start, end, pgoff, ino;
+		unsigned maj, min;
+		char perms[8];
+		int consumed = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
+			   &min, &ino, &consumed) < 7)
+			continue;
+		if (strlen(perms) < 4 || perms[2] != 'x')
+			continue;
+		char *name = line + consumed;
+		name[strcspn(name, "\n")] = '\0';
+		if (!*name)
+			name = (char *)"//anon";
+		uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+				PROT_EXEC;
+		uint32_t flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		uint32_t upid = (uint32_t)pid;
+		uint64_t len = end - start, ino_gen = 0;
+		begin(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+		buf_add(b, &upid, 4);
+		buf_add(b, &upid, 4);
+		buf_add(b, &start, 8);
+		buf_add(b, &len, 8);
+		buf_add(b, &pgoff, 8);
+		buf_add(b, &maj, 4);
+		buf_add(b, &min, 4);
+		buf_add(b, &ino, 8);
+		buf_add(b, &ino_gen, 8);
+		buf_add(b, &prot, 4);
+		buf_add(b, &flags, 4);
+		add_padded(b, name, 4095);
+		add_trailer(b, a, upid, upid, id);
+		ret = finish(b, fn, arg);
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int live_synth_process(pid_t pid, const struct perf_event_attr *a, uint64_t id, live_record_fn fn,
+		       void *arg)
+{
+	pid_t *tids;
+	size_t n;
+	int ret = live_list_threads(pid, &tids, &n);
+	if (ret)
+		return ret == -ENOENT || ret == -ESRCH ? 0 : ret;
+	struct buf b;
+	buf_init(&b, 1 << 16);
+	for (size_t i = 0; i < n && !ret; i++) {
+		char path[96], comm[64];
+		uint32_t upid = (uint32_t)pid, utid = (uint32_t)tids[i];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
+		if (read_small(path, comm, sizeof(comm)))
+			continue;
+		if (tids[i] != pid) {
+			uint64_t zero = 0;
+			begin(&b, PERF_RECORD_FORK, 0);
+			buf_add(&b, &upid, 4);
+			buf_add(&b, &upid, 4);
+			buf_add(&b, &utid, 4);
+			buf_add(&b, &upid, 4);
+			buf_add(&b, &zero, 8);
+			add_trailer(&b, a, upid, utid, id);
+			ret = finish(&b, fn, arg);
+		}
+		begin(&b, PERF_RECORD_COMM, 0);
+		buf_add(&b, &upid, 4);
+		buf_add(&b, &utid, 4);
+		add_padded(&b, comm, 15);
+		add_trailer(&b, a, upid, utid, id);
+		if (!ret)
+			ret = finish(&b, fn, arg);
+	}
+	if (!ret)
+		ret = synth_maps(pid, a, id, fn, arg, &b);
+	buf_release(&b);
+	free(tids);
+	return ret;
+}
+
+int live_synth_all(const struct perf_event_attr *a, uint64_t id, live_record_fn fn, void *arg)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return err_set(-errno, "cannot read /proc: %s", strerror(errno));
+	struct dirent *de;
+	pid_t *pids = NULL;
+	size_t n = 0;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		XREALLOC_ARRAY(pids, n + 1);
+		pids[n++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	int ret = 0;
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = live_synth_process(pids[i], a, id, fn, arg);
+	free(pids);
+	return ret;
+}
+
+int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, live_record_fn fn, void *arg)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return 0;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long long text = 0, etext = 0, last = 0;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long addr;
+		char type, name[256];
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (strchr(line, '[')) /* module symbols follow the core kernel */
+			continue;
+		if (!strcmp(name, "_text"))
+			text = addr;
+		else if (!strcmp(name, "_etext"))
+			etext = addr;
+		if (addr > last)
+			last = addr;
+	}
+	free(line);
+	fclose(f);
+	if (!text)
+		return 0; /* hidden by kptr_restrict: nothing trustworthy to say */
+	uint64_t end = etext > text ? etext : last, len = end > text ? end - text : 0;
+	uint32_t pid = (uint32_t)-1, tid = 0;
+	uint64_t start = text, pgoff = text;
+	struct buf b;
+	buf_init(&b, 1 << 16);
+	begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	buf_add(&b, &pid, 4);
+	buf_add(&b, &tid, 4);
+	buf_add(&b, &start, 8);
+	buf_add(&b, &len, 8);
+	buf_add(&b, &pgoff, 8);
+	add_padded(&b, "[kernel.kallsyms]_text", 64);
+	add_trailer(&b, a, pid, tid, id);
+	int ret = finish(&b, fn, arg);
+	buf_release(&b);
+	return ret;
+}

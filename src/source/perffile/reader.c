@@ -1,0 +1,705 @@
+/*
+ * reader: perf.data reading (source/perffile, L2). Parses the file header,
+ * attrs and features up front, then walks the data section record by
+ * record, feeding timed records through a min-heap that releases them by
+ * perf's FINISHED_ROUND rule (see perffile.h).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cursor.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "base/xalloc.h"
+#include "source/perffile/perffile.h"
+
+#define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" read little-endian */
+#define PERF_MAGIC2_SWAPPED 0x50455246494c4532ULL
+#define PERF_MAGIC1 0x454c494646524550ULL /* "PERFFILE" */
+#define DEFAULT_REORDER_WINDOW (256u << 20)
+
+struct qent {
+	uint64_t time;
+	uint64_t seq;
+	const uint8_t *rec;
+	uint64_t offset;
+	uint32_t len;
+};
+
+struct perf_reader {
+	char *name;
+	void *map; /* our mmap of the file, or NULL for memory input */
+	size_t map_len;
+	const uint8_t *data; /* the whole input */
+	size_t len;
+	struct ev_attrs attrs;
+	struct perf_header_info info;
+	struct perf_reader_stats stats;
+	/* record walk */
+	uint64_t pos, end;
+	bool done;    /* no more raw records */
+	int err;      /* sticky error once the data broke */
+	bool partial; /* the data ended early */
+	/* ordering */
+	VEC(struct qent) heap;
+	size_t queued_bytes, window;
+	uint64_t seq;
+	uint64_t max_time, next_flush, flush_limit, last_delivered;
+};
+
+static void header_info_init(struct perf_header_info *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+void perf_header_info_release(struct perf_header_info *h)
+{
+	free(h->hostname);
+	free(h->osrelease);
+	free(h->version);
+	free(h->arch);
+	free(h->cpudesc);
+	free(h->cpuid);
+	for (size_t i = 0; i < h->cmdline_n; i++)
+		free(h->cmdline[i]);
+	free(h->cmdline);
+	for (size_t i = 0; i < h->nbuild_ids; i++)
+		free(h->build_ids[i].filename);
+	free(h->build_ids);
+	header_info_init(h);
+}
+
+/* ---- feature sections ---- */
+
+/* A feature string: u32 len, then len bytes holding a NUL-terminated string. */
+static int feat_string(struct cursor *c, char **out)
+{
+	uint32_t len;
+	const uint8_t *p;
+	if (cursor_u32(c, &len))
+		return CORRUPT(c, "feature string length truncated");
+	if (len > cursor_left(c))
+		return CORRUPT(c, "feature string length %u beyond its section", len);
+	cursor_bytes(c, &p, len);
+	*out = xstrndup((const char *)p, len);
+	return 0;
+}
+
+static int feat_build_ids(struct perf_reader *r, struct cursor *c)
+{
+	while (cursor_left(c) >= 8) {
+		uint64_t off = cursor_offset(c);
+		uint32_t type;
+		uint16_t misc, size;
+		cursor_u32(c, &type);
+		cursor_u16(c, &misc);
+		cursor_u16(c, &size);
+		if (size < 36 || (size_t)size - 8 > cursor_left(c))
+			return err_corrupt_at(off, "bad build-id record size %u", size);
+		struct perf_build_id b = { 0 };
+		uint32_t pid;
+		uint8_t idsize, pad[3];
+		const uint8_t *name;
+		cursor_u32(c, &pid);
+		cursor_copy(c, b.id, 20);
+		cursor_u8(c, &idsize);
+		cursor_copy(c, pad, 3);
+		cursor_bytes(c, &name, (size_t)size - 36);
+		b.pid = (int32_t)pid;
+		b.cpumode = misc & 7;
+		if (misc & (1u << 15)) {
+			b.size = idsize > 20 ? 20 : idsize;
+		} else { /* old files: 20 bytes, trailing zeros trimmed */
+			b.size = 20;
+			while (b.size && !b.id[b.size - 1])
+				b.size--;
+		}
+		b.filename = xstrndup((const char *)name, (size_t)size - 36);
+		XREALLOC_ARRAY(r->info.build_ids, r->info.nbuild_ids + 1);
+		r->info.build_ids[r->info.nbuild_ids++] = b;
+	}
+	return 0;
+}
+
+static int feat_event_desc(struct perf_reader *r, struct cursor *c)
+{
+	uint32_t nr, attr_size;
+	if (cursor_u32(c, &nr) || cursor_u32(c, &attr_size))
+		return CORRUPT(c, "event_desc header truncated");
+	if (attr_size < PERF_ATTR_SIZE_VER0 || nr > cursor_left(c) / attr_size)
+		return CORRUPT(c, "event_desc counts beyond its section");
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t nids;
+		char *name;
+		if (cursor_skip(c, attr_size) || cursor_u32(c, &nids))
+			return CORRUPT(c, "event_desc entry %u truncated", i);
+		int err = feat_string(c, &name);
+		if (err)
+			return err;
+		if (nids > cursor_left(c) / 8) {
+			free(name);
+			return CORRUPT(c, "event_desc id count %u beyond its section", nids);
+		}
+		/* Names attach to attrs by position (perf writes them in attr order). */
+		if (i < r->attrs.v.n && !r->attrs.v.v[i].name)
+			r->attrs.v.v[i].name = name;
+		else
+			free(name);
+		cursor_skip(c, (size_t)nids * 8);
+	}
+	return 0;
+}
+
+static int parse_feature(struct perf_reader *r, unsigned feat, struct cursor *c)
+{
+	struct perf_header_info *h = &r->info;
+	switch (feat) {
+	case PERF_FEAT_HOSTNAME:
+		return h->hostname ? 0 : feat_string(c, &h->hostname);
+	case PERF_FEAT_OSRELEASE:
+		return h->osrelease ? 0 : feat_string(c, &h->osrelease);
+	case PERF_FEAT_VERSION:
+		return h->version ? 0 : feat_string(c, &h->version);
+	case PERF_FEAT_ARCH:
+		return h->arch ? 0 : feat_string(c, &h->arch);
+	case PERF_FEAT_CPUDESC:
+		return h->cpudesc ? 0 : feat_string(c, &h->cpudesc);
+	case PERF_FEAT_CPUID:
+		return h->cpuid ? 0 : feat_string(c, &h->cpuid);
+	case PERF_FEAT_NRCPUS:
+		if (cursor_u32(c, &h->nr_cpus_avail) || cursor_u32(c, &h->nr_cpus_online))
+			return CORRUPT(c, "nrcpus truncated");
+		return 0;
+	case PERF_FEAT_TOTAL_MEM:
+		if (cursor_u64(c, &h->total_mem_kb))
+			return CORRUPT(c, "total_mem truncated");
+		return 0;
+	case PERF_FEAT_CMDLINE: {
+		uint32_t n;
+		if (h->cmdline || cursor_u32(c, &n))
+			return h->cmdline ? 0 : CORRUPT(c, "cmdline truncated");
+		if (n > cursor_left(c) / 4)
+			return CORRUPT(c, "cmdline count %u beyond its section", n);
+		XALLOC_ARRAY(h->cmdline, n ? n : 1);
+		for (uint32_t i = 0; i < n; i++) {
+			int err = feat_string(c, &h->cmdline[i]);
+			if (err)
+				return err;
+			h->cmdline_n++;
+		}
+		return 0;
+	}
+	case PERF_FEAT_BUILD_ID:
+		return feat_build_ids(r, c);
+	case PERF_FEAT_EVENT_DESC:
+		return feat_event_desc(r, c);
+	default:
+		return 0;
+	}
+}
+
+static void parse_features(struct perf_reader *r)
+{
+	struct perf_header_info *h = &r->info;
+	uint64_t idx = h->data_offset + h->data_size;
+	for (unsigned feat = 1; feat < PERF_FEAT_MAX; feat++) {
+		if (!(h->features[feat / 64] & (1ULL << (feat % 64))))
+			continue;
+		uint64_t off, size;
+		if (idx > r->len || r->len - idx < 16) {
+			log_warn("%s: feature index truncated at offset 0x%llx", r->name,
+				 (unsigned long long)idx);
+			return;
+		}
+		memcpy(&off, r->data + idx, 8);
+		memcpy(&size, r->data + idx + 8, 8);
+		idx += 16;
+		if (off > r->len || size > r->len - off) {
+			log_warn("%s: feature %u section at 0x%llx (+%llu) lies past the end; skipped",
+				 r->name, feat, (unsigned long long)off, (unsigned long long)size);
+			continue;
+		}
+		struct cursor c;
+		cursor_init(&c, r->data + off, size, off, false);
+		if (parse_feature(r, feat, &c) < 0)
+			log_warn("%s: feature %u skipped: %s at offset 0x%llx", r->name, feat,
+				 err_last()->msg, (unsigned long long)err_last()->offset);
+	}
+}
+
+/* ---- header ---- */
+
+static int read_sect(struct cursor *c, uint64_t *off, uint64_t *size)
+{
+	return cursor_u64(c, off) || cursor_u64(c, size) ? -1 : 0;
+}
+
+static int open_file_mode(struct perf_reader *r, struct cursor *c, uint64_t hdr_size)
+{
+	uint64_t attr_size, attrs_off, attrs_size, ev_off, ev_size, dummy[2];
+	struct perf_header_info *h = &r->info;
+	if (r->len < hdr_size)
+		return err_corrupt_at(r->len, "header truncated at %zu bytes (needs %llu)", r->len,
+				      (unsigned long long)hdr_size);
+	if (cursor_u64(c, &attr_size) || read_sect(c, &attrs_off, &attrs_size) ||
+	    read_sect(c, &h->data_offset, &h->data_size) || read_sect(c, &ev_off, &ev_size))
+		return CORRUPT(c, "header truncated");
+	(void)dummy;
+	if (hdr_size >= 104) {
+		for (int i = 0; i < 4; i++)
+			cursor_u64(c, &h->features[i]);
+	}
+	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
+		return err_corrupt_at(16, "bad attr size %llu in header",
+				      (unsigned long long)attr_size);
+	if (attrs_off > r->len || attrs_size > r->len - attrs_off)
+		return err_corrupt_at(24, "attrs section (0x%llx, %llu bytes) lies past the end "
+					  "of the file (%zu bytes)",
+				      (unsigned long long)attrs_off, (unsigned long long)attrs_size,
+				      r->len);
+	if (attrs_size % attr_size)
+		return err_corrupt_at(32, "attrs section size %llu is not a multiple of %llu",
+				      (unsigned long long)attrs_size, (unsigned long long)attr_size);
+	for (uint64_t a = 0; a < attrs_size / attr_size; a++) {
+		uint64_t off = attrs_off + a * attr_size;
+		uint32_t asize;
+		memcpy(&asize, r->data + off + 4, 4);
+		if (asize == 0)
+			asize = PERF_ATTR_SIZE_VER0;
+		if (asize + 16 > attr_size)
+			return err_corrupt_at(off + 4, "attr %llu: size %u does not fit the entry "
+						       "size %llu",
+					      (unsigned long long)a, asize,
+					      (unsigned long long)attr_size);
+		struct perf_event_attr attr;
+		memset(&attr, 0, sizeof(attr));
+		memcpy(&attr, r->data + off, asize < sizeof(attr) ? asize : sizeof(attr));
+		if (asize > sizeof(attr)) {
+			/* A newer perf's bigger struct: fine if the extra bytes are zero. */
+			for (uint32_t i = sizeof(attr); i < asize; i++)
+				if (r->data[off + i])
+					return err_corrupt_at(off, "attr %llu is from a newer ABI "
+								   "(size %u) with unknown fields set",
+							      (unsigned long long)a, asize);
+		}
+		uint64_t ids_off, ids_size;
+		memcpy(&ids_off, r->data + off + asize, 8);
+		memcpy(&ids_size, r->data + off + asize + 8, 8);
+		size_t idx = ev_attrs_add(&r->attrs, &attr, asize, NULL, 0);
+		if (ids_off > r->len || ids_size > r->len - ids_off) {
+			log_warn("%s: ids of attr %llu lie past the end of the file", r->name,
+				 (unsigned long long)a);
+			continue;
+		}
+		for (uint64_t i = 0; i < ids_size / 8; i++) {
+			uint64_t id;
+			memcpy(&id, r->data + ids_off + i * 8, 8);
+			ev_attrs_add_id(&r->attrs, idx, id);
+		}
+	}
+	if (r->attrs.v.n == 0)
+		return err_corrupt_at(24, "no event attributes in the header");
+	if (h->data_offset > r->len)
+		return err_corrupt_at(40, "data section offset 0x%llx lies past the end of the file "
+					  "(%zu bytes)",
+				      (unsigned long long)h->data_offset, r->len);
+	if (h->data_offset < hdr_size)
+		return err_corrupt_at(40, "data section offset 0x%llx overlaps the header",
+				      (unsigned long long)h->data_offset);
+	r->pos = h->data_offset;
+	if (h->data_size == 0) {
+		log_warn("%s: data size is 0 (was the recording properly finished?); reading to "
+			 "the end of the file",
+			 r->name);
+		r->end = r->len;
+		r->partial = true;
+		memset(h->features, 0, sizeof(h->features));
+	} else if (h->data_size > r->len - h->data_offset) {
+		r->end = r->len;
+		r->partial = true;
+		log_warn("%s: data section claims %llu bytes but the file ends after %llu: "
+			 "truncated",
+			 r->name, (unsigned long long)h->data_size,
+			 (unsigned long long)(r->len - h->data_offset));
+		memset(h->features, 0, sizeof(h->features));
+	} else {
+		r->end = h->data_offset + h->data_size;
+	}
+	parse_features(r);
+	return ev_attrs_finish(&r->attrs);
+}
+
+int perf_reader_open_mem(struct perf_reader **out, const void *data, size_t len, const char *name,
+			 const struct perf_reader_opts *o)
+{
+	struct perf_reader *r = xcalloc(1, sizeof(*r));
+	r->name = xstrdup(name);
+	r->data = data;
+	r->len = len;
+	r->window = o && o->reorder_window ? o->reorder_window : DEFAULT_REORDER_WINDOW;
+	ev_attrs_init(&r->attrs);
+	header_info_init(&r->info);
+	*out = NULL;
+
+	struct cursor c;
+	cursor_init(&c, data, len, 0, false);
+	uint64_t magic, hdr_size;
+	int err;
+	if (len == 0) {
+		err = err_set(-EBADMSG, "empty file");
+		goto fail;
+	}
+	if (cursor_u64(&c, &magic)) {
+		err = err_corrupt_at(0, "header truncated at %zu bytes", len);
+		goto fail;
+	}
+	if (magic == PERF_MAGIC2_SWAPPED) {
+		err = err_corrupt_at(0, "big-endian perf.data is not supported");
+		goto fail;
+	}
+	if (magic == PERF_MAGIC1) {
+		err = err_corrupt_at(0, "legacy perf.data (PERFFILE, version 1) is not supported");
+		goto fail;
+	}
+	if (magic != PERF_MAGIC2) {
+		char hex[40];
+		const uint8_t *b = data;
+		snprintf(hex, sizeof(hex), "%02x %02x %02x %02x %02x %02x %02x %02x", b[0], b[1],
+			 b[2], b[3], b[4], b[5], b[6], b[7]);
+		err = err_corrupt_at(0, "not a perf.data file (magic bytes %s)", hex);
+		goto fail;
+	}
+	if (cursor_u64(&c, &hdr_size)) {
+		err = err_corrupt_at(8, "header truncated at %zu bytes", len);
+		goto fail;
+	}
+	if (hdr_size == 16) {
+		r->info.pipe_mode = true;
+		r->pos = 16;
+		r->end = len;
+		err = 0;
+	} else if (hdr_size == 104 || hdr_size == 72) {
+		err = open_file_mode(r, &c, hdr_size);
+	} else {
+		err = err_corrupt_at(8, "bad header size %llu", (unsigned long long)hdr_size);
+	}
+	if (err)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	perf_reader_free(r);
+	return err;
+}
+
+int perf_reader_open(struct perf_reader **out, const char *path, const struct perf_reader_opts *o)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(-EINVAL, "'%s' is not a regular file", path);
+	}
+	void *map = NULL;
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			int e = errno;
+			close(fd);
+			return err_set(-e, "cannot map '%s': %s", path, strerror(e));
+		}
+	}
+	close(fd);
+	struct perf_reader *r;
+	int err = perf_reader_open_mem(&r, map ? map : "", (size_t)st.st_size, path, o);
+	if (err) {
+		if (map)
+			munmap(map, (size_t)st.st_size);
+		return err;
+	}
+	r->map = map;
+	r->map_len = (size_t)st.st_size;
+	*out = r;
+	return 0;
+}
+
+void perf_reader_free(struct perf_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->map_len);
+	ev_attrs_release(&r->attrs);
+	perf_header_info_release(&r->info);
+	VEC_FREE(&r->heap);
+	free(r->name);
+	free(r);
+}
+
+const struct ev_attrs *perf_reader_attrs(const struct perf_reader *r)
+{
+	return &r->attrs;
+}
+
+const struct perf_header_info *perf_reader_info(const struct perf_reader *r)
+{
+	return &r->info;
+}
+
+const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r)
+{
+	return &r->stats;
+}
+
+bool perf_reader_partial(const struct perf_reader *r)
+{
+	return r->partial;
+}
+
+/* ---- the time-order queue: a binary min-heap on (time, seq) ---- */
+
+static bool q_less(const struct qent *a, const struct qent *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void q_push(struct perf_reader *r, struct qent e)
+{
+	VEC_PUSH(&r->heap, e);
+	size_t i = r->heap.n - 1;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!q_less(&r->heap.v[i], &r->heap.v[p]))
+			break;
+		struct qent t = r->heap.v[i];
+		r->heap.v[i] = r->heap.v[p];
+		r->heap.v[p] = t;
+		i = p;
+	}
+	r->queued_bytes += e.len;
+}
+
+static struct qent q_pop(struct perf_reader *r)
+{
+	struct qent top = r->heap.v[0];
+	r->heap.v[0] = r->heap.v[--r->heap.n];
+	size_t i = 0, n = r->heap.n;
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && q_less(&r->heap.v[l], &r->heap.v[m]))
+			m = l;
+		if (l + 1 < n && q_less(&r->heap.v[l + 1], &r->heap.v[m]))
+			m = l + 1;
+		if (m == i)
+			break;
+		struct qent t = r->heap.v[i];
+		r->heap.v[i] = r->heap.v[m];
+		r->heap.v[m] = t;
+		i = m;
+	}
+	r->queued_bytes -= top.len;
+	return top;
+}
+
+/* ---- the record walk ---- */
+
+/* Pipe-mode bookkeeping records that define the stream. */
+static int pipe_record(struct perf_reader *r, uint32_t type, const uint8_t *rec, uint16_t size,
+		       uint64_t off)
+{
+	struct cursor c;
+	cursor_init(&c, rec + 8, (size_t)size - 8, off + 8, false);
+	if (type == EV_HEADER_ATTR) {
+		uint32_t asize;
+		if (size < 8 + PERF_ATTR_SIZE_VER0)
+			return err_corrupt_at(off, "ATTR (64) record too short (%u bytes)", size);
+		memcpy(&asize, rec + 8 + 4, 4);
+		if (asize == 0)
+			asize = PERF_ATTR_SIZE_VER0;
+		if (asize > (uint32_t)size - 8)
+			return err_corrupt_at(off, "ATTR (64) record: attr size %u beyond record",
+					      asize);
+		struct perf_event_attr attr;
+		memset(&attr, 0, sizeof(attr));
+		memcpy(&attr, rec + 8, asize < sizeof(attr) ? asize : sizeof(attr));
+		size_t idx = ev_attrs_add(&r->attrs, &attr, asize, NULL, 0);
+		size_t nids = ((size_t)size - 8 - asize) / 8;
+		for (size_t i = 0; i < nids; i++) {
+			uint64_t id;
+			memcpy(&id, rec + 8 + asize + i * 8, 8);
+			ev_attrs_add_id(&r->attrs, idx, id);
+		}
+		return ev_attrs_finish(&r->attrs);
+	}
+	if (type == EV_HEADER_FEATURE) {
+		uint64_t feat;
+		if (cursor_u64(&c, &feat))
+			return err_corrupt_at(off, "FEATURE (80) record too short");
+		if (feat > 0 && feat < PERF_FEAT_MAX) {
+			r->info.features[feat / 64] |= 1ULL << (feat % 64);
+			if (parse_feature(r, (unsigned)feat, &c) < 0)
+				log_warn("%s: feature %llu skipped: %s at offset 0x%llx", r->name,
+					 (unsigned long long)feat, err_last()->msg,
+					 (unsigned long long)err_last()->offset);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Read the next raw record from the data. Returns 1 with rec/len/off set,
+ * 0 at the end, or a negative errno (the data is broken at r->pos).
+ */
+static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
+{
+	if (r->pos >= r->end)
+		return 0;
+	uint64_t left = r->end - r->pos;
+	uint32_t type;
+	uint16_t size;
+	if (left < 8) {
+		r->partial = true;
+		return err_corrupt_at(r->pos, "data ends in the middle of a record header "
+					      "(%llu bytes left)",
+				      (unsigned long long)left);
+	}
+	memcpy(&type, r->data + r->pos, 4);
+	memcpy(&size, r->data + r->pos + 6, 2);
+	if (size < 8) {
+		r->partial = true;
+		return err_corrupt_at(r->pos, "bad record size %u in %s (%u) record", size,
+				      ev_type_name(type), type);
+	}
+	if (size > left) {
+		r->partial = true;
+		return err_corrupt_at(r->pos, "%s (%u) record of %u bytes runs past the end of the "
+					      "data (%llu bytes left): truncated",
+				      ev_type_name(type), type, size, (unsigned long long)left);
+	}
+	*rec = r->data + r->pos;
+	*len = size;
+	*off = r->pos;
+	r->pos += size;
+	/* Records whose payload follows outside hdr.size. */
+	uint64_t extra = 0;
+	if (type == EV_HEADER_TRACING_DATA && size >= 12) {
+		uint32_t n;
+		memcpy(&n, *rec + 8, 4);
+		extra = n;
+	} else if (type == EV_AUXTRACE && size >= 16) {
+		memcpy(&extra, *rec + 8, 8);
+	}
+	if (extra) {
+		if (extra > r->end - r->pos) {
+			r->partial = true;
+			return err_corrupt_at(*off, "%s (%u) payload of %llu bytes runs past the end",
+					      ev_type_name(type), type, (unsigned long long)extra);
+		}
+		r->pos += extra;
+	}
+	return 1;
+}
+
+static int deliver(struct perf_reader *r, const struct qent *q, struct event *ev)
+{
+	int err = ev_decode(ev, q->rec, q->len, q->offset, &r->attrs);
+	if (err)
+		return err;
+	if (ev->sid.has_time && ev->sid.time > r->last_delivered)
+		r->last_delivered = ev->sid.time;
+	return 1;
+}
+
+int perf_reader_next(struct perf_reader *r, struct event *ev)
+{
+	for (;;) {
+		/* 1. Anything in the queue old enough to go? */
+		if (r->heap.n && (r->done || r->heap.v[0].time <= r->flush_limit)) {
+			struct qent q = q_pop(r);
+			int err = deliver(r, &q, ev);
+			if (err == 1)
+				return 1;
+			log_warn("%s: %s at offset 0x%llx; record skipped", r->name, err_last()->msg,
+				 (unsigned long long)err_last()->offset);
+			continue;
+		}
+		if (r->done)
+			return r->err;
+
+		/* 2. Read the next raw record. */
+		const uint8_t *rec;
+		uint32_t len;
+		uint64_t off;
+		int rc = raw_next(r, &rec, &len, &off);
+		if (rc <= 0) {
+			r->done = true;
+			r->err = rc;
+			continue;
+		}
+		uint32_t type;
+		memcpy(&type, rec, 4);
+		r->stats.bytes += len;
+		if (type < EV_TYPE_MAX)
+			r->stats.records[type]++;
+		else
+			r->stats.unknown_records++;
+
+		if (type == EV_FINISHED_ROUND) {
+			r->flush_limit = r->next_flush;
+			r->next_flush = r->max_time;
+			continue;
+		}
+		if (type == EV_HEADER_ATTR || type == EV_HEADER_FEATURE) {
+			int err = pipe_record(r, type, rec, (uint16_t)len, off);
+			if (err < 0) {
+				r->done = true;
+				r->err = err;
+				r->partial = true;
+			}
+			continue;
+		}
+		if (type >= EV_HEADER_ATTR && type != EV_HEADER_BUILD_ID)
+			continue; /* bookkeeping that later stages do not need */
+		if (type >= EV_TYPE_MAX || (type > PERF_RECORD_AUX_OUTPUT_HW_ID && type < 64))
+			continue; /* unknown: counted above, skipped by size */
+		if (r->attrs.v.n == 0) {
+			r->done = true;
+			r->partial = true;
+			r->err = err_corrupt_at(off, "%s (%u) record before any event attribute",
+						ev_type_name(type), type);
+			continue;
+		}
+
+		/* 3. Decode; timed records go through the queue. */
+		int err = ev_decode(ev, rec, len, off, &r->attrs);
+		if (err) {
+			log_warn("%s: %s at offset 0x%llx; record skipped", r->name, err_last()->msg,
+				 (unsigned long long)err_last()->offset);
+			continue;
+		}
+		uint64_t t = ev->sid.time;
+		if (!ev->sid.has_time || t == 0 || t == (uint64_t)-1)
+			return 1;
+		if (t < r->last_delivered)
+			r->stats.out_of_order++;
+		if (t > r->max_time)
+			r->max_time = t;
+		q_push(r, (struct qent){ .time = t, .seq = r->seq++, .rec = rec, .offset = off,
+					 .len = len });
+		while (r->queued_bytes > r->window && r->heap.n) {
+			struct qent q = q_pop(r);
+			r->stats.reorder_overflows++;
+			if (deliver(r, &q, ev) == 1)
+				return 1;
+		}
+	}
+}
