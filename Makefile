@@ -1,0 +1,38 @@
+# kiln's entry points. `make flame` profiles the bundled example workload and
+# writes flame.svg; `make test` builds kiln twice (normal, and ASan+UBSan) and
+# runs every test in both. Each installs its Debian packages first if missing.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= 2
+CMAKE_FLAGS ?=
+ifeq ($(WERROR),1)
+CMAKE_FLAGS += -DKILN_WERROR=ON
+endif
+
+.PHONY: all deps build flame test test-normal test-asan clean
+
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j$(JOBS)
+
+flame: build
+	$(BUILD)/kiln flame -F 999 -i $(BUILD)/example.perf.data -o flame.svg \
+		--title "burn: the bundled example workload" -- $(BUILD)/examples/burn 2
+
+test: test-normal test-asan
+
+test-normal: build
+	cd $(BUILD) && ctest --output-on-failure
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=address,undefined $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

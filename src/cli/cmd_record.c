@@ -1,0 +1,290 @@
+/*
+ * cmd_record: `kiln record` (cli, L9). Options as perf record names them;
+ * the session itself is pipeline/record.c. This file turns results into
+ * messages, hints and the exit status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "cli/cli.h"
+#include "cli/record_cli.h"
+#include "pipeline/record.h"
+
+static const char usage_text[] =
+	"usage: kiln record [options] [--] [command [args...]]\n"
+	"\n"
+	"Sample a command, running processes (-p) or the whole machine (-a) with\n"
+	"perf_event_open and write a perf.data that kiln and perf both read.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE     output file (default perf.data); written to a temporary\n"
+	"                        file and renamed when complete\n"
+	"  -F, --freq HZ         samples per second per CPU (default 4000)\n"
+	"  -c, --count N         sample every N events instead of a frequency\n"
+	"  -e, --event SPEC      event(s), comma-separated, repeatable: cycles, instructions,\n"
+	"                        cpu-clock, task-clock, page-faults, rNNN, sys:tracepoint,\n"
+	"                        with :u :k modifiers (default: cycles, or cpu-clock where\n"
+	"                        the machine has no hardware PMU)\n"
+	"  -g                    record call graphs (kernel and user, frame pointers)\n"
+	"      --call-graph MODE fp (frame pointers; as -g)\n"
+	"  -p, --pid PID[,PID]   sample existing processes (all their threads); with a\n"
+	"                        command, only for as long as that command runs\n"
+	"  -a, --all-cpus        sample every process on every CPU\n"
+	"  -m, --mmap-pages N    ring buffer data pages per CPU (power of two)\n"
+	"  -q, --quiet           no summary line\n"
+	"  -h, --help            this help\n"
+	"\n"
+	"Recording stops when the command exits, when all -p targets exit, or on\n"
+	"Ctrl-C/SIGTERM/SIGHUP; the file is always finished. Lost samples are reported.\n"
+	"Exit status: the command's own (128+N if killed by signal N); 126/127 if it cannot\n"
+	"be executed/found; 1 if recording failed (no file is left behind); 2 usage.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  kiln record -F 999 -g -o perf.data -- ./myprog args   # a command\n"
+	"  kiln record -g -p 1234 -- sleep 10                     # a running PID for 10 s\n"
+	"  kiln record -a -g -- sleep 5                           # the whole machine\n"
+	"  kiln record -e cpu-clock:u -c 100000 -- make -j2        # user-only, fixed period\n";
+
+static void permission_hint(const struct record_result *r, const struct record_opts *o)
+{
+	int p = r->paranoid;
+	fprintf(stderr, "error: perf_event_open was refused: %s (kernel.perf_event_paranoid is %d)\n",
+		strerror(r->open_errno), p);
+	if (p >= 3)
+		fprintf(stderr, "hint: paranoid %d (a distribution setting) refuses all "
+				"unprivileged profiling;\n",
+			p);
+	else if (o->system_wide)
+		fprintf(stderr, "hint: -a needs kernel.perf_event_paranoid <= 0;\n");
+	else
+		fprintf(stderr, "hint: kernel stacks need kernel.perf_event_paranoid <= 1, user-only "
+				"sampling (-e cpu-clock:u) works at 2;\n");
+	fprintf(stderr, "hint: run as root, grant CAP_PERFMON (setcap cap_perfmon,cap_ipc_lock+ep "
+			"kiln), or lower it: sysctl -w kernel.perf_event_paranoid=1\n");
+}
+
+int record_cli_run(const struct record_opts *o, bool quiet)
+{
+	struct record_result r;
+	err_clear();
+	int err = record_run(o, &r);
+	if (err) {
+		if (r.exec_errno) {
+			fprintf(stderr, "error: cannot run '%s': %s\n", o->argv[0],
+				strerror(r.exec_errno));
+			return r.exec_errno == ENOENT ? 127 : 126;
+		}
+		if (r.open_errno == EACCES || r.open_errno == EPERM) {
+			permission_hint(&r, o);
+			return KILN_EXIT_FAIL;
+		}
+		cli_error_last(NULL);
+		return err == -EINVAL ? KILN_EXIT_USAGE : KILN_EXIT_FAIL;
+	}
+	if (r.event_fallback)
+		fprintf(stderr, "warning: no hardware PMU: sampling cpu-clock instead of cycles\n");
+	if (r.kernel_excluded)
+		fprintf(stderr, "warning: kernel.perf_event_paranoid is %d: sampled user space only "
+				"(kernel samples need <= 1, or root/CAP_PERFMON)\n",
+			r.paranoid);
+	if (r.lost)
+		fprintf(stderr, "warning: lost %llu samples (the ring buffer was full; try a larger "
+				"-m or a lower -F)\n",
+			(unsigned long long)r.lost);
+	if (r.lost_samples)
+		fprintf(stderr, "warning: the kernel dropped %llu samples\n",
+			(unsigned long long)r.lost_samples);
+	if (!quiet) {
+		struct stat st;
+		double mb = stat(o->output, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0;
+		fprintf(stderr, "[ kiln record: wrote %llu samples (%.3f MB) to %s ]\n",
+			(unsigned long long)r.samples, mb, o->output);
+	}
+	if (r.signal && r.signal != SIGCHLD) {
+		/* Finished cleanly; now die of the signal we got, so callers see it. */
+		signal(r.signal, SIG_DFL);
+		raise(r.signal);
+		return 128 + r.signal;
+	}
+	if (r.workload) {
+		if (WIFEXITED(r.workload_status))
+			return WEXITSTATUS(r.workload_status);
+		if (WIFSIGNALED(r.workload_status))
+			return 128 + WTERMSIG(r.workload_status);
+	}
+	return KILN_EXIT_OK;
+}
+
+static int add_list(const char *arg, char ***v, size_t *n)
+{
+	char *dup = xstrdup(arg), *save = NULL;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		XREALLOC_ARRAY(*v, *n + 1);
+		(*v)[(*n)++] = xstrdup(t);
+	}
+	free(dup);
+	return 0;
+}
+
+int record_cli_parse(int argc, char **argv, struct record_opts *o, struct record_cli_extra *x,
+		     const char *extra_short, const struct option *extra_long,
+		     int (*extra_fn)(int c, const char *arg, void *ctx), void *ctx)
+{
+	static const struct option base_long[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "call-graph", required_argument, NULL, 1000 },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	size_t nbase = sizeof(base_long) / sizeof(base_long[0]), nextra = 0;
+	while (extra_long && extra_long[nextra].name)
+		nextra++;
+	struct option *longopts;
+	XALLOC_ARRAY(longopts, nbase + nextra + 1);
+	memcpy(longopts, base_long, sizeof(base_long));
+	if (nextra)
+		memcpy(longopts + nbase, extra_long, nextra * sizeof(*extra_long));
+	char *shortopts = xasprintf("+o:F:c:e:gp:am:qh%s", extra_short ? extra_short : "");
+	unsigned long long v;
+	int c, ret = 0;
+	optind = 1;
+	opterr = 1;
+	while (!ret && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'F':
+			if (cli_parse_u64(optarg, &v) || v == 0 || v > 1000000) {
+				fprintf(stderr, "error: -F takes a frequency in Hz (1..1000000), not '%s'\n", optarg);
+				ret = -1;
+			}
+			o->freq = (unsigned)v;
+			break;
+		case 'c':
+			if (cli_parse_u64(optarg, &v) || v == 0) {
+				fprintf(stderr, "error: -c takes a positive event count, not '%s'\n", optarg);
+				ret = -1;
+			}
+			o->period = v;
+			break;
+		case 'e':
+			add_list(optarg, &x->events, &x->nevents);
+			break;
+		case 'g':
+			o->callgraph = true;
+			break;
+		case 1000:
+			if (!strcmp(optarg, "fp")) {
+				o->callgraph = true;
+			} else {
+				fprintf(stderr, "error: --call-graph '%s' is not supported (use fp)\n", optarg);
+				ret = -1;
+			}
+			break;
+		case 'p': {
+			char **list = NULL;
+			size_t n = 0;
+			add_list(optarg, &list, &n);
+			for (size_t i = 0; i < n; i++) {
+				if (cli_parse_u64(list[i], &v) || v == 0 || v > 0x7fffffff) {
+					fprintf(stderr, "error: -p takes process ids, not '%s'\n", list[i]);
+					ret = -1;
+				} else {
+					XREALLOC_ARRAY(x->pids, x->npids + 1);
+					x->pids[x->npids++] = (pid_t)v;
+				}
+				free(list[i]);
+			}
+			free(list);
+			break;
+		}
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'm':
+			if (cli_parse_u64(optarg, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20)) {
+				fprintf(stderr, "error: -m takes a power of two number of pages, not '%s'\n", optarg);
+				ret = -1;
+			}
+			o->mmap_pages = (unsigned)v;
+			break;
+		case 'q':
+			x->quiet = true;
+			break;
+		case 'h':
+			x->help = true;
+			break;
+		case '?':
+			ret = -1;
+			break;
+		default:
+			if (extra_fn && extra_fn(c, optarg, ctx) == 0)
+				break;
+			ret = -1;
+			break;
+		}
+	}
+	free(longopts);
+	free(shortopts);
+	if (ret)
+		return ret;
+	if (optind < argc)
+		o->argv = argv + optind;
+	o->pids = x->pids;
+	o->npids = x->npids;
+	o->events = (const char *const *)x->events;
+	o->nevents = x->nevents;
+	if (o->system_wide && o->npids) {
+		fprintf(stderr, "error: -a and -p cannot be used together\n");
+		return -1;
+	}
+	return 0;
+}
+
+void record_cli_extra_release(struct record_cli_extra *x)
+{
+	for (size_t i = 0; i < x->nevents; i++)
+		free(x->events[i]);
+	free(x->events);
+	free(x->pids);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { 0 };
+	struct record_cli_extra x = { 0 };
+	o.output = "perf.data";
+	o.cmdline = argv - 1;
+	o.cmdline_n = argc + 1;
+	int code;
+	if (record_cli_parse(argc, argv, &o, &x, NULL, NULL, NULL, NULL)) {
+		code = cli_usage(stderr, "usage: kiln record [options] [--] [command [args...]]\n"
+					 "See 'kiln record --help'.\n",
+				 KILN_EXIT_USAGE);
+	} else if (x.help) {
+		code = cli_usage(stdout, usage_text, KILN_EXIT_OK);
+	} else if (!o.argv && !o.npids && !o.system_wide) {
+		code = cli_usage(stderr, "error: nothing to record: give a command, -p PID or -a\n"
+					 "See 'kiln record --help'.\n",
+				 KILN_EXIT_USAGE);
+	} else {
+		code = record_cli_run(&o, x.quiet);
+	}
+	record_cli_extra_release(&x);
+	return code;
+}

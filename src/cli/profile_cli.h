@@ -1,0 +1,34 @@
+/*
+ * profile_cli: options and loading shared by the commands that read a
+ * perf.data into a stack trie (collapse, flame) (cli, L9).
+ */
+#ifndef KILN_CLI_PROFILE_CLI_H
+#define KILN_CLI_PROFILE_CLI_H
+
+#include <getopt.h>
+
+#include "aggregate/trie.h"
+#include "base/strtab.h"
+#include "pipeline/profile.h"
+
+struct profile_cli {
+	struct profile_opts po;
+	const char *input_flag; /* -i, if given */
+};
+
+void profile_cli_init(struct profile_cli *pc);
+/*
+ * Parse collapse's options into pc (and *output for -o). Returns -1 to go
+ * on, or an exit code to return at once (help printed, or a usage error).
+ */
+int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char **output,
+		      const char *usage_text);
+/* The frame options as long options, shared with flame: ids 2000+. */
+extern const struct option profile_cli_frame_options[];
+/* Handle one of those options; 0 if it was one. */
+int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg);
+/* Initialise strs and t, load pc->po.input, report problems; returns the
+ * exit code (OK, PARTIAL, BADINPUT, FAIL). t and strs are always initialised. */
+int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * dso: the registry of binaries a profile refers to (dso, L2).
+ *
+ * Every mapped file gets one struct dso, interned by path, with a dense
+ * uint32_t id that later stages store instead of pointers. The ELF image
+ * behind a dso is opened lazily, on the first symbol lookup, and kept
+ * until the set is freed, so each binary is read once per run. A build-id
+ * recorded in the profile is compared with the file on disk; a file that
+ * does not match is never used (one warning per dso). Kernel symbols come
+ * from /proc/kallsyms, used only when it belongs to the kernel that was
+ * recorded (dso_set_use_kallsyms decides).
+ */
+#ifndef KILN_DSO_DSO_H
+#define KILN_DSO_DSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hashmap.h"
+#include "base/vec.h"
+#include "dso/elf_image.h"
+#include "dso/kallsyms.h"
+
+enum dso_kind {
+	DSO_FILE = 0, /* a file on disk */
+	DSO_KERNEL,   /* [kernel.kallsyms] and kernel modules */
+	DSO_VDSO,     /* [vdso], [vsyscall] */
+	DSO_ANON,     /* //anon, [heap], [stack], memfd:, ... : no file */
+};
+
+struct dso {
+	char *path;       /* as recorded, " (deleted)" kept */
+	const char *base; /* the basename part of path (borrowed from path) */
+	enum dso_kind kind;
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+	uint8_t build_id_size; /* 0: none recorded */
+	struct elf_image *img;    /* the binary itself: segments, build-id */
+	struct elf_image *symimg; /* its separate debug file, if found (richer symbols) */
+	bool tried;     /* img load was attempted */
+	bool dbg_tried; /* the debug file search was done */
+};
+
+struct dso_set {
+	VEC(struct dso *) v;
+	struct hashmap by_path; /* hash(path) -> id (collisions chained by probing ids) */
+	struct kallsyms *ksyms; /* NULL until loaded; stays NULL if unusable */
+	bool ksyms_allowed;
+	bool ksyms_tried;
+	const char *symfs; /* prefix for file paths, or NULL */
+};
+
+void dso_set_init(struct dso_set *s);
+void dso_set_release(struct dso_set *s);
+/* The id of the dso for 'path', created if new. */
+uint32_t dso_set_intern(struct dso_set *s, const char *path);
+static inline struct dso *dso_set_get(const struct dso_set *s, uint32_t id)
+{
+	return s->v.v[id];
+}
+/* Remember the build-id the profile recorded for 'path'. */
+void dso_set_expect_build_id(struct dso_set *s, const char *path, const uint8_t *id, size_t n);
+/* The ELF image of a file dso, or NULL (missing, unreadable, mismatched:
+ * said once through log_warn). */
+const struct elf_image *dso_image(struct dso_set *s, struct dso *d);
+/* The image to take symbols from: the debug file found by build-id
+ * (/usr/lib/debug/.build-id/xx/rest.debug, ~/.debug) when it has more
+ * symbols, else the binary. NULL when dso_image() is NULL. */
+const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d);
+/* Allow or forbid /proc/kallsyms (true only when the recorded kernel is
+ * the running one). */
+void dso_set_use_kallsyms(struct dso_set *s, bool allowed);
+/* Kernel symbols, or NULL if not allowed, missing or restricted. */
+const struct kallsyms *dso_kallsyms(struct dso_set *s);
+
+#endif

@@ -1,0 +1,399 @@
+/*
+ * kallsyms: parse /proc/kallsyms text into an address-sorted table of
+ * kernel text symbols (dso, L2). Every line is parsed (so data symbols
+ * still mark where the text symbol before them ends), then only text
+ * symbols and module symbols are kept. Aliases at one address stay in the
+ * table so kallsyms_find() sees them all; lookups return the preferred
+ * one, which sorts first. Names are copied into one pool sized from the
+ * input, so memory is bounded by the text's length.
+ */
+#include "dso/kallsyms.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/vec.h"
+#include "base/xalloc.h"
+
+/* A symbol never extends more than this past its start: this bounds the
+ * last symbol, and the last core symbol before a gap (e.g. module space). */
+#define KALLSYMS_MAX_SPAN (1u << 20)
+/* kallsyms_load refuses files larger than this. */
+#define KALLSYMS_MAX_FILE ((size_t)256 << 20)
+/* KSYM_NAME_LEN is 512 today; allow some slack. */
+#define KALLSYMS_MAX_NAME 1024
+
+#define NO_MODULE ((size_t)-1)
+
+struct ksym {
+	uint64_t addr, end;
+	size_t name, mod; /* offsets into the pool; mod is NO_MODULE for the core */
+	size_t seq;	  /* line order: the last tie-break */
+	uint8_t rank;	  /* alias preference, lower is better */
+	bool keep;
+};
+
+struct kallsyms {
+	char *pool;
+	size_t pool_len;
+	VEC(struct ksym) syms; /* kept symbols, sorted by (addr, rank, seq) */
+	size_t bad;
+	bool restricted;
+};
+
+struct parser {
+	struct kallsyms *ks;
+	VEC(struct ksym) all;
+	size_t pool_cap;
+	size_t last_mod; /* module of the previous line, reused when equal */
+	size_t last_mod_len;
+	bool any_nonzero;
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Alias preference, as perf's choose_best_symbol orders it: non-weak over
+ * weak, then global (upper case) over local; text over anything else.
+ */
+static uint8_t type_rank(char t)
+{
+	switch (t) {
+	case 'T':
+		return 0;
+	case 't':
+		return 1;
+	case 'W':
+		return 2;
+	case 'w':
+		return 3;
+	default:
+		return t >= 'A' && t <= 'Z' ? 4 : 5;
+	}
+}
+
+static bool is_text(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* Copy a string into the pool (which has room: see kallsyms_parse). */
+static size_t pool_add(struct parser *ps, const char *s, size_t n)
+{
+	struct kallsyms *ks = ps->ks;
+	size_t off = ks->pool_len;
+
+	if (n + 1 > ps->pool_cap - ks->pool_len)
+		BUG("kallsyms pool overflow");
+	memcpy(ks->pool + off, s, n);
+	ks->pool[off + n] = '\0';
+	ks->pool_len += n + 1;
+	return off;
+}
+
+/*
+ * One line, without its '\n': "<hex> <type> <name>[\t[module]]". Returns
+ * false if it is malformed. The name and module (each shorter than the
+ * line) are copied into the pool only for symbols that are kept.
+ */
+static bool parse_line(struct parser *ps, const char *p, const char *e)
+{
+	uint64_t addr = 0;
+	size_t digits = 0;
+	const char *name, *mod = NULL;
+	size_t name_len, mod_len = 0;
+	char type;
+	int v;
+
+	if (memchr(p, '\0', (size_t)(e - p)))
+		return false;
+	for (; p < e && (v = hexval(*p)) >= 0; p++, digits++)
+		addr = addr << 4 | (uint64_t)v;
+	if (digits == 0 || digits > 16 || p == e || !is_blank(*p))
+		return false;
+	while (p < e && is_blank(*p))
+		p++;
+	if (p == e)
+		return false;
+	type = *p++;
+	if (p == e || !is_blank(*p))
+		return false;
+	while (p < e && is_blank(*p))
+		p++;
+	name = p;
+	while (p < e && !is_blank(*p))
+		p++;
+	name_len = (size_t)(p - name);
+	if (name_len == 0 || name_len > KALLSYMS_MAX_NAME)
+		return false;
+	while (p < e && is_blank(*p))
+		p++;
+	if (p < e) {
+		if (*p != '[')
+			return false;
+		mod = ++p;
+		while (p < e && *p != ']' && !is_blank(*p))
+			p++;
+		mod_len = (size_t)(p - mod);
+		if (p == e || *p != ']' || mod_len == 0)
+			return false;
+		for (p++; p < e && is_blank(*p); p++)
+			;
+		if (p != e)
+			return false;
+	}
+
+	struct ksym *s = VEC_PUSH_ZERO(&ps->all);
+	s->addr = addr;
+	s->seq = ps->all.n - 1;
+	s->rank = type_rank(type);
+	s->keep = is_text(type) || mod;
+	s->mod = NO_MODULE;
+	if (addr)
+		ps->any_nonzero = true;
+	if (!s->keep)
+		return true;
+	s->name = pool_add(ps, name, name_len);
+	if (mod) {
+		if (ps->last_mod != NO_MODULE && ps->last_mod_len == mod_len &&
+		    memcmp(ps->ks->pool + ps->last_mod, mod, mod_len) == 0) {
+			s->mod = ps->last_mod;
+		} else {
+			s->mod = pool_add(ps, mod, mod_len);
+			ps->last_mod = s->mod;
+			ps->last_mod_len = mod_len;
+		}
+	}
+	return true;
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Ends are computed over every parsed line, kept or not: a text symbol
+ * ends where the next different address starts (a data symbol after the
+ * last core text symbol ends it), and never more than KALLSYMS_MAX_SPAN
+ * past its start.
+ */
+static void finish(struct parser *ps)
+{
+	struct ksym *v = ps->all.v;
+	size_t n = ps->all.n, k = 0;
+	uint64_t next = 0;
+	bool have_next = false;
+
+	if (n)
+		qsort(v, n, sizeof(*v), ksym_cmp);
+	for (size_t i = n; i-- > 0;) {
+		if (i + 1 < n && v[i + 1].addr != v[i].addr) {
+			next = v[i + 1].addr;
+			have_next = true;
+		}
+		uint64_t cap = v[i].addr > UINT64_MAX - KALLSYMS_MAX_SPAN ?
+				       UINT64_MAX :
+				       v[i].addr + KALLSYMS_MAX_SPAN;
+		v[i].end = have_next && next < cap ? next : cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].keep)
+			v[k++] = v[i];
+	ps->ks->syms.v = v;
+	ps->ks->syms.n = k;
+	ps->ks->syms.cap = ps->all.cap;
+	ps->all.v = NULL;
+	ps->all.n = ps->all.cap = 0;
+	if (k < n) { /* give back the space of the dropped lines */
+		XREALLOC_ARRAY(ps->ks->syms.v, k ? k : 1);
+		ps->ks->syms.cap = k ? k : 1;
+	}
+}
+
+struct kallsyms *kallsyms_parse(const char *text, size_t len)
+{
+	struct parser ps = { 0 };
+	const char *p = text, *end = text + len;
+
+	ps.ks = xcalloc(1, sizeof(*ps.ks));
+	ps.last_mod = NO_MODULE;
+	/* Each kept name or module plus its NUL is shorter than its line
+	 * (the address, type and brackets take more room), so len + 1 bytes
+	 * hold them all. */
+	ps.pool_cap = len + 1;
+	ps.ks->pool = xmalloc(ps.pool_cap);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *q = p;
+		while (q < le && is_blank(*q))
+			q++;
+		if (q < le && !parse_line(&ps, p, le))
+			ps.ks->bad++;
+		p = nl ? nl + 1 : end;
+	}
+	/* Restricted: lines were there, but every address read as zero. */
+	ps.ks->restricted = ps.all.n > 0 && !ps.any_nonzero;
+	finish(&ps);
+	ps.ks->pool = xrealloc(ps.ks->pool, ps.ks->pool_len ? ps.ks->pool_len : 1);
+	return ps.ks;
+}
+
+int kallsyms_load(struct kallsyms **out, const char *path)
+{
+	struct stat st;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = NULL;
+	int fd, err = 0;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		err = err_set(-errno, "cannot stat '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = err_set(-EINVAL, "'%s' is not a regular file", path);
+		goto out;
+	}
+	/* st_size is 0 for proc files: read until EOF, with a ceiling. */
+	buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= KALLSYMS_MAX_FILE) {
+				char c;
+				ssize_t r = read(fd, &c, 1);
+				if (r == 0)
+					break;
+				if (r < 0 && errno == EINTR)
+					continue;
+				err = r < 0 ? err_set(-errno, "cannot read '%s': %s", path,
+						      strerror(errno)) :
+					      err_set(-EFBIG, "'%s' is larger than %zu MiB", path,
+						      KALLSYMS_MAX_FILE >> 20);
+				goto out;
+			}
+			cap = cap * 2 > KALLSYMS_MAX_FILE ? KALLSYMS_MAX_FILE : cap * 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = kallsyms_parse(buf, n);
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+void kallsyms_free(struct kallsyms *ks)
+{
+	if (!ks)
+		return;
+	VEC_FREE(&ks->syms);
+	free(ks->pool);
+	free(ks);
+}
+
+const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *start,
+			    const char **module)
+{
+	const struct ksym *v = ks->syms.v;
+	size_t lo = 0, hi = ks->syms.n;
+
+	if (ks->restricted)
+		return NULL;
+	/* The last symbol starting at or below addr... */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	uint64_t a = v[lo - 1].addr;
+	/* ...and then the first (preferred) alias at its address. */
+	hi = lo - 1;
+	lo = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct ksym *s = &v[lo];
+	if (addr >= s->end)
+		return NULL;
+	if (start)
+		*start = s->addr;
+	if (module)
+		*module = s->mod == NO_MODULE ? NULL : ks->pool + s->mod;
+	return ks->pool + s->name;
+}
+
+bool kallsyms_find(const struct kallsyms *ks, const char *name, uint64_t *addr)
+{
+	if (ks->restricted)
+		return false;
+	for (size_t i = 0; i < ks->syms.n; i++) {
+		if (strcmp(ks->pool + ks->syms.v[i].name, name) == 0) {
+			*addr = ks->syms.v[i].addr;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool kallsyms_restricted(const struct kallsyms *ks)
+{
+	return ks->restricted;
+}
+
+size_t kallsyms_count(const struct kallsyms *ks)
+{
+	return ks->syms.n;
+}
+
+size_t kallsyms_bad_lines(const struct kallsyms *ks)
+{
+	return ks->bad;
+}

@@ -1,0 +1,296 @@
+/*
+ * kallsyms unit tests (dso, L2): a hand-written table with aliases,
+ * modules, data symbols and malformed lines; the all-zero (kptr_restrict)
+ * form; truncated and random text; and, when the running kernel shows its
+ * addresses, the real /proc/kallsyms checked line by line against the
+ * parsed table.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "dso/kallsyms.h"
+
+static const char sample[] =
+	"ffffffff81000000 T srso_alias_untrain_ret\n"
+	"ffffffff81000000 t local_first\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 t local_fn\n"
+	"ffffffff81000200 W weak_fn\n"
+	"ffffffff81000200 t strong_local\n"
+	"ffffffff81000300 D some_data\n"
+	"ffffffff81000400 T after_data\n"
+	"this is not a line\n"
+	"zzzz T bad_hex\n"
+	"ffffffff81000500 T\n"
+	"ffffffff81000500\n"
+	"11111111111111111ffffffff T too_many_digits\n"
+	"ffffffff81000500 T two words here\n"
+	"ffffffff81000500 T unclosed\t[mod\n"
+	"ffffffff81000500 T empty_mod\t[]\n"
+	"ffffffff81000500 TT bad_type\n"
+	"\n"
+	"   \n"
+	"ffffffff81000500 T last_core\n"
+	"ffffffffc0a01000 t foo\t[mod]\n"
+	"ffffffffc0a01040 t bar\t[mod]\n"
+	"ffffffffc0a01080 d mod_data\t[mod]\n"
+	"ffffffffc0b00000 t other_fn\t[other]\n"
+	"ffffffffc0b00100 t bpf_prog_0123456789abcdef_x\t[bpf]"; /* no final newline */
+
+static void expect(const struct kallsyms *ks, uint64_t addr, const char *name, uint64_t start,
+		   const char *module)
+{
+	uint64_t s = 0;
+	const char *mod = (const char *)1;
+	const char *got = kallsyms_lookup(ks, addr, &s, &mod);
+
+	if (!name) {
+		if (got)
+			fail_msg("%#" PRIx64 ": expected nothing, got %s", addr, got);
+		return;
+	}
+	if (!got)
+		fail_msg("%#" PRIx64 ": expected %s, got nothing", addr, name);
+	assert_string_equal(got, name);
+	assert_int_equal(s, start);
+	if (module) {
+		assert_non_null(mod);
+		assert_string_equal(mod, module);
+	} else {
+		assert_null(mod);
+	}
+}
+
+static void test_sample(void **state)
+{
+	struct kallsyms *ks = kallsyms_parse(sample, strlen(sample));
+	uint64_t a;
+
+	(void)state;
+	assert_false(kallsyms_restricted(ks));
+	assert_int_equal(kallsyms_bad_lines(ks), 9);
+	/* all but some_data (core data) */
+	assert_int_equal(kallsyms_count(ks), 16);
+
+	/* Aliases: the first global T wins over an earlier local t. */
+	expect(ks, 0xffffffff81000000, "srso_alias_untrain_ret", 0xffffffff81000000, NULL);
+	expect(ks, 0xffffffff810000ff, "srso_alias_untrain_ret", 0xffffffff81000000, NULL);
+	expect(ks, 0xffffffff81000100, "local_fn", 0xffffffff81000100, NULL);
+	/* Non-weak local over weak. */
+	expect(ks, 0xffffffff81000250, "strong_local", 0xffffffff81000200, NULL);
+	/* A data symbol ends the text symbol before it and is not a result. */
+	expect(ks, 0xffffffff81000300, NULL, 0, NULL);
+	expect(ks, 0xffffffff81000404, "after_data", 0xffffffff81000400, NULL);
+	/* Below everything. */
+	expect(ks, 0xffffffff80ffffff, NULL, 0, NULL);
+	expect(ks, 0, NULL, 0, NULL);
+	/* The last core symbol reaches the first module symbol only if that
+	 * is less than 1 MiB away; it is not. */
+	expect(ks, 0xffffffff81000600, "last_core", 0xffffffff81000500, NULL);
+	expect(ks, 0xffffffff81000500 + (1 << 20), NULL, 0, NULL);
+	/* Modules. */
+	expect(ks, 0xffffffffc0a01000, "foo", 0xffffffffc0a01000, "mod");
+	expect(ks, 0xffffffffc0a0103f, "foo", 0xffffffffc0a01000, "mod");
+	expect(ks, 0xffffffffc0a01040, "bar", 0xffffffffc0a01040, "mod");
+	expect(ks, 0xffffffffc0a01090, "mod_data", 0xffffffffc0a01080, "mod");
+	expect(ks, 0xffffffffc0b00000, "other_fn", 0xffffffffc0b00000, "other");
+	/* The last symbol: at most 1 MiB. */
+	expect(ks, 0xffffffffc0b00100 + 100, "bpf_prog_0123456789abcdef_x", 0xffffffffc0b00100,
+	       "bpf");
+	expect(ks, 0xffffffffc0b00100 + (1 << 20), NULL, 0, NULL);
+	expect(ks, UINT64_MAX, NULL, 0, NULL);
+
+	/* Every alias can be found by name. */
+	assert_true(kallsyms_find(ks, "_text", &a));
+	assert_int_equal(a, 0xffffffff81000000);
+	assert_true(kallsyms_find(ks, "local_first", &a));
+	assert_int_equal(a, 0xffffffff81000000);
+	assert_true(kallsyms_find(ks, "bar", &a));
+	assert_int_equal(a, 0xffffffffc0a01040);
+	assert_false(kallsyms_find(ks, "some_data", &a));
+	assert_false(kallsyms_find(ks, "bad_hex", &a));
+	assert_false(kallsyms_find(ks, "nothing", &a));
+
+	/* NULL start and module are allowed. */
+	assert_string_equal(kallsyms_lookup(ks, 0xffffffff81000101, NULL, NULL), "local_fn");
+	kallsyms_free(ks);
+}
+
+static void test_restricted(void **state)
+{
+	static const char text[] = "0000000000000000 T _text\n"
+				   "0000000000000000 T schedule\n"
+				   "0000000000000000 t foo\t[mod]\n";
+	struct kallsyms *ks = kallsyms_parse(text, strlen(text));
+	uint64_t a, s;
+
+	(void)state;
+	assert_true(kallsyms_restricted(ks));
+	assert_null(kallsyms_lookup(ks, 0, &s, NULL));
+	assert_null(kallsyms_lookup(ks, 0x100, &s, NULL));
+	assert_false(kallsyms_find(ks, "_text", &a));
+	kallsyms_free(ks);
+
+	/* Empty and all-garbage input: nothing, and not "restricted". */
+	ks = kallsyms_parse("", 0);
+	assert_false(kallsyms_restricted(ks));
+	assert_int_equal(kallsyms_count(ks), 0);
+	assert_null(kallsyms_lookup(ks, 0x1000, &s, NULL));
+	kallsyms_free(ks);
+	ks = kallsyms_parse("garbage\nmore garbage", 20);
+	assert_false(kallsyms_restricted(ks));
+	assert_int_equal(kallsyms_bad_lines(ks), 2);
+	kallsyms_free(ks);
+}
+
+/* Text with NUL bytes, truncated anywhere, or random: never a crash. */
+static void test_hostile(void **state)
+{
+	static const char nul[] = "ffffffff81000000 T a\0b\nffffffff81000010 T c\n";
+	size_t n = strlen(sample);
+	struct kallsyms *ks;
+	uint64_t s, rng = 0x2545f4914f6cdd1dull;
+
+	(void)state;
+	ks = kallsyms_parse(nul, sizeof(nul) - 1);
+	assert_int_equal(kallsyms_bad_lines(ks), 1);
+	assert_int_equal(kallsyms_count(ks), 1);
+	kallsyms_free(ks);
+
+	for (size_t l = 0; l <= n; l++) {
+		char *copy = xmalloc(l ? l : 1);
+		memcpy(copy, sample, l);
+		ks = kallsyms_parse(copy, l);
+		for (uint64_t a = 0xffffffff80fffff0; a < 0xffffffff81000700; a += 0x40)
+			kallsyms_lookup(ks, a, &s, NULL);
+		kallsyms_free(ks);
+		free(copy);
+	}
+	for (int it = 0; it < 2000; it++) {
+		size_t l = 1 + (size_t)(rng % 300);
+		char *copy = xmalloc(l);
+		for (size_t i = 0; i < l; i++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			/* mostly characters that matter to the grammar */
+			static const char alpha[] = "0123456789abcdefTtWwD \t\n[]x";
+			copy[i] = rng & 0x100 ? (char)(rng >> 24) : alpha[(rng >> 32) % 27];
+		}
+		ks = kallsyms_parse(copy, l);
+		const char *mod;
+		for (size_t i = 0; i < kallsyms_count(ks) + 2; i++) {
+			const char *name = kallsyms_lookup(ks, rng >> (i % 64), &s, &mod);
+			if (name)
+				assert_true(strlen(name) <= l);
+		}
+		kallsyms_free(ks);
+		free(copy);
+	}
+}
+
+static void test_errors(void **state)
+{
+	struct kallsyms *ks = (void *)1;
+
+	(void)state;
+	assert_int_equal(kallsyms_load(&ks, "/nonexistent/kallsyms"), -ENOENT);
+	assert_null(ks);
+	assert_int_equal(kallsyms_load(&ks, "/"), -EINVAL);
+	assert_non_null(strstr(err_last()->msg, "'/'"));
+}
+
+struct line {
+	uint64_t addr;
+	char type;
+	char name[128];
+	bool module;
+};
+
+/* The real /proc/kallsyms: every kept line must resolve at its address to
+ * a symbol that starts there, and _text and schedule to themselves. */
+static void test_proc(void **state)
+{
+	struct kallsyms *ks;
+	char buf[1024];
+	size_t lines = 0, checked = 0;
+	uint64_t addr, start;
+	FILE *f;
+	int err;
+
+	(void)state;
+	err = kallsyms_load(&ks, "/proc/kallsyms");
+	if (err == -ENOENT || err == -EACCES)
+		skip();
+	assert_int_equal(err, 0);
+	if (kallsyms_restricted(ks)) {
+		print_message("/proc/kallsyms is restricted (kptr_restrict); skipping\n");
+		assert_null(kallsyms_lookup(ks, 0xffffffff81000000, &start, NULL));
+		kallsyms_free(ks);
+		skip();
+	}
+	assert_int_equal(kallsyms_bad_lines(ks), 0);
+	assert_true(kallsyms_count(ks) > 1000);
+
+	f = fopen("/proc/kallsyms", "r");
+	assert_non_null(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		struct line l = { 0 };
+		const char *mod;
+		lines++;
+		if (sscanf(buf, "%" SCNx64 " %c %127s", &l.addr, &l.type, l.name) != 3)
+			continue;
+		l.module = strchr(buf, '[') != NULL;
+		if (!strchr("tTwW", l.type) && !l.module)
+			continue;
+		const char *name = kallsyms_lookup(ks, l.addr, &start, &mod);
+		if (!name || start != l.addr)
+			fail_msg("%s at %#" PRIx64 ": got %s at %#" PRIx64, l.name, l.addr,
+				 name ? name : "NULL", start);
+		/* the returned alias has this address too */
+		assert_true(kallsyms_find(ks, name, &addr));
+		assert_true((mod != NULL) == l.module);
+		checked++;
+	}
+	fclose(f);
+	print_message("/proc/kallsyms: %zu lines, %zu text/module symbols resolved\n", lines,
+		      checked);
+	assert_true(checked > 1000);
+
+	/* _text shares its address with other names (_stext, ...): lookup
+	 * returns the preferred alias, which kallsyms_find places there. */
+	assert_true(kallsyms_find(ks, "_text", &addr));
+	const char *name = kallsyms_lookup(ks, addr, &start, NULL);
+	assert_non_null(name);
+	assert_int_equal(start, addr);
+	print_message("_text at %#" PRIx64 " resolves to %s\n", addr, name);
+
+	assert_true(kallsyms_find(ks, "schedule", &addr));
+	assert_string_equal(kallsyms_lookup(ks, addr, &start, NULL), "schedule");
+	assert_string_equal(kallsyms_lookup(ks, addr + 1, &start, NULL), "schedule");
+	assert_int_equal(start, addr);
+	kallsyms_free(ks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample),	 cmocka_unit_test(test_restricted),
+		cmocka_unit_test(test_hostile),	 cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_proc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

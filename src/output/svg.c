@@ -1,0 +1,984 @@
+/*
+ * svg: the interactive SVG flame graph writer (output, L7).
+ *
+ * Walks a sorted stack trie depth first and writes one <g> per frame wide
+ * enough to see: a <title> tooltip, a <rect> and a <text> label cut to fit.
+ * Frame names never reach the script: they live only in escaped XML text,
+ * and the script (a constant, in CDATA) reads them back from the DOM. Each
+ * frame also carries its exact sample interval (k:s, k:n attributes) so
+ * zoom and search work in samples, not in rounded pixels.
+ */
+#include "output/svg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hashmap.h"
+#include "base/vec.h"
+
+/*
+ * Layout, as in flamegraph.pl (non-inverted; 'inverted' mirrors the rows):
+ *
+ *   0      +--------------------------------------------------+
+ *          | Reset Zoom        title              Search   ic |  top
+ *   top    +--------------------------------------------------+
+ *          |  [leaf]                                          |
+ *          |  [ ... ]                                         |  rows * frame_height
+ *          |  [process] [process]                             |
+ *          |  [all...........................................]|
+ *          +--------------------------------------------------+
+ *          | Function: ...                      Matched: x.x% |  bottom
+ *   height +--------------------------------------------------+
+ *
+ * Frames span XPAD .. width - XPAD; a frame of 'n' samples starting 's'
+ * samples from the left is x = XPAD + s * scale wide n * scale, where
+ * scale = (width - 2 * XPAD) / root total.
+ */
+#define XPAD 10.0
+#define NAME_CAP 4096 /* bytes of a cleaned name, ".." included */
+#define SVG_NS "urn:kiln:flamegraph"
+
+/* A name made safe for XML 1.0: valid UTF-8, no control characters. */
+struct clean {
+	size_t len; /* bytes */
+	size_t ncp; /* code points */
+	char s[NAME_CAP + 1];
+};
+
+struct svg_ctx {
+	FILE *f;
+	const struct trie *t;
+	struct svg_opts o;
+	double scale;           /* px per sample */
+	double cw;              /* average glyph width, px */
+	double top;             /* height of the title area above the rows */
+	double bottom;          /* height of the status area below them */
+	double height;          /* image height */
+	uint32_t rows;          /* frame rows drawn (deepest drawn depth + 1) */
+	struct clean countname; /* cleaned, parentheses made brackets */
+	struct clean name;      /* scratch for the frame being written */
+};
+
+/* A stack entry of the depth-first walk: a node whose children are visited. */
+struct walk {
+	uint32_t next_child; /* next child to visit, TRIE_NONE when done */
+	uint64_t next_start; /* its start, in samples from the left */
+};
+
+void svg_opts_default(struct svg_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->title = "Flame Graph";
+	o->countname = "samples";
+	o->width = 1200;
+	o->frame_height = 16;
+	o->minwidth = 0.1;
+	o->fonttype = "Verdana";
+	o->fontsize = 12;
+	o->fontwidth = 0.59;
+	o->palette = SVG_PALETTE_HOT;
+}
+
+/* Zero or out-of-range fields fall back to the defaults. */
+static void opts_fix(struct svg_opts *o, const struct svg_opts *in)
+{
+	struct svg_opts d;
+
+	svg_opts_default(&d);
+	if (in)
+		*o = *in;
+	else
+		*o = d;
+	if (!o->title)
+		o->title = d.title;
+	if (!o->countname)
+		o->countname = d.countname;
+	if (!o->fonttype)
+		o->fonttype = d.fonttype;
+	if (o->width == 0)
+		o->width = d.width;
+	if (o->width < 40)
+		o->width = 40; /* 20 px of frames between the pads */
+	if (o->width > 1000000)
+		o->width = 1000000;
+	if (o->frame_height == 0)
+		o->frame_height = d.frame_height;
+	if (o->frame_height < 2)
+		o->frame_height = 2;
+	if (o->frame_height > 1000)
+		o->frame_height = 1000;
+	if (!(o->minwidth >= 0))
+		o->minwidth = 0; /* negative or NaN */
+	if (!(o->fontsize > 0 && o->fontsize <= 1000))
+		o->fontsize = d.fontsize;
+	if (!(o->fontwidth > 0 && o->fontwidth <= 10))
+		o->fontwidth = d.fontwidth;
+	if ((unsigned)o->palette > SVG_PALETTE_ORANGE)
+		o->palette = SVG_PALETTE_HOT;
+}
+
+/*
+ * Numbers are formatted with integer arithmetic so the output does not
+ * depend on the C locale (LC_NUMERIC could turn "1.5" into "1,5").
+ */
+#define NUM_MAX 48
+
+/* 't' tenths as a number with one decimal: 125 -> "12.5". */
+static const char *fmt_tenths(char *out, long long t)
+{
+	const char *sign = "";
+
+	if (t < 0) {
+		sign = "-";
+		t = -t;
+	}
+	snprintf(out, NUM_MAX, "%s%lld.%lld", sign, t / 10, t % 10);
+	return out;
+}
+
+/* 'v' rounded to tenths; out-of-range values (never expected) become 0. */
+static long long to_tenths(double v)
+{
+	if (!(v > -1e15 && v < 1e15))
+		return 0;
+	return llround(v * 10);
+}
+
+/* 'v' as "%.1f" would print it in the C locale. */
+static const char *fmt_px(char *out, double v)
+{
+	return fmt_tenths(out, to_tenths(v));
+}
+
+/* 'v' with up to three decimals, trailing zeros dropped ("12", "7.08"). */
+static const char *fmt_num(char *out, double v)
+{
+	long long t = (v > -1e12 && v < 1e12) ? llround(v * 1000) : 0;
+	const char *sign = "";
+	size_t n;
+
+	if (t < 0) {
+		sign = "-";
+		t = -t;
+	}
+	n = (size_t)snprintf(out, NUM_MAX, "%s%lld.%03lld", sign, t / 1000, t % 1000);
+	while (n > 0 && out[n - 1] == '0')
+		out[--n] = '\0';
+	if (n > 0 && out[n - 1] == '.')
+		out[--n] = '\0';
+	return out;
+}
+
+/* A count with thousands separators: 1234567 -> "1,234,567". */
+static const char *fmt_count(char *out, uint64_t v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	size_t o = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* 100 * part / whole with two decimals ("12.34"). */
+static const char *fmt_pct(char *out, uint64_t part, uint64_t whole)
+{
+	long long h = whole ? llround((double)part * 10000.0 / (double)whole) : 0;
+
+	snprintf(out, NUM_MAX, "%lld.%02lld", h / 100, h % 100);
+	return out;
+}
+
+/*
+ * Decode one UTF-8 sequence (RFC 3629: no overlongs, no surrogates, at
+ * most U+10FFFF). Returns its length and sets *cp, or 0 if the bytes at
+ * 'p' do not start a valid sequence.
+ */
+static size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	uint32_t v, min;
+	size_t len;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+		v = p[0] & 0x1f;
+		min = 0x80;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		v = p[0] & 0x0f;
+		min = 0x800;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		v = p[0] & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (p[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/*
+ * Make the n bytes at 's' safe for XML 1.0 text: invalid UTF-8 bytes and
+ * C0/DEL become a visible "\xNN", C1 controls "\u00NN", U+FFFE/U+FFFF
+ * U+FFFD. TAB, LF and CR are replaced too: a name is one line. The result
+ * is cut at NAME_CAP bytes on a code point boundary, ending in "..".
+ */
+static void clean_name(struct clean *c, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, mark_len = 0, mark_ncp = 0;
+
+	c->len = c->ncp = 0;
+	while (i < n) {
+		char piece[8];
+		size_t plen, pcp, l;
+		uint32_t cp;
+
+		l = utf8_decode(p + i, n - i, &cp);
+		if (l == 0) {
+			snprintf(piece, sizeof(piece), "\\x%02x", p[i]);
+			plen = pcp = 4;
+			l = 1;
+		} else if (cp < 0x20 || cp == 0x7f) {
+			snprintf(piece, sizeof(piece), "\\x%02x", (unsigned)cp);
+			plen = pcp = 4;
+		} else if (cp >= 0x80 && cp <= 0x9f) {
+			snprintf(piece, sizeof(piece), "\\u%04x", (unsigned)cp);
+			plen = pcp = 6;
+		} else if (cp == 0xfffe || cp == 0xffff) {
+			memcpy(piece, "\xef\xbf\xbd", 3); /* U+FFFD */
+			plen = 3;
+			pcp = 1;
+		} else {
+			memcpy(piece, p + i, l);
+			plen = l;
+			pcp = 1;
+		}
+		if (c->len + plen > NAME_CAP) {
+			c->len = mark_len;
+			c->ncp = mark_ncp;
+			memcpy(c->s + c->len, "..", 2);
+			c->len += 2;
+			c->ncp += 2;
+			break;
+		}
+		memcpy(c->s + c->len, piece, plen);
+		c->len += plen;
+		c->ncp += pcp;
+		if (c->len <= NAME_CAP - 2) {
+			mark_len = c->len;
+			mark_ncp = c->ncp;
+		}
+		i += l;
+	}
+	c->s[c->len] = '\0';
+}
+
+/* Byte length of the first 'k' code points of valid UTF-8 's'. */
+static size_t utf8_prefix(const char *s, size_t len, size_t k)
+{
+	size_t i = 0;
+
+	for (; i < len; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (k == 0)
+				break;
+			k--;
+		}
+	}
+	return i;
+}
+
+/* Write n bytes of clean text, escaped for XML text and attribute values. */
+static void put_esc(FILE *f, const char *s, size_t n)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *rep;
+
+		switch (s[i]) {
+		case '&':
+			rep = "&amp;";
+			break;
+		case '<':
+			rep = "&lt;";
+			break;
+		case '>':
+			rep = "&gt;";
+			break;
+		case '"':
+			rep = "&quot;";
+			break;
+		case '\'':
+			rep = "&#39;";
+			break;
+		default:
+			continue;
+		}
+		fwrite(s + start, 1, i - start, f);
+		fputs(rep, f);
+		start = i + 1;
+	}
+	fwrite(s + start, 1, n - start, f);
+}
+
+/* Clean and escape a C string from the options. */
+static void put_text(struct svg_ctx *c, const char *s)
+{
+	clean_name(&c->name, s, strlen(s));
+	put_esc(c->f, c->name.s, c->name.len);
+}
+
+/*
+ * Colours: flamegraph.pl's palettes, indexed by a hash of the name so a
+ * function keeps its colour across graphs. In the hot palette the frame
+ * kind picks the hue, as flamegraph.pl's java palette does, so kernel,
+ * JIT, inlined, unknown and process frames stand out from user code.
+ */
+struct rgb {
+	int r, g, b;
+};
+
+static struct rgb palette_color(enum svg_palette p, double v1, double v2, double v3)
+{
+	struct rgb c = { 0, 0, 0 };
+
+	switch (p) {
+	case SVG_PALETTE_HOT:
+		c.r = 205 + (int)(50 * v3);
+		c.g = (int)(230 * v1);
+		c.b = (int)(55 * v2);
+		break;
+	case SVG_PALETTE_MEM:
+		c.r = 0;
+		c.g = 190 + (int)(50 * v2);
+		c.b = (int)(210 * v1);
+		break;
+	case SVG_PALETTE_IO:
+		c.r = 80 + (int)(60 * v1);
+		c.g = c.r;
+		c.b = 190 + (int)(55 * v2);
+		break;
+	case SVG_PALETTE_RED:
+		c.r = 200 + (int)(55 * v1);
+		c.g = c.b = 50 + (int)(80 * v1);
+		break;
+	case SVG_PALETTE_GREEN:
+		c.g = 200 + (int)(55 * v1);
+		c.r = c.b = 50 + (int)(60 * v1);
+		break;
+	case SVG_PALETTE_BLUE:
+		c.b = 205 + (int)(50 * v1);
+		c.r = c.g = 80 + (int)(60 * v1);
+		break;
+	case SVG_PALETTE_AQUA:
+		c.r = 50 + (int)(60 * v1);
+		c.g = 165 + (int)(55 * v1);
+		c.b = 165 + (int)(55 * v1);
+		break;
+	case SVG_PALETTE_YELLOW:
+		c.r = c.g = 175 + (int)(55 * v1);
+		c.b = 50 + (int)(20 * v1);
+		break;
+	case SVG_PALETTE_PURPLE:
+		c.r = c.b = 190 + (int)(65 * v1);
+		c.g = 80 + (int)(60 * v1);
+		break;
+	case SVG_PALETTE_ORANGE:
+		c.r = 190 + (int)(65 * v1);
+		c.g = 90 + (int)(65 * v1);
+		c.b = 0;
+		break;
+	}
+	return c;
+}
+
+static struct rgb frame_color(enum svg_palette p, const char *name, size_t len, uint8_t kind)
+{
+	uint64_t h = hash_mix2(hash_bytes(name, len), 0x6b696c6e); /* "kiln" */
+	double v1 = (double)(h & 0xffff) / 65536.0;
+	double v2 = (double)((h >> 16) & 0xffff) / 65536.0;
+	double v3 = (double)((h >> 32) & 0xffff) / 65536.0;
+
+	if (p == SVG_PALETTE_HOT) {
+		switch (kind) {
+		case FRAME_KERNEL:
+			p = SVG_PALETTE_ORANGE;
+			break;
+		case FRAME_JIT:
+			p = SVG_PALETTE_GREEN;
+			break;
+		case FRAME_INLINE:
+			p = SVG_PALETTE_AQUA;
+			break;
+		case FRAME_UNKNOWN: {
+			int g = 165 + (int)(45 * v1);
+			return (struct rgb){ g, g, g };
+		}
+		case FRAME_PROCESS:
+			p = SVG_PALETTE_BLUE;
+			break;
+		default:
+			break;
+		}
+	}
+	return palette_color(p, v1, v2, v3);
+}
+
+static void node_name(const struct svg_ctx *c, uint32_t id, const char **s, size_t *len)
+{
+	const struct trie_node *n = trie_node(c->t, id);
+
+	if (id == 0 || n->name == TRIE_NO_NAME) {
+		*s = "all";
+		*len = 3;
+	} else {
+		*s = strtab_get(c->t->names, n->name);
+		*len = strtab_len(c->t->names, n->name);
+	}
+}
+
+/* The top edge of a row; a frame is 1 px shorter than its row, leaving a gap. */
+static double row_y(const struct svg_ctx *c, uint32_t depth)
+{
+	double fh = c->o.frame_height;
+
+	if (c->o.inverted)
+		return c->top + depth * fh;
+	return c->height - c->bottom - (depth + 1) * fh + 1;
+}
+
+static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start)
+{
+	const struct trie_node *n = trie_node(c->t, id);
+	char a[NUM_MAX], b[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
+	long long x1 = to_tenths(XPAD + (double)start * c->scale);
+	long long x2 = to_tenths(XPAD + (double)(start + n->total) * c->scale);
+	double y = row_y(c, n->depth), w = (double)(x2 - x1) / 10;
+	const char *name;
+	size_t len, chars, lablen;
+	struct rgb col;
+
+	node_name(c, id, &name, &len);
+	/* The root is coloured like code, not like the processes above it. */
+	col = frame_color(c->o.palette, name, len, id == 0 ? FRAME_USER : n->kind);
+	clean_name(&c->name, name, len);
+
+	fprintf(c->f, "<g class=\"f\" k:s=\"%llu\" k:n=\"%llu\"><title>",
+		(unsigned long long)start, (unsigned long long)n->total);
+	put_esc(c->f, c->name.s, c->name.len);
+	fprintf(c->f, " (%s ", fmt_count(cnt, n->total));
+	put_esc(c->f, c->countname.s, c->countname.len);
+	fprintf(c->f, ", %s%%)</title>", fmt_pct(pct, n->total, trie_node(c->t, 0)->total));
+	fprintf(c->f,
+		"<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"rgb(%d,%d,%d)\""
+		" rx=\"2\" ry=\"2\"/>",
+		fmt_tenths(a, x1), fmt_px(b, y), fmt_tenths(d, x2 - x1),
+		fmt_px(e, (double)c->o.frame_height - 1), col.r, col.g, col.b);
+
+	/* The label: whole code points, cut with ".." (the script's fit()). */
+	chars = w > 0 ? (size_t)floor(w / c->cw) : 0;
+	fprintf(c->f, "<text x=\"%s\" y=\"%s\">", fmt_tenths(a, x1 + 30),
+		fmt_px(b, y + ((double)c->o.frame_height - 1) / 2 + c->o.fontsize / 4));
+	if (chars >= 3) {
+		if (c->name.ncp <= chars) {
+			put_esc(c->f, c->name.s, c->name.len);
+		} else {
+			lablen = utf8_prefix(c->name.s, c->name.len, chars - 2);
+			put_esc(c->f, c->name.s, lablen);
+			fputs("..", c->f);
+		}
+	}
+	fputs("</text></g>\n", c->f);
+}
+
+/*
+ * Visit, in pre-order with siblings in trie order, every frame at least
+ * minwidth px wide; a narrower frame is skipped with its whole subtree
+ * (its descendants are no wider). The root is always drawn. With 'emit'
+ * false this only measures the deepest row drawn.
+ */
+static void walk(struct svg_ctx *c, bool emit)
+{
+	VEC(struct walk) st = { 0 };
+	uint32_t maxd = 0;
+
+	if (emit)
+		write_frame(c, 0, 0);
+	VEC_PUSH(&st, ((struct walk){ trie_node(c->t, 0)->first_child, 0 }));
+	while (st.n) {
+		struct walk *top = &st.v[st.n - 1];
+		uint32_t id = top->next_child;
+		const struct trie_node *n;
+		uint64_t start;
+
+		if (id == TRIE_NONE) {
+			st.n--;
+			continue;
+		}
+		n = trie_node(c->t, id);
+		start = top->next_start;
+		top->next_child = n->next_sibling;
+		top->next_start += n->total;
+		if (n->total == 0 || (double)n->total * c->scale < c->o.minwidth)
+			continue;
+		if (n->depth > maxd)
+			maxd = n->depth;
+		if (emit)
+			write_frame(c, id, start);
+		VEC_PUSH(&st, ((struct walk){ n->first_child, start }));
+	}
+	VEC_FREE(&st);
+	c->rows = maxd + 1;
+}
+
+static const char css[] =
+	"<style type=\"text/css\">\n"
+	"text { fill: rgb(0,0,0); }\n"
+	".f { cursor: pointer; }\n"
+	".f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+	".parent { opacity: 0.5; }\n"
+	".hide { display: none; }\n"
+	".ctl { cursor: pointer; }\n"
+	".off { opacity: 0.4; }\n"
+	"</style>\n";
+
+/*
+ * The viewer. A constant: it reads names, sample intervals and layout from
+ * the DOM (k: attributes), so no profile data is ever inside the script.
+ * URL query: x (start sample) and y (depth) of the zoomed frame, s (search
+ * regex), ic (ignore case).
+ */
+static const char script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"'use strict';\n"
+	"(function () {\n"
+	"var NS = 'urn:kiln:flamegraph', MATCH = 'rgb(230,0,230)';\n"
+	"var svg, details, matched, searchbtn, icbtn, unzoombtn;\n"
+	"var xpad = 10, usable = 1, cw = 1, fh = 1, inverted = false;\n"
+	"var frames = [], byel = new Map(), root = null;\n"
+	"var zoomed = null, term = null, icase = false;\n"
+	"\n"
+	"function num(e, a) { return parseFloat(e.getAttributeNS(NS, a)); }\n"
+	"function child(e, tag) {\n"
+	"\tfor (var c = e.firstChild; c; c = c.nextSibling)\n"
+	"\t\tif (c.nodeType === 1 && c.localName === tag)\n"
+	"\t\t\treturn c;\n"
+	"\treturn null;\n"
+	"}\n"
+	"function frameOf(e) {\n"
+	"\tfor (; e && e !== svg; e = e.parentNode) {\n"
+	"\t\tvar f = byel.get(e);\n"
+	"\t\tif (f)\n"
+	"\t\t\treturn f;\n"
+	"\t}\n"
+	"\treturn null;\n"
+	"}\n"
+	"\n"
+	"/* Same rule as the writer: whole code points, \"..\" when cut. */\n"
+	"function fit(name, w) {\n"
+	"\tvar c = Math.floor(w / cw);\n"
+	"\tif (c < 3)\n"
+	"\t\treturn '';\n"
+	"\tvar cps = Array.from(name);\n"
+	"\tif (cps.length <= c)\n"
+	"\t\treturn name;\n"
+	"\treturn cps.slice(0, c - 2).join('') + '..';\n"
+	"}\n"
+	"function place(f, x, w) {\n"
+	"\tf.rect.setAttribute('x', x.toFixed(1));\n"
+	"\tf.rect.setAttribute('width', w.toFixed(1));\n"
+	"\tf.text.setAttribute('x', (x + 3).toFixed(1));\n"
+	"\tf.text.textContent = fit(f.name, w);\n"
+	"}\n"
+	"function setClass(e, c) { e.setAttribute('class', c); }\n"
+	"\n"
+	"function zoom(z) {\n"
+	"\tif (z === root) {\n"
+	"\t\tunzoom();\n"
+	"\t\treturn;\n"
+	"\t}\n"
+	"\tzoomed = z;\n"
+	"\tvar ze = z.s + z.n, scale = usable / z.n;\n"
+	"\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\tvar f = frames[i], fe = f.s + f.n;\n"
+	"\t\tif (f.d < z.d && f.s <= z.s && fe >= ze) {\n"
+	"\t\t\tplace(f, xpad, usable);\n"
+	"\t\t\tsetClass(f.g, 'f parent');\n"
+	"\t\t} else if (f.d >= z.d && f.s >= z.s && fe <= ze) {\n"
+	"\t\t\tplace(f, xpad + (f.s - z.s) * scale, f.n * scale);\n"
+	"\t\t\tsetClass(f.g, 'f');\n"
+	"\t\t} else {\n"
+	"\t\t\tsetClass(f.g, 'f hide');\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tsetClass(unzoombtn, 'ctl');\n"
+	"\tif (term !== null)\n"
+	"\t\tsearch(term);\n"
+	"}\n"
+	"function unzoom() {\n"
+	"\tzoomed = null;\n"
+	"\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\tvar f = frames[i];\n"
+	"\t\tf.rect.setAttribute('x', f.ox);\n"
+	"\t\tf.rect.setAttribute('width', f.ow);\n"
+	"\t\tf.text.setAttribute('x', f.tx);\n"
+	"\t\tf.text.textContent = f.label;\n"
+	"\t\tsetClass(f.g, 'f');\n"
+	"\t}\n"
+	"\tsetClass(unzoombtn, 'ctl hide');\n"
+	"\tif (term !== null)\n"
+	"\t\tsearch(term);\n"
+	"}\n"
+	"\n"
+	"/*\n"
+	" * Highlight frames whose name matches; \"Matched\" is the share of the\n"
+	" * zoomed frame's samples covered by the union of matched frames, so a\n"
+	" * match nested in another match is not counted twice.\n"
+	" */\n"
+	"function search(t) {\n"
+	"\tvar re;\n"
+	"\ttry {\n"
+	"\t\tre = new RegExp(t, icase ? 'i' : '');\n"
+	"\t} catch (err) {\n"
+	"\t\tdetails.textContent = 'Invalid regular expression: ' + t;\n"
+	"\t\treturn;\n"
+	"\t}\n"
+	"\tterm = t;\n"
+	"\tvar z = zoomed || root, zs = z.s, ze = z.s + z.n;\n"
+	"\tvar iv = [];\n"
+	"\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\tvar f = frames[i];\n"
+	"\t\tif (!re.test(f.name)) {\n"
+	"\t\t\tf.rect.setAttribute('fill', f.fill);\n"
+	"\t\t\tcontinue;\n"
+	"\t\t}\n"
+	"\t\tf.rect.setAttribute('fill', MATCH);\n"
+	"\t\tvar a = Math.max(f.s, zs), b = Math.min(f.s + f.n, ze);\n"
+	"\t\tif (b > a)\n"
+	"\t\t\tiv.push([a, b]);\n"
+	"\t}\n"
+	"\tiv.sort(function (p, q) { return p[0] - q[0] || q[1] - p[1]; });\n"
+	"\tvar sum = 0, end = -Infinity;\n"
+	"\tfor (var j = 0; j < iv.length; j++) {\n"
+	"\t\tvar lo = Math.max(iv[j][0], end);\n"
+	"\t\tif (iv[j][1] > lo) {\n"
+	"\t\t\tsum += iv[j][1] - lo;\n"
+	"\t\t\tend = iv[j][1];\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tmatched.textContent = 'Matched: ' + (100 * sum / (ze - zs)).toFixed(1) + '%';\n"
+	"\tsearchbtn.textContent = 'Reset Search';\n"
+	"}\n"
+	"function clearSearch() {\n"
+	"\tterm = null;\n"
+	"\tfor (var i = 0; i < frames.length; i++)\n"
+	"\t\tframes[i].rect.setAttribute('fill', frames[i].fill);\n"
+	"\tmatched.textContent = '';\n"
+	"\tsearchbtn.textContent = 'Search';\n"
+	"}\n"
+	"function askSearch() {\n"
+	"\tvar t = window.prompt('Enter a search term (regexp allowed, eg: ^ext4_)',\n"
+	"\t\t\t      term === null ? '' : term);\n"
+	"\tif (t === null)\n"
+	"\t\treturn;\n"
+	"\tif (t === '')\n"
+	"\t\tclearSearch();\n"
+	"\telse\n"
+	"\t\tsearch(t);\n"
+	"\tupdateURL();\n"
+	"}\n"
+	"function setIcase(on) {\n"
+	"\ticase = on;\n"
+	"\tsetClass(icbtn, on ? 'ctl' : 'ctl off');\n"
+	"\tif (term !== null)\n"
+	"\t\tsearch(term);\n"
+	"}\n"
+	"\n"
+	"function updateURL() {\n"
+	"\ttry {\n"
+	"\t\tvar p = new URLSearchParams(location.search);\n"
+	"\t\t['x', 'y', 's', 'ic'].forEach(function (k) { p.delete(k); });\n"
+	"\t\tif (zoomed) {\n"
+	"\t\t\tp.set('x', String(zoomed.s));\n"
+	"\t\t\tp.set('y', String(zoomed.d));\n"
+	"\t\t}\n"
+	"\t\tif (term !== null)\n"
+	"\t\t\tp.set('s', term);\n"
+	"\t\tif (icase)\n"
+	"\t\t\tp.set('ic', '1');\n"
+	"\t\tvar q = p.toString();\n"
+	"\t\tvar url = location.pathname + (q ? '?' + q : '') + location.hash;\n"
+	"\t\thistory.replaceState(null, '', url);\n"
+	"\t} catch (err) {\n"
+	"\t\t/* file:// in some browsers: keep working without the URL */\n"
+	"\t}\n"
+	"}\n"
+	"function restore() {\n"
+	"\tvar p;\n"
+	"\ttry {\n"
+	"\t\tp = new URLSearchParams(location.search);\n"
+	"\t} catch (err) {\n"
+	"\t\treturn;\n"
+	"\t}\n"
+	"\tif (p.get('ic') === '1')\n"
+	"\t\tsetIcase(true);\n"
+	"\tvar x = p.get('x'), y = p.get('y');\n"
+	"\tif (x !== null && y !== null) {\n"
+	"\t\tvar s = Number(x), d = Number(y);\n"
+	"\t\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\t\tif (frames[i].s === s && frames[i].d === d) {\n"
+	"\t\t\t\tzoom(frames[i]);\n"
+	"\t\t\t\tbreak;\n"
+	"\t\t\t}\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tvar st = p.get('s');\n"
+	"\tif (st !== null && st !== '')\n"
+	"\t\tsearch(st);\n"
+	"}\n"
+	"\n"
+	"function init() {\n"
+	"\tsvg = document.documentElement;\n"
+	"\tdetails = document.getElementById('details');\n"
+	"\tmatched = document.getElementById('matched');\n"
+	"\tsearchbtn = document.getElementById('search');\n"
+	"\ticbtn = document.getElementById('ic');\n"
+	"\tunzoombtn = document.getElementById('unzoom');\n"
+	"\tvar box = document.getElementById('frames');\n"
+	"\tif (!details || !box)\n"
+	"\t\treturn;\n"
+	"\txpad = num(svg, 'xpad');\n"
+	"\tusable = num(svg, 'w');\n"
+	"\tcw = num(svg, 'cw');\n"
+	"\tfh = num(svg, 'fh');\n"
+	"\tinverted = svg.getAttributeNS(NS, 'inv') === '1';\n"
+	"\tfor (var g = box.firstChild; g; g = g.nextSibling) {\n"
+	"\t\tif (g.nodeType !== 1 || g.localName !== 'g')\n"
+	"\t\t\tcontinue;\n"
+	"\t\tvar title = child(g, 'title'), rect = child(g, 'rect'), text = child(g, 'text');\n"
+	"\t\tif (!title || !rect || !text)\n"
+	"\t\t\tcontinue;\n"
+	"\t\tvar t = title.textContent, k = t.lastIndexOf(' (');\n"
+	"\t\tvar f = {\n"
+	"\t\t\tg: g, title: title, rect: rect, text: text,\n"
+	"\t\t\ts: num(g, 's'), n: num(g, 'n'), d: 0,\n"
+	"\t\t\tname: k >= 0 ? t.slice(0, k) : t,\n"
+	"\t\t\ty: parseFloat(rect.getAttribute('y')),\n"
+	"\t\t\tox: rect.getAttribute('x'), ow: rect.getAttribute('width'),\n"
+	"\t\t\ttx: text.getAttribute('x'), label: text.textContent,\n"
+	"\t\t\tfill: rect.getAttribute('fill')\n"
+	"\t\t};\n"
+	"\t\tframes.push(f);\n"
+	"\t\tbyel.set(g, f);\n"
+	"\t}\n"
+	"\tif (!frames.length)\n"
+	"\t\treturn;\n"
+	"\troot = frames[0];\n"
+	"\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\tvar dy = inverted ? frames[i].y - root.y : root.y - frames[i].y;\n"
+	"\t\tframes[i].d = Math.round(dy / fh);\n"
+	"\t}\n"
+	"\n"
+	"\tbox.addEventListener('mouseover', function (e) {\n"
+	"\t\tvar f = frameOf(e.target);\n"
+	"\t\tif (f)\n"
+	"\t\t\tdetails.textContent = 'Function: ' + f.title.textContent;\n"
+	"\t});\n"
+	"\tbox.addEventListener('mouseout', function (e) {\n"
+	"\t\tif (frameOf(e.target))\n"
+	"\t\t\tdetails.textContent = ' ';\n"
+	"\t});\n"
+	"\tbox.addEventListener('click', function (e) {\n"
+	"\t\tvar f = frameOf(e.target);\n"
+	"\t\tif (f) {\n"
+	"\t\t\tzoom(f);\n"
+	"\t\t\tupdateURL();\n"
+	"\t\t}\n"
+	"\t});\n"
+	"\tunzoombtn.addEventListener('click', function () {\n"
+	"\t\tunzoom();\n"
+	"\t\tupdateURL();\n"
+	"\t});\n"
+	"\tsearchbtn.addEventListener('click', function () {\n"
+	"\t\tif (term !== null) {\n"
+	"\t\t\tclearSearch();\n"
+	"\t\t\tupdateURL();\n"
+	"\t\t} else {\n"
+	"\t\t\taskSearch();\n"
+	"\t\t}\n"
+	"\t});\n"
+	"\ticbtn.addEventListener('click', function () {\n"
+	"\t\tsetIcase(!icase);\n"
+	"\t\tupdateURL();\n"
+	"\t});\n"
+	"\twindow.addEventListener('keydown', function (e) {\n"
+	"\t\tvar k = e.key || '';\n"
+	"\t\tvar mod = e.ctrlKey || e.metaKey;\n"
+	"\t\tif (mod && (k === 'f' || k === 'F' || e.keyCode === 70)) {\n"
+	"\t\t\te.preventDefault();\n"
+	"\t\t\taskSearch();\n"
+	"\t\t} else if (mod && (k === 'i' || k === 'I' || e.keyCode === 73)) {\n"
+	"\t\t\te.preventDefault();\n"
+	"\t\t\tsetIcase(!icase);\n"
+	"\t\t\tupdateURL();\n"
+	"\t\t} else if (k === 'Escape' || k === 'Esc' || e.keyCode === 27) {\n"
+	"\t\t\tif (term !== null) {\n"
+	"\t\t\t\tclearSearch();\n"
+	"\t\t\t\tupdateURL();\n"
+	"\t\t\t}\n"
+	"\t\t}\n"
+	"\t});\n"
+	"\trestore();\n"
+	"}\n"
+	"\n"
+	"window.addEventListener('load', init);\n"
+	"})();\n"
+	"]]></script>\n";
+
+static void write_header(struct svg_ctx *c)
+{
+	char a[NUM_MAX], b[NUM_MAX], d[NUM_MAX], e[NUM_MAX], g[NUM_MAX];
+	const char *bg1 = "#eeeeee", *bg2 = "#eeeeb0";
+	double w = c->o.width, fs = c->o.fontsize;
+
+	if (c->o.palette == SVG_PALETTE_MEM) {
+		bg2 = "#e0e0ff";
+	} else if (c->o.palette != SVG_PALETTE_HOT) {
+		bg1 = "#f8f8f8";
+		bg2 = "#e8e8e8";
+	}
+	fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n"
+	      "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\""
+	      " \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n",
+	      c->f);
+	fprintf(c->f,
+		"<svg version=\"1.1\" width=\"%u\" height=\"%s\" viewBox=\"0 0 %u %s\""
+		" xmlns=\"http://www.w3.org/2000/svg\" xmlns:k=\"" SVG_NS "\""
+		" k:xpad=\"%s\" k:w=\"%s\" k:cw=\"%s\" k:fh=\"%u\" k:inv=\"%d\" font-family=\"",
+		c->o.width, fmt_num(a, c->height), c->o.width, fmt_num(b, c->height),
+		fmt_num(d, XPAD), fmt_num(e, w - 2 * XPAD), fmt_num(g, c->cw), c->o.frame_height,
+		c->o.inverted ? 1 : 0);
+	put_text(c, c->o.fonttype);
+	fprintf(c->f, "\" font-size=\"%s\">\n", fmt_num(a, fs));
+	if (c->o.notes) {
+		fputs("<desc>", c->f);
+		put_text(c, c->o.notes);
+		fputs("</desc>\n", c->f);
+	}
+	fprintf(c->f,
+		"<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+		"<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/>"
+		"</linearGradient></defs>\n",
+		bg1, bg2);
+	fputs(css, c->f);
+	fprintf(c->f,
+		"<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%s\" fill=\"url(#background)\"/>\n",
+		c->o.width, fmt_num(a, c->height));
+	fprintf(c->f,
+		"<text id=\"title\" x=\"%s\" y=\"%s\" text-anchor=\"middle\" font-size=\"%s\">",
+		fmt_num(a, w / 2), fmt_num(b, fs * 2), fmt_num(d, fs + 5));
+	put_text(c, c->o.title);
+	fputs("</text>\n", c->f);
+	if (c->o.subtitle) {
+		fprintf(c->f,
+			"<text id=\"subtitle\" x=\"%s\" y=\"%s\" text-anchor=\"middle\""
+			" style=\"fill: rgb(160,160,160)\">",
+			fmt_num(a, w / 2), fmt_num(b, fs * 4));
+		put_text(c, c->o.subtitle);
+		fputs("</text>\n", c->f);
+	}
+}
+
+/* Status line, controls and frames of a graph with samples. */
+static void write_graph(struct svg_ctx *c)
+{
+	char a[NUM_MAX], b[NUM_MAX];
+	double w = c->o.width, fs = c->o.fontsize;
+	double status_y = c->height - c->bottom / 2;
+
+	fputs(script, c->f);
+	fprintf(c->f, "<text id=\"details\" x=\"%s\" y=\"%s\"> </text>\n", fmt_num(a, XPAD),
+		fmt_num(b, status_y));
+	fprintf(c->f, "<text id=\"matched\" x=\"%s\" y=\"%s\" text-anchor=\"end\"></text>\n",
+		fmt_num(a, w - XPAD), fmt_num(b, status_y));
+	fprintf(c->f, "<text id=\"unzoom\" class=\"ctl hide\" x=\"%s\" y=\"%s\">",
+		fmt_num(a, XPAD), fmt_num(b, fs * 2));
+	fputs("Reset Zoom</text>\n", c->f);
+	fprintf(c->f, "<text id=\"search\" class=\"ctl\" x=\"%s\" y=\"%s\" text-anchor=\"end\">",
+		fmt_num(a, w - XPAD - 2 * fs), fmt_num(b, fs * 2));
+	fputs("Search</text>\n", c->f);
+	fprintf(c->f, "<text id=\"ic\" class=\"ctl off\" x=\"%s\" y=\"%s\" text-anchor=\"end\">",
+		fmt_num(a, w - XPAD), fmt_num(b, fs * 2));
+	fputs("ic</text>\n", c->f);
+	fputs("<g id=\"frames\">\n", c->f);
+	walk(c, true);
+	fputs("</g>\n", c->f);
+}
+
+int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
+{
+	struct svg_ctx *c;
+	uint64_t total = trie_node(t, 0)->total;
+	char a[NUM_MAX], b[NUM_MAX];
+	int err = 0;
+
+	XALLOC_ARRAY(c, 1);
+	c->f = f;
+	c->t = t;
+	opts_fix(&c->o, opts);
+	clean_name(&c->countname, c->o.countname, strlen(c->o.countname));
+	for (size_t i = 0; i < c->countname.len; i++) {
+		/* The script finds the name in a title at its last " (". */
+		if (c->countname.s[i] == '(')
+			c->countname.s[i] = '[';
+		else if (c->countname.s[i] == ')')
+			c->countname.s[i] = ']';
+	}
+	c->cw = c->o.fontsize * c->o.fontwidth;
+	c->top = c->o.fontsize * 3 + (c->o.subtitle ? c->o.fontsize * 2 : 0);
+	c->bottom = c->o.fontsize * 2 + 10;
+
+	if (total == 0) {
+		c->rows = 2;
+		c->height = c->top + c->rows * c->o.frame_height + c->bottom;
+		write_header(c);
+		fprintf(c->f, "<text id=\"empty\" x=\"%s\" y=\"%s\" text-anchor=\"middle\">",
+			fmt_num(a, c->o.width / 2.0), fmt_num(b, c->top + c->o.frame_height));
+		fputs("No samples</text>\n", c->f);
+	} else {
+		c->scale = (c->o.width - 2 * XPAD) / (double)total;
+		walk(c, false);
+		c->height = c->top + (double)c->rows * c->o.frame_height + c->bottom;
+		write_header(c);
+		write_graph(c);
+	}
+	fputs("</svg>\n", f);
+	if (fflush(f) != 0 || ferror(f))
+		err = -EIO;
+	free(c);
+	return err;
+}

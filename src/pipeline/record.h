@@ -1,0 +1,57 @@
+/*
+ * record: the recording session, live events into a perf.data file
+ * (pipeline, L8).
+ *
+ * Targets: a command (events follow it and its children from its exec),
+ * existing processes (-p: every thread, until they exit or, with a
+ * command, until that command exits), or the whole machine (-a). The
+ * session synthesizes pre-existing state, drains the ring buffers into
+ * the writer with a FINISHED_ROUND after every pass that wrote something,
+ * and finishes the file on target exit, SIGINT, SIGTERM or SIGHUP (a
+ * second signal while finishing is ignored, so the file is always
+ * complete).
+ */
+#ifndef KILN_PIPELINE_RECORD_H
+#define KILN_PIPELINE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RECORD_DEFAULT_FREQ 4000
+
+struct record_opts {
+	const char *output;     /* perf.data path */
+	char **argv;            /* command to run, or NULL */
+	const pid_t *pids;      /* -p targets */
+	size_t npids;
+	bool system_wide;       /* -a */
+	bool callgraph;         /* -g: frame-pointer call graphs */
+	const char *const *events; /* -e specs; NULL/0: default (cycles, else cpu-clock) */
+	size_t nevents;
+	unsigned freq;          /* -F Hz (0: default unless period is set) */
+	uint64_t period;        /* -c */
+	unsigned mmap_pages;    /* -m (0: default) */
+	char **cmdline;         /* kiln's own argv, for the header */
+	int cmdline_n;
+};
+
+struct record_result {
+	uint64_t samples, lost, lost_samples, bytes;
+	bool workload;      /* a command was run */
+	int workload_status; /* its wait status */
+	int signal;         /* the signal that stopped recording, or 0 */
+	bool kernel_excluded; /* fell back to user-only sampling */
+	bool event_fallback;  /* cycles unavailable: used cpu-clock */
+	int exec_errno;     /* the command could not be executed */
+	int open_errno;     /* perf_event_open's errno when it failed */
+	int paranoid;       /* kernel.perf_event_paranoid, -100 if unknown */
+};
+
+/* 0 on success; -errno on failure with err_last() describing it and
+ * result fields (open_errno, paranoid, exec_errno) telling the CLI what
+ * hint to give. No output file is left behind on failure. */
+int record_run(const struct record_opts *o, struct record_result *res);
+int record_read_paranoid(void);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * proc: the process model (proc, L3). Address spaces are sorted vectors
+ * of mappings; inserting a mapping rewrites the overlapped range. Lookups
+ * are binary searches.
+ */
+#include "proc/proc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base/xalloc.h"
+
+void machine_init(struct machine *m, struct strtab *strs, struct dso_set *dsos)
+{
+	memset(m, 0, sizeof(*m));
+	m->strs = strs;
+	m->dsos = dsos;
+	hashmap_init(&m->pid_index);
+	hashmap_init(&m->tid_index);
+	m->unknown_comm = strtab_intern_str(strs, ":unknown:");
+}
+
+void machine_release(struct machine *m)
+{
+	for (size_t i = 0; i < m->procs.n; i++)
+		VEC_FREE(&m->procs.v[i].as.maps);
+	VEC_FREE(&m->procs);
+	VEC_FREE(&m->threads);
+	VEC_FREE(&m->kernel.maps);
+	hashmap_release(&m->pid_index);
+	hashmap_release(&m->tid_index);
+}
+
+void addr_space_insert(struct addr_space *as, const struct mapping *nm)
+{
+	if (nm->end <= nm->start)
+		return;
+	/* First mapping that ends after nm->start. */
+	size_t lo = 0, hi = as->maps.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (as->maps.v[mid].end <= nm->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t first = lo, last = lo; /* [first, last) overlap nm */
+	while (last < as->maps.n && as->maps.v[last].start < nm->end)
+		last++;
+	struct mapping keep[2];
+	size_t nkeep = 0;
+	if (first < last) {
+		const struct mapping *a = &as->maps.v[first], *b = &as->maps.v[last - 1];
+		if (a->start < nm->start) {
+			keep[nkeep] = *a;
+			keep[nkeep++].end = nm->start;
+		}
+		if (b->end > nm->end) {
+			keep[nkeep] = *b;
+			keep[nkeep].pgoff += nm->end - b->start;
+			keep[nkeep++].start = nm->end;
+		}
+	}
+	/* Replace [first, last) with keep-left, nm, keep-right. */
+	size_t nnew = 1 + nkeep, nold = last - first;
+	VEC_RESERVE(&as->maps, as->maps.n - nold + nnew);
+	memmove(&as->maps.v[first + nnew], &as->maps.v[last],
+		(as->maps.n - last) * sizeof(as->maps.v[0]));
+	as->maps.n = as->maps.n - nold + nnew;
+	size_t at = first;
+	if (nkeep && keep[0].start < nm->start)
+		as->maps.v[at++] = keep[0];
+	as->maps.v[at++] = *nm;
+	if (nkeep && keep[nkeep - 1].start >= nm->end)
+		as->maps.v[at++] = keep[nkeep - 1];
+}
+
+const struct mapping *addr_space_find(const struct addr_space *as, uint64_t addr)
+{
+	size_t lo = 0, hi = as->maps.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (as->maps.v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < as->maps.n && as->maps.v[lo].start <= addr)
+		return &as->maps.v[lo];
+	return NULL;
+}
+
+static uint32_t process_idx(struct machine *m, uint32_t pid)
+{
+	bool inserted;
+	uint64_t *slot = hashmap_slot(&m->pid_index, pid, m->procs.n, &inserted);
+	if (inserted) {
+		struct process *p = VEC_PUSH_ZERO(&m->procs);
+		p->pid = pid;
+	}
+	return (uint32_t)*slot;
+}
+
+static uint32_t thread_idx(struct machine *m, uint32_t pid, uint32_t tid)
+{
+	bool inserted;
+	uint64_t *slot = hashmap_slot(&m->tid_index, tid, m->threads.n, &inserted);
+	uint32_t idx = (uint32_t)*slot;
+	if (inserted) {
+		uint32_t proc = process_idx(m, pid);
+		struct thread *t = VEC_PUSH_ZERO(&m->threads);
+		t->pid = pid;
+		t->tid = tid;
+		t->proc = proc;
+		char name[16];
+		snprintf(name, sizeof(name), ":%u", tid); /* perf's name for a thread never named */
+		t->comm = strtab_intern_str(m->strs, name);
+	} else if (m->threads.v[idx].pid != pid && pid != (uint32_t)-1) {
+		/* A tid reused by another process: rebind. */
+		m->threads.v[idx].pid = pid;
+		m->threads.v[idx].proc = process_idx(m, pid);
+	}
+	return idx;
+}
+
+const struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t tid)
+{
+	return &m->threads.v[thread_idx(m, pid, tid)];
+}
+
+const struct mapping *machine_find(struct machine *m, uint32_t pid, uint64_t addr, bool kernel)
+{
+	if (kernel)
+		return addr_space_find(&m->kernel, addr);
+	uint64_t idx;
+	if (!hashmap_get(&m->pid_index, pid, &idx))
+		return NULL;
+	return addr_space_find(&m->procs.v[idx].as, addr);
+}
+
+static void apply_mmap(struct machine *m, const struct event *ev)
+{
+	const struct ev_mmap *mm = &ev->u.mmap;
+	if (ev->type == PERF_RECORD_MMAP2 && !(mm->prot & PROT_EXEC))
+		return; /* data mappings carry no code */
+	if (ev->misc & PERF_RECORD_MISC_MMAP_DATA)
+		return;
+	uint32_t dso = dso_set_intern(m->dsos, mm->filename);
+	if (mm->build_id_size)
+		dso_set_expect_build_id(m->dsos, mm->filename, mm->build_id, mm->build_id_size);
+	uint64_t end = mm->start + mm->len;
+	if (end < mm->start)
+		end = UINT64_MAX;
+	struct mapping map = { .start = mm->start, .end = end, .pgoff = mm->pgoff, .dso = dso };
+	unsigned cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (mm->pid == (uint32_t)-1 || cpumode == PERF_RECORD_MISC_KERNEL) {
+		if (!strncmp(mm->filename, "[kernel.kallsyms]", 17))
+			m->kernel_text = mm->pgoff;
+		addr_space_insert(&m->kernel, &map);
+		return;
+	}
+	struct process *p = &m->procs.v[process_idx(m, mm->pid)];
+	addr_space_insert(&p->as, &map);
+}
+
+void machine_apply(struct machine *m, const struct event *ev)
+{
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		apply_mmap(m, ev);
+		break;
+	case PERF_RECORD_COMM: {
+		uint32_t ti = thread_idx(m, ev->u.comm.pid, ev->u.comm.tid);
+		m->threads.v[ti].comm = strtab_intern_str(m->strs, ev->u.comm.comm);
+		if (ev->u.comm.exec) {
+			struct process *p = &m->procs.v[m->threads.v[ti].proc];
+			p->as.maps.n = 0;
+		}
+		break;
+	}
+	case PERF_RECORD_FORK: {
+		const struct ev_task *t = &ev->u.task;
+		uint64_t existing;
+		bool known_parent = hashmap_get(&m->tid_index, t->ptid, &existing);
+		uint32_t parent_comm = known_parent ? m->threads.v[existing].comm : m->unknown_comm;
+		if (t->pid != t->ppid) {
+			/* A new process: it starts with a copy of the parent's mappings. */
+			uint64_t pp;
+			uint32_t child = process_idx(m, t->pid);
+			if (hashmap_get(&m->pid_index, t->ppid, &pp) && pp != child) {
+				struct addr_space *src = &m->procs.v[pp].as;
+				struct addr_space *dst = &m->procs.v[child].as;
+				dst->maps.n = 0;
+				VEC_RESERVE(&dst->maps, src->maps.n);
+				memcpy(dst->maps.v, src->maps.v, src->maps.n * sizeof(src->maps.v[0]));
+				dst->maps.n = src->maps.n;
+			}
+		}
+		uint32_t ti = thread_idx(m, t->pid, t->tid);
+		m->threads.v[ti].comm = parent_comm;
+		break;
+	}
+	default:
+		break;
+	}
+}

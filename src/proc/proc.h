@@ -1,0 +1,80 @@
+/*
+ * proc: processes, threads and address spaces (proc, L3).
+ *
+ * Replays the sideband records of a profile (COMM, FORK, EXIT, MMAP,
+ * MMAP2) to know, at each sample, which thread ran, what it was called
+ * and which file was mapped at each address. The kernel has one address
+ * space of its own (pid -1 in MMAP records).
+ *
+ * Invariants:
+ *  1. An address space's mappings are sorted by start and never overlap:
+ *     a new mapping trims or removes what it covers (as mmap does).
+ *  2. FORK of a new process (pid != ppid) copies the parent's mappings;
+ *     FORK of a thread (pid == ppid) shares its process's address space.
+ *  3. COMM with the exec flag empties the process's address space (the
+ *     new image's MMAPs follow it).
+ *  4. Threads and processes are created on first mention, so a profile
+ *     that starts mid-flight still resolves.
+ * Names are strtab ids; dsos are ids in the dso_set passed at init.
+ */
+#ifndef KILN_PROC_PROC_H
+#define KILN_PROC_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/hashmap.h"
+#include "base/strtab.h"
+#include "base/vec.h"
+#include "dso/dso.h"
+#include "event/event.h"
+
+struct mapping {
+	uint64_t start, end; /* [start, end) */
+	uint64_t pgoff;      /* file offset of 'start' (kernel: the relocation reference) */
+	uint32_t dso;        /* id in the dso_set */
+};
+
+struct addr_space {
+	VEC(struct mapping) maps;
+};
+
+struct thread {
+	uint32_t pid, tid;
+	uint32_t comm; /* strtab id */
+	uint32_t proc; /* index of its process */
+};
+
+struct process {
+	uint32_t pid;
+	struct addr_space as;
+};
+
+struct machine {
+	struct strtab *strs;  /* borrowed */
+	struct dso_set *dsos; /* borrowed */
+	VEC(struct process) procs;
+	VEC(struct thread) threads;
+	struct hashmap pid_index; /* pid -> procs index */
+	struct hashmap tid_index; /* tid -> threads index */
+	struct addr_space kernel;
+	uint64_t kernel_text; /* the kernel MMAP's pgoff (runtime _text), 0 if none */
+	uint32_t unknown_comm; /* strtab id of ":PID"-less fallback "[unknown]" */
+};
+
+void machine_init(struct machine *m, struct strtab *strs, struct dso_set *dsos);
+void machine_release(struct machine *m);
+/* Apply one sideband record (other types are ignored). */
+void machine_apply(struct machine *m, const struct event *ev);
+/* The thread for (pid, tid), created if new. Pointer valid until the next
+ * call that may create a thread. */
+const struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t tid);
+/* The mapping containing 'addr' in pid's space (kernel=false) or the
+ * kernel's (kernel=true); NULL if none. Valid until the next apply. */
+const struct mapping *machine_find(struct machine *m, uint32_t pid, uint64_t addr, bool kernel);
+
+/* Address-space primitives (exposed for tests). */
+void addr_space_insert(struct addr_space *as, const struct mapping *m);
+const struct mapping *addr_space_find(const struct addr_space *as, uint64_t addr);
+
+#endif

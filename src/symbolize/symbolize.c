@@ -1,0 +1,121 @@
+/*
+ * symbolize: mapping → dso → ELF or kallsyms symbol, with a per-(dso,
+ * address) cache (symbolize, L5). The address translation goes through
+ * the PT_LOAD segment that holds the file offset, so PIE, shared objects
+ * and odd layouts resolve alike.
+ */
+#include "symbolize/symbolize.h"
+
+#include <string.h>
+
+void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *strs)
+{
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->strs = strs;
+	hashmap_init(&s->cache);
+}
+
+void symbolizer_release(struct symbolizer *s)
+{
+	hashmap_release(&s->cache);
+	VEC_FREE(&s->entries);
+	VEC_FREE(&s->entry_keys);
+}
+
+static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip, bool kernel,
+		    struct sym *out)
+{
+	struct dso_set *ds = s->m->dsos;
+	struct dso *d = dso_set_get(ds, map->dso);
+	out->dso = map->dso;
+	if (d->kind == DSO_KERNEL) {
+		out->kernel = true;
+		out->addr = ip;
+		const struct kallsyms *ks = dso_kallsyms(ds);
+		uint64_t start;
+		const char *name = ks ? kallsyms_lookup(ks, ip, &start, NULL) : NULL;
+		if (name) {
+			out->name = strtab_intern_str(s->strs, name);
+			out->symoff = ip - start;
+		}
+		return;
+	}
+	(void)kernel;
+	uint64_t file_off = ip - map->start + map->pgoff;
+	out->addr = file_off;
+	const struct elf_image *img = dso_image(ds, d);
+	if (!img)
+		return;
+	uint64_t vaddr;
+	if (!elf_image_offset_to_vaddr(img, file_off, &vaddr))
+		return;
+	out->addr = vaddr;
+	uint64_t start;
+	const char *name = elf_image_lookup(dso_symbols(ds, d), vaddr, &start);
+	if (name) {
+		out->name = strtab_intern_str(s->strs, name);
+		out->symoff = vaddr - start;
+	}
+}
+
+void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, struct sym *out)
+{
+	out->name = SYM_NONE;
+	out->dso = SYM_NONE;
+	out->symoff = 0;
+	out->addr = ip;
+	out->kernel = kernel;
+	s->lookups++;
+	const struct mapping *map = machine_find(s->m, pid, ip, kernel);
+	if (!map && kernel) {
+		/* No kernel MMAP in the profile: kallsyms alone, if allowed. */
+		const struct kallsyms *ks = dso_kallsyms(s->m->dsos);
+		uint64_t start;
+		const char *name = ks ? kallsyms_lookup(ks, ip, &start, NULL) : NULL;
+		if (name) {
+			out->name = strtab_intern_str(s->strs, name);
+			out->symoff = ip - start;
+		}
+		return;
+	}
+	if (!map)
+		return;
+	/* Cache by (dso, file offset): the same code mapped anywhere resolves alike. */
+	uint64_t key_addr = ip - map->start + map->pgoff;
+	uint64_t key = hash_mix2(((uint64_t)map->dso << 1) | kernel, key_addr), idx;
+	if (hashmap_get(&s->cache, key, &idx)) {
+		const struct sym *c = &s->entries.v[idx];
+		if (c->dso == map->dso && s->entry_keys.v[idx] == key_addr && c->kernel == kernel) {
+			*out = *c;
+			return;
+		}
+	}
+	s->misses++;
+	resolve(s, map, ip, kernel, out);
+	hashmap_put(&s->cache, key, s->entries.n);
+	VEC_PUSH(&s->entries, *out);
+	VEC_PUSH(&s->entry_keys, key_addr);
+}
+
+const char *sym_dso_basename(const struct symbolizer *s, const struct sym *sym)
+{
+	if (sym->dso == SYM_NONE)
+		return NULL;
+	const struct dso *d = dso_set_get(s->m->dsos, sym->dso);
+	/* Kernel dsos keep their bracketed name whole: "[kernel.kallsyms]". */
+	if (d->kind == DSO_KERNEL && d->path[0] == '[') {
+		return strncmp(d->path, "[kernel.kallsyms]", 17) ? d->path : "[kernel.kallsyms]";
+	}
+	return d->base;
+}
+
+const char *sym_dso_path(const struct symbolizer *s, const struct sym *sym)
+{
+	if (sym->dso == SYM_NONE)
+		return NULL;
+	const struct dso *d = dso_set_get(s->m->dsos, sym->dso);
+	if (d->kind == DSO_KERNEL && !strncmp(d->path, "[kernel.kallsyms]", 17))
+		return "[kernel.kallsyms]";
+	return d->path;
+}

@@ -1,0 +1,44 @@
+/* unwind: callchain splitting into kernel and user frames (unwind, L4). */
+#include "unwind/unwind.h"
+
+static void push(struct unwind_stack *st, uint64_t ip, bool kernel)
+{
+	if (st->n == UNWIND_MAX_FRAMES) {
+		st->truncated = true;
+		return;
+	}
+	st->frames[st->n].ip = ip;
+	st->frames[st->n].kernel = kernel;
+	st->n++;
+}
+
+void unwind_sample(const struct event *ev, struct unwind_stack *st)
+{
+	const struct ev_sample *s = &ev->u.sample;
+	unsigned cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	st->n = 0;
+	st->truncated = false;
+	if (!s->callchain_nr) {
+		if (cpumode == PERF_RECORD_MISC_KERNEL)
+			push(st, s->ip, true);
+		else if (cpumode == PERF_RECORD_MISC_USER)
+			push(st, s->ip, false);
+		return;
+	}
+	/* Before any marker, entries belong to the sample's own mode. */
+	int mode = cpumode == PERF_RECORD_MISC_KERNEL ? 1 : cpumode == PERF_RECORD_MISC_USER ? 0 : -1;
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t ip = ev_u64(s->callchain, (size_t)i);
+		if (ev_is_context(ip)) {
+			if (ip == PERF_CONTEXT_KERNEL)
+				mode = 1;
+			else if (ip == PERF_CONTEXT_USER)
+				mode = 0;
+			else
+				mode = -1; /* hypervisor, guest: not ours to resolve */
+			continue;
+		}
+		if (mode >= 0)
+			push(st, ip, mode == 1);
+	}
+}

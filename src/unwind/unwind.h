@@ -1,0 +1,36 @@
+/*
+ * unwind: a sample's stack as a list of addresses, leaf first (unwind, L4).
+ *
+ * With a kernel callchain (PERF_SAMPLE_CALLCHAIN: frame-pointer stacks,
+ * or -g on the kernel side), the entries are split at the PERF_CONTEXT_*
+ * markers into kernel and user frames. Without one, the stack is the
+ * sample's ip alone, in the mode the record's misc bits say. Guest and
+ * hypervisor frames are dropped. (DWARF unwinding of user stack copies
+ * extends this stage.)
+ */
+#ifndef KILN_UNWIND_UNWIND_H
+#define KILN_UNWIND_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event/event.h"
+
+#define UNWIND_MAX_FRAMES 1024
+
+struct unwind_frame {
+	uint64_t ip;
+	bool kernel;
+};
+
+struct unwind_stack {
+	struct unwind_frame frames[UNWIND_MAX_FRAMES];
+	size_t n;
+	bool truncated; /* more frames than UNWIND_MAX_FRAMES */
+};
+
+/* Fill 'st' from the sample in 'ev' (a decoded PERF_RECORD_SAMPLE). */
+void unwind_sample(const struct event *ev, struct unwind_stack *st);
+
+#endif

@@ -1,0 +1,24 @@
+# Shared helpers for end-to-end tests (sourced). Each test is one CTest
+# test: exit 0 pass, 77 skip, anything else fail. KILN, BURN and TESTLIB
+# come from CTest's environment.
+set -u
+: "${KILN:?}" "${BURN:?}" "${TESTLIB:?}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+# Skip when this machine refuses perf_event_open to us.
+need_perf_events() {
+	"$KILN" record -q -o "$T/probe.data" -- true 2>"$T/probe.err" ||
+		skip "cannot record here: $(head -1 "$T/probe.err")"
+	rm -f "$T/probe.data"
+}
+need_perf() {
+	command -v perf >/dev/null || skip "perf is not installed"
+}
