@@ -45,9 +45,10 @@ void svg_opts_default(struct svg_opts *o);
  * Frames narrower than o->minwidth are left out with their subtrees. Names
  * are cleaned before escaping: invalid UTF-8 bytes and control characters
  * become "\xNN", and names are cut at 4 KiB on a code point boundary. A
- * NULL 'o', or zero fields in it, mean the defaults. The viewer keeps its
- * state in the URL query: x (first sample) and y (depth) of the zoomed
- * frame, s (search regex), ic=1 (ignore case).
+ * NULL 'o' means the defaults, and so do NULL strings and zero sizes in it
+ * (a zero minwidth draws every frame). The viewer keeps its state in the
+ * URL query: x (first sample) and y (depth) of the zoomed frame, s (search
+ * regex), ic=1 (ignore case).
  */
 int svg_write(FILE *f, const struct trie *t, const struct svg_opts *o);
 

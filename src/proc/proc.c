@@ -119,15 +119,17 @@ static uint32_t thread_idx(struct machine *m, uint32_t pid, uint32_t tid)
 		t->comm = strtab_intern_str(m->strs, name);
 	} else if (m->threads.v[idx].pid != pid && pid != (uint32_t)-1) {
 		/* A tid reused by another process: rebind. */
+		uint32_t pi = process_idx(m, pid);
 		m->threads.v[idx].pid = pid;
-		m->threads.v[idx].proc = process_idx(m, pid);
+		m->threads.v[idx].proc = pi;
 	}
 	return idx;
 }
 
 const struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t tid)
 {
-	return &m->threads.v[thread_idx(m, pid, tid)];
+	uint32_t idx = thread_idx(m, pid, tid); /* may grow threads: index first */
+	return &m->threads.v[idx];
 }
 
 const struct mapping *machine_find(struct machine *m, uint32_t pid, uint64_t addr, bool kernel)
@@ -161,8 +163,8 @@ static void apply_mmap(struct machine *m, const struct event *ev)
 		addr_space_insert(&m->kernel, &map);
 		return;
 	}
-	struct process *p = &m->procs.v[process_idx(m, mm->pid)];
-	addr_space_insert(&p->as, &map);
+	uint32_t pi = process_idx(m, mm->pid); /* may grow procs: index first */
+	addr_space_insert(&m->procs.v[pi].as, &map);
 }
 
 void machine_apply(struct machine *m, const struct event *ev)

@@ -1,0 +1,129 @@
+/* Unit tests for proc: address-space insertion with overlaps, fork/exec. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "proc/proc.h"
+
+static void check(const struct addr_space *as, size_t i, uint64_t s, uint64_t e, uint64_t pgoff,
+		  uint32_t dso)
+{
+	assert_true(i < as->maps.n);
+	assert_int_equal(as->maps.v[i].start, s);
+	assert_int_equal(as->maps.v[i].end, e);
+	assert_int_equal(as->maps.v[i].pgoff, pgoff);
+	assert_int_equal(as->maps.v[i].dso, dso);
+}
+
+static void test_insert_overlaps(void **state)
+{
+	(void)state;
+	struct addr_space as = { 0 };
+	struct mapping a = { 0x1000, 0x5000, 0, 1 };
+	addr_space_insert(&as, &a);
+	/* Punch a hole in the middle: left and right parts survive, right pgoff moves. */
+	struct mapping b = { 0x2000, 0x3000, 0x100000, 2 };
+	addr_space_insert(&as, &b);
+	assert_int_equal(as.maps.n, 3);
+	check(&as, 0, 0x1000, 0x2000, 0, 1);
+	check(&as, 1, 0x2000, 0x3000, 0x100000, 2);
+	check(&as, 2, 0x3000, 0x5000, 0x2000, 1);
+	/* Cover everything: one mapping left. */
+	struct mapping c = { 0x0, 0x10000, 0, 3 };
+	addr_space_insert(&as, &c);
+	assert_int_equal(as.maps.n, 1);
+	check(&as, 0, 0, 0x10000, 0, 3);
+	/* Lookups. */
+	struct mapping d = { 0x20000, 0x21000, 0, 4 };
+	addr_space_insert(&as, &d);
+	assert_non_null(addr_space_find(&as, 0x20fff));
+	assert_int_equal(addr_space_find(&as, 0x20fff)->dso, 4);
+	assert_null(addr_space_find(&as, 0x21000));
+	assert_null(addr_space_find(&as, 0x10000));
+	/* An empty mapping changes nothing. */
+	struct mapping e = { 0x5000, 0x5000, 0, 5 };
+	addr_space_insert(&as, &e);
+	assert_int_equal(as.maps.n, 2);
+	VEC_FREE(&as.maps);
+}
+
+static uint8_t recbuf[256];
+
+static struct event make_mmap2(uint32_t pid, uint64_t start, uint64_t len, const char *name)
+{
+	struct event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_MMAP2;
+	ev.misc = PERF_RECORD_MISC_USER;
+	ev.u.mmap.pid = ev.u.mmap.tid = pid;
+	ev.u.mmap.start = start;
+	ev.u.mmap.len = len;
+	ev.u.mmap.prot = 5; /* r-x */
+	ev.u.mmap.filename = name;
+	ev.bytes = recbuf;
+	return ev;
+}
+
+static void test_fork_exec(void **state)
+{
+	(void)state;
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+	strtab_init(&strs);
+	dso_set_init(&dsos);
+	machine_init(&m, &strs, &dsos);
+
+	struct event ev = make_mmap2(100, 0x400000, 0x1000, "/bin/parent");
+	machine_apply(&m, &ev);
+	struct event comm = { .type = PERF_RECORD_COMM };
+	comm.u.comm.pid = comm.u.comm.tid = 100;
+	comm.u.comm.comm = "parent";
+	machine_apply(&m, &comm);
+
+	/* fork: the child inherits the mapping and the comm. */
+	struct event fork = { .type = PERF_RECORD_FORK };
+	fork.u.task.pid = fork.u.task.tid = 101;
+	fork.u.task.ppid = fork.u.task.ptid = 100;
+	machine_apply(&m, &fork);
+	const struct mapping *map = machine_find(&m, 101, 0x400010, false);
+	assert_non_null(map);
+	assert_string_equal(dso_set_get(&dsos, map->dso)->path, "/bin/parent");
+	assert_string_equal(strtab_get(&strs, machine_thread(&m, 101, 101)->comm), "parent");
+
+	/* exec in the child: its mappings go, the parent's stay. */
+	struct event exec = { .type = PERF_RECORD_COMM };
+	exec.u.comm.pid = exec.u.comm.tid = 101;
+	exec.u.comm.comm = "child";
+	exec.u.comm.exec = true;
+	machine_apply(&m, &exec);
+	assert_null(machine_find(&m, 101, 0x400010, false));
+	assert_non_null(machine_find(&m, 100, 0x400010, false));
+	assert_string_equal(strtab_get(&strs, machine_thread(&m, 101, 101)->comm), "child");
+
+	/* A thread never named gets perf's ":TID". */
+	assert_string_equal(strtab_get(&strs, machine_thread(&m, 7, 9)->comm), ":9");
+
+	/* Non-executable MMAP2 is ignored. */
+	struct event data = make_mmap2(100, 0x600000, 0x1000, "/bin/data");
+	data.u.mmap.prot = 3;
+	machine_apply(&m, &data);
+	assert_null(machine_find(&m, 100, 0x600010, false));
+
+	machine_release(&m);
+	dso_set_release(&dsos);
+	strtab_release(&strs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_insert_overlaps),
+		cmocka_unit_test(test_fork_exec),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
