@@ -11,7 +11,8 @@
  *
  * Symbols: function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE in
  * executable sections) from .symtab, or from .dynsym when there is no
- * .symtab; PLT stubs named "name@plt". Sizeless symbols end where the next
+ * .symtab; PLT stubs named "name@plt" (x86: .plt/.plt.sec from .rela.plt in
+ * GOT-slot order, and .plt.got from .rela.dyn). Sizeless symbols end where the next
  * one starts. Aliases at one address resolve to one name, chosen as perf
  * chooses (sized over sizeless, non-weak over weak, global over local,
  * fewer leading underscores, longer name, then first seen).

@@ -37,10 +37,17 @@ struct ksym {
 	bool keep;
 };
 
+/* The name index: kept symbols sorted by (name, index in syms). */
+struct kname {
+	const char *name;
+	size_t idx;
+};
+
 struct kallsyms {
 	char *pool;
 	size_t pool_len;
 	VEC(struct ksym) syms; /* kept symbols, sorted by (addr, rank, seq) */
+	struct kname *by_name; /* syms.n entries */
 	size_t bad;
 	bool restricted;
 };
@@ -235,6 +242,27 @@ static void finish(struct parser *ps)
 	}
 }
 
+static int kname_cmp(const void *a, const void *b)
+{
+	const struct kname *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Built after the pool has reached its final address. */
+static void build_name_index(struct kallsyms *ks)
+{
+	XALLOC_ARRAY(ks->by_name, ks->syms.n ? ks->syms.n : 1);
+	for (size_t i = 0; i < ks->syms.n; i++) {
+		ks->by_name[i].name = ks->pool + ks->syms.v[i].name;
+		ks->by_name[i].idx = i;
+	}
+	qsort(ks->by_name, ks->syms.n, sizeof(*ks->by_name), kname_cmp);
+}
+
 struct kallsyms *kallsyms_parse(const char *text, size_t len)
 {
 	struct parser ps = { 0 };
@@ -262,6 +290,7 @@ struct kallsyms *kallsyms_parse(const char *text, size_t len)
 	ps.ks->restricted = ps.all.n > 0 && !ps.any_nonzero;
 	finish(&ps);
 	ps.ks->pool = xrealloc(ps.ks->pool, ps.ks->pool_len ? ps.ks->pool_len : 1);
+	build_name_index(ps.ks);
 	return ps.ks;
 }
 
@@ -327,6 +356,7 @@ void kallsyms_free(struct kallsyms *ks)
 	if (!ks)
 		return;
 	VEC_FREE(&ks->syms);
+	free(ks->by_name);
 	free(ks->pool);
 	free(ks);
 }
@@ -372,15 +402,23 @@ const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *
 
 bool kallsyms_find(const struct kallsyms *ks, const char *name, uint64_t *addr)
 {
+	size_t lo = 0, hi = ks->syms.n;
+
 	if (ks->restricted)
 		return false;
-	for (size_t i = 0; i < ks->syms.n; i++) {
-		if (strcmp(ks->pool + ks->syms.v[i].name, name) == 0) {
-			*addr = ks->syms.v[i].addr;
-			return true;
-		}
+	/* The first entry not below 'name'; among equal names (static
+	 * functions repeat) the lowest address. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ks->by_name[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	if (lo == ks->syms.n || strcmp(ks->by_name[lo].name, name) != 0)
+		return false;
+	*addr = ks->syms.v[ks->by_name[lo].idx].addr;
+	return true;
 }
 
 bool kallsyms_restricted(const struct kallsyms *ks)

@@ -3,7 +3,10 @@
  *
  * Parses "<hex addr> <type> <name>[\t[module]]" lines (text symbols:
  * types t/T/w/W, plus any symbol inside a module) into an address-sorted
- * table. A symbol ends where the next one starts. All-zero addresses
+ * table. A symbol ends where the next address in the file starts (data
+ * symbols included), and at most 1 MiB past its own start. Aliases at one
+ * address all stay in the table; lookups return the preferred one (as perf:
+ * non-weak over weak, global over local, then the first line). All-zero addresses
  * (kptr_restrict) are reported through kallsyms_restricted(). The parser
  * takes text from memory, so it is fuzzable; malformed lines are skipped
  * and counted.
@@ -28,7 +31,9 @@ void kallsyms_free(struct kallsyms *ks);
  * brackets). Strings are borrowed from 'ks'. */
 const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *start,
 			    const char **module);
-/* Address of a symbol by exact name (e.g. "_text"); false if absent. */
+/* Address of a kept symbol by exact name (e.g. "_text"); false if absent
+ * or restricted. A repeated name (static functions) gives the lowest
+ * address. O(log n). */
 bool kallsyms_find(const struct kallsyms *ks, const char *name, uint64_t *addr);
 /* True if every address was zero (hidden by kptr_restrict). */
 bool kallsyms_restricted(const struct kallsyms *ks);

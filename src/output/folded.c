@@ -44,7 +44,8 @@ int folded_write(FILE *f, const struct trie *t)
 		VEC_FREE(&path);
 		VEC_PUSH(&lines, buf_detach(&b, NULL));
 	}
-	qsort(lines.v, lines.n, sizeof(lines.v[0]), cmp_str);
+	if (lines.n > 1)
+		qsort(lines.v, lines.n, sizeof(lines.v[0]), cmp_str);
 	for (size_t i = 0; i < lines.n; i++) {
 		fputs(lines.v[i], f);
 		fputc('\n', f);

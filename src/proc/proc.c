@@ -66,8 +66,9 @@ void addr_space_insert(struct addr_space *as, const struct mapping *nm)
 	/* Replace [first, last) with keep-left, nm, keep-right. */
 	size_t nnew = 1 + nkeep, nold = last - first;
 	VEC_RESERVE(&as->maps, as->maps.n - nold + nnew);
-	memmove(&as->maps.v[first + nnew], &as->maps.v[last],
-		(as->maps.n - last) * sizeof(as->maps.v[0]));
+	if (as->maps.n > last)
+		memmove(&as->maps.v[first + nnew], &as->maps.v[last],
+			(as->maps.n - last) * sizeof(as->maps.v[0]));
 	as->maps.n = as->maps.n - nold + nnew;
 	size_t at = first;
 	if (nkeep && keep[0].start < nm->start)
@@ -197,7 +198,9 @@ void machine_apply(struct machine *m, const struct event *ev)
 				struct addr_space *dst = &m->procs.v[child].as;
 				dst->maps.n = 0;
 				VEC_RESERVE(&dst->maps, src->maps.n);
-				memcpy(dst->maps.v, src->maps.v, src->maps.n * sizeof(src->maps.v[0]));
+				if (src->maps.n)
+					memcpy(dst->maps.v, src->maps.v,
+					       src->maps.n * sizeof(src->maps.v[0]));
 				dst->maps.n = src->maps.n;
 			}
 		}

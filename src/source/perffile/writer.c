@@ -93,7 +93,8 @@ void perf_writer_add_attr(struct perf_writer *w, const struct perf_event_attr *a
 	a->attr.size = WRITE_ATTR_SIZE;
 	a->name = xstrdup(name);
 	XALLOC_ARRAY(a->ids, nids ? nids : 1);
-	memcpy(a->ids, ids, nids * sizeof(*ids));
+	if (nids)
+		memcpy(a->ids, ids, nids * sizeof(*ids));
 	a->nids = nids;
 }
 
