@@ -874,8 +874,8 @@ static void load_symbols(struct parse *ps)
 int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 {
 	struct parse ps = { 0 };
-	uint64_t shoff;
-	unsigned shentsize, shnum, shstrndx;
+	uint64_t shoff = 0;
+	unsigned shentsize = 0, shnum = 0, shstrndx = 0;
 	int err;
 
 	*out = NULL;

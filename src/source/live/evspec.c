@@ -49,8 +49,9 @@ static int tracepoint_id(const char *sys, const char *ev, uint64_t *id)
 	static const char *const roots[] = { "/sys/kernel/tracing/events",
 					      "/sys/kernel/debug/tracing/events" };
 	for (size_t i = 0; i < 2; i++) {
-		char path[512];
-		snprintf(path, sizeof(path), "%s/%s/%s/id", roots[i], sys, ev);
+		char path[1024];
+		if (snprintf(path, sizeof(path), "%s/%s/%s/id", roots[i], sys, ev) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
 		FILE *f = fopen(path, "re");
 		if (!f)
 			continue;

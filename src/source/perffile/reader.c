@@ -636,9 +636,9 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 			return r->err;
 
 		/* 2. Read the next raw record. */
-		const uint8_t *rec;
-		uint32_t len;
-		uint64_t off;
+		const uint8_t *rec = NULL;
+		uint32_t len = 0;
+		uint64_t off = 0;
 		int rc = raw_next(r, &rec, &len, &off);
 		if (rc <= 0) {
 			r->done = true;
