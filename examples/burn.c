@@ -2,8 +2,8 @@
  * burn: the bundled example workload. A toy "renderer" with a known call
  * graph, busy for a given number of seconds (default 2):
  *
- *   main ─┬─ render_frame ── shade_pixels   (about 3/4 of the time)
- *         └─ parse_input ─── tokenize       (about 1/4)
+ *   main ─┬─ render_frame ── shade_pixels   (about half the time)
+ *         └─ parse_input ─── tokenize       (the other half)
  *
  * Built at -O0 with frame pointers (every function, leaves too, sets up
  * its frame; nothing is inlined), so `kiln record -g`

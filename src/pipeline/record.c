@@ -53,28 +53,28 @@ static int on_record(void *arg, const void *rec, size_t len)
 	return 0;
 }
 
-int record_read_paranoid(void)
+/* One integer from a sysctl file, or 'dflt' if it cannot be read. */
+static long read_sysctl(const char *path, long dflt)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = -100;
+	FILE *f = fopen(path, "re");
+	long v = dflt;
 	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -100;
+		if (fscanf(f, "%ld", &v) != 1)
+			v = dflt;
 		fclose(f);
 	}
 	return v;
 }
 
+int record_read_paranoid(void)
+{
+	return (int)read_sysctl("/proc/sys/kernel/perf_event_paranoid", -100);
+}
+
 static unsigned max_sample_rate(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	unsigned v = 100000;
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1)
-			v = 100000;
-		fclose(f);
-	}
-	return v;
+	long v = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
+	return v > 0 ? (unsigned)v : 100000;
 }
 
 static unsigned default_pages(void)
@@ -84,13 +84,7 @@ static unsigned default_pages(void)
 	/* Unprivileged buffers share kernel.perf_event_mlock_kb (516 KiB by default). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long psz = sysconf(_SC_PAGESIZE);
-	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
-	long kb = 516;
-	if (f) {
-		if (fscanf(f, "%ld", &kb) != 1)
-			kb = 516;
-		fclose(f);
-	}
+	long kb = read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516);
 	long pages = kb * 1024 / psz / (ncpu > 0 ? ncpu : 1) - 1;
 	unsigned p = 1;
 	while ((long)p * 2 <= pages && p < 128)

@@ -23,6 +23,18 @@ void symbolizer_release(struct symbolizer *s)
 	VEC_FREE(&s->entry_keys);
 }
 
+/* A kernel address through /proc/kallsyms, when it may be used. */
+static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct sym *out)
+{
+	const struct kallsyms *ks = dso_kallsyms(s->m->dsos);
+	uint64_t start;
+	const char *name = ks ? kallsyms_lookup(ks, ip, &start, NULL) : NULL;
+	if (name) {
+		out->name = strtab_intern_str(s->strs, name);
+		out->symoff = ip - start;
+	}
+}
+
 static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip, bool kernel,
 		    struct sym *out)
 {
@@ -32,13 +44,7 @@ static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip
 	if (d->kind == DSO_KERNEL) {
 		out->kernel = true;
 		out->addr = ip;
-		const struct kallsyms *ks = dso_kallsyms(ds);
-		uint64_t start;
-		const char *name = ks ? kallsyms_lookup(ks, ip, &start, NULL) : NULL;
-		if (name) {
-			out->name = strtab_intern_str(s->strs, name);
-			out->symoff = ip - start;
-		}
+		resolve_kernel(s, ip, out);
 		return;
 	}
 	(void)kernel;
@@ -70,13 +76,7 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	const struct mapping *map = machine_find(s->m, pid, ip, kernel);
 	if (!map && kernel) {
 		/* No kernel MMAP in the profile: kallsyms alone, if allowed. */
-		const struct kallsyms *ks = dso_kallsyms(s->m->dsos);
-		uint64_t start;
-		const char *name = ks ? kallsyms_lookup(ks, ip, &start, NULL) : NULL;
-		if (name) {
-			out->name = strtab_intern_str(s->strs, name);
-			out->symoff = ip - start;
-		}
+		resolve_kernel(s, ip, out);
 		return;
 	}
 	if (!map)
