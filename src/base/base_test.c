@@ -1,0 +1,138 @@
+/* Unit tests for base: buf ceilings, strtab interning, hashmap, cursor bounds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/buf.h"
+#include "base/cursor.h"
+#include "base/err.h"
+#include "base/hashmap.h"
+#include "base/strtab.h"
+
+static void test_buf_ceiling(void **state)
+{
+	(void)state;
+	struct buf b;
+	buf_init(&b, 10);
+	assert_string_equal(buf_str(&b), "");
+	assert_int_equal(buf_addstr(&b, "hello"), 0);
+	assert_int_equal(buf_addf(&b, "%d", 1234), 0);
+	assert_string_equal(buf_str(&b), "hello1234");
+	/* 9 + 2 > 10: refused, content unchanged. */
+	assert_int_equal(buf_addstr(&b, "xy"), -E2BIG);
+	assert_string_equal(buf_str(&b), "hello1234");
+	assert_int_equal(buf_addch(&b, '!'), 0);
+	assert_int_equal(b.len, 10);
+	assert_int_equal(buf_addch(&b, '!'), -E2BIG);
+	/* A huge size cannot wrap the check. */
+	assert_int_equal(buf_add(&b, "", (size_t)-1), -E2BIG);
+	size_t len;
+	char *p = buf_detach(&b, &len);
+	assert_int_equal(len, 10);
+	assert_string_equal(p, "hello1234!");
+	free(p);
+	assert_int_equal(b.len, 0);
+	buf_release(&b);
+}
+
+static void test_strtab(void **state)
+{
+	(void)state;
+	struct strtab t;
+	strtab_init(&t);
+	uint32_t a = strtab_intern_str(&t, "alpha");
+	uint32_t b = strtab_intern(&t, "beta-and-more", 4);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(strtab_intern_str(&t, "alpha"), a);
+	assert_int_equal(strtab_intern_str(&t, "beta"), b);
+	assert_string_equal(strtab_get(&t, b), "beta");
+	/* Many strings: ids stay dense, pointers stay valid across growth. */
+	const char *first = strtab_get(&t, a);
+	char name[32];
+	for (int i = 0; i < 100000; i++) {
+		snprintf(name, sizeof(name), "sym%d", i);
+		assert_int_equal(strtab_intern_str(&t, name), (uint32_t)i + 2);
+	}
+	assert_ptr_equal(strtab_get(&t, a), first);
+	assert_string_equal(strtab_get(&t, 2 + 54321), "sym54321");
+	assert_int_equal(strtab_intern_str(&t, "sym99999"), 100001);
+	strtab_release(&t);
+}
+
+static void test_hashmap(void **state)
+{
+	(void)state;
+	struct hashmap m;
+	hashmap_init(&m);
+	uint64_t v;
+	assert_false(hashmap_get(&m, 0, &v));
+	/* Every key value is allowed, 0 and ~0 included. */
+	hashmap_put(&m, 0, 10);
+	hashmap_put(&m, UINT64_MAX, 20);
+	for (uint64_t k = 1; k < 50000; k++)
+		hashmap_put(&m, k * 7919, k);
+	assert_true(hashmap_get(&m, 0, &v));
+	assert_int_equal(v, 10);
+	assert_true(hashmap_get(&m, UINT64_MAX, &v));
+	assert_int_equal(v, 20);
+	assert_true(hashmap_get(&m, 1234 * 7919, &v));
+	assert_int_equal(v, 1234);
+	assert_false(hashmap_get(&m, 1234 * 7919 + 1, &v));
+	bool inserted;
+	*hashmap_slot(&m, 5, 0, &inserted) += 3;
+	assert_true(inserted);
+	*hashmap_slot(&m, 5, 0, &inserted) += 3;
+	assert_false(inserted);
+	assert_true(hashmap_get(&m, 5, &v));
+	assert_int_equal(v, 6);
+	assert_int_equal(m.n, 50002);
+	hashmap_release(&m);
+}
+
+static void test_cursor(void **state)
+{
+	(void)state;
+	const uint8_t data[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+	struct cursor c;
+	cursor_init(&c, data, sizeof(data), 0x100, false);
+	uint64_t v64;
+	uint32_t v32;
+	uint16_t v16;
+	assert_int_equal(cursor_u64(&c, &v64), 0);
+	assert_int_equal(v64, 0x0807060504030201ULL);
+	assert_int_equal(cursor_offset(&c), 0x108);
+	/* 3 bytes left: a u32 read fails and consumes nothing. */
+	assert_int_equal(cursor_u32(&c, &v32), KILN_ETRUNC);
+	assert_int_equal(cursor_left(&c), 3);
+	assert_int_equal(cursor_u16(&c, &v16), 0);
+	assert_int_equal(v16, 0x0a09);
+	assert_int_equal(cursor_skip(&c, 2), KILN_ETRUNC);
+	assert_int_equal(cursor_skip(&c, 1), 0);
+	assert_int_equal(cursor_left(&c), 0);
+	/* Swapped reads. */
+	cursor_init(&c, data, sizeof(data), 0, true);
+	assert_int_equal(cursor_u32(&c, &v32), 0);
+	assert_int_equal(v32, 0x01020304);
+	/* CORRUPT records the offset. */
+	assert_int_equal(CORRUPT(&c, "bad thing %d", 7), -EBADMSG);
+	assert_int_equal(err_last()->offset, 4);
+	assert_string_equal(err_last()->msg, "bad thing 7");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buf_ceiling),
+		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_hashmap),
+		cmocka_unit_test(test_cursor),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
