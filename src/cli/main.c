@@ -19,6 +19,7 @@ struct command {
 static const struct command commands[] = {
 	{ "record", cmd_record, "Run a command (or watch processes, or the machine) and record a perf.data" },
 	{ "collapse", cmd_collapse, "Fold the stacks of a perf.data into lines for flame graph tools" },
+	{ "script", cmd_script, "Print every sample as perf script does (or --stats: record counts)" },
 	{ "flame", cmd_flame, "Render an interactive SVG flame graph (from perf.data, or record first)" },
 };
 
