@@ -101,10 +101,6 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
 	if (st.lost)
 		fprintf(stderr, "warning: %s: lost %llu samples while recording\n", pc->po.input,
 			(unsigned long long)st.lost);
-	if (st.compressed_records)
-		fprintf(stderr, "warning: %s: %llu zstd-compressed records (perf record -z) were "
-				"skipped: compressed data is not decoded yet\n",
-			pc->po.input, (unsigned long long)st.compressed_records);
 	if (st.unknown_records)
 		fprintf(stderr, "warning: %s: skipped %llu records of unknown type\n",
 			pc->po.input, (unsigned long long)st.unknown_records);

@@ -94,7 +94,6 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	}
 	const struct perf_reader_stats *rs = perf_reader_stats(r);
 	st->unknown_records = rs->unknown_records;
-	st->compressed_records = rs->records[EV_COMPRESSED] + rs->records[EV_COMPRESSED2];
 	st->partial = perf_reader_partial(r) || rc < 0;
 	free(stack);
 	symbolizer_release(&sz);

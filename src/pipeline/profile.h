@@ -26,7 +26,6 @@ struct profile_stats {
 	uint64_t lost;         /* records lost (LOST records) */
 	uint64_t lost_samples; /* LOST_SAMPLES */
 	uint64_t unknown_records;
-	uint64_t compressed_records; /* zstd COMPRESSED/COMPRESSED2: not decoded yet */
 	bool partial;          /* the input ended early or broke: results are from a prefix */
 };
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -256,12 +257,103 @@ static void test_bad_headers(void **state)
 	assert_string_equal(err_last()->msg, "empty file");
 }
 
+/* Records compressed as perf -z writes them: one unterminated zstd stream,
+ * cut into a COMPRESSED and a COMPRESSED2 record, with a record straddling
+ * the cut and a FINISHED_ROUND between them. */
+static void test_compressed(void **state)
+{
+	(void)state;
+	size_t len;
+	char *plain = write_fixture(&len);
+	uint64_t doff, dsize;
+	memcpy(&doff, plain + 40, 8);
+	memcpy(&dsize, plain + 48, 8);
+	/* Drop FINISHED_ROUNDs from the plain records: we add our own. */
+	struct buf recs;
+	buf_init(&recs, 1 << 20);
+	for (uint64_t p = doff; p < doff + dsize;) {
+		uint16_t size;
+		uint32_t type;
+		memcpy(&type, plain + p, 4);
+		memcpy(&size, plain + p + 6, 2);
+		if (type != 68)
+			buf_add(&recs, plain + p, size);
+		p += size;
+	}
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t cut = recs.len / 2 + 3; /* not on a record boundary */
+	uint8_t z1[4096], z2[4096];
+	ZSTD_outBuffer o1 = { z1, sizeof(z1), 0 }, o2 = { z2, sizeof(z2), 0 };
+	ZSTD_inBuffer i1 = { recs.p, cut, 0 }, i2 = { recs.p + cut, recs.len - cut, 0 };
+	assert_false(ZSTD_isError(ZSTD_compressStream2(cc, &o1, &i1, ZSTD_e_flush)));
+	assert_false(ZSTD_isError(ZSTD_compressStream2(cc, &o2, &i2, ZSTD_e_flush)));
+	ZSTD_freeCCtx(cc);
+
+	/* Rebuild the file: same header and attrs, new data section, no features. */
+	struct buf f;
+	buf_init(&f, 1 << 20);
+	buf_add(&f, plain, doff);
+	struct perf_event_header h1 = { 81, 0, (uint16_t)(8 + o1.pos) };
+	buf_add(&f, &h1, 8);
+	buf_add(&f, z1, o1.pos); /* unpadded, as perf writes it */
+	struct perf_event_header fr = { 68, 0, 8 };
+	buf_add(&f, &fr, 8);
+	size_t padded = (o2.pos + 7) & ~(size_t)7;
+	struct perf_event_header h2 = { 83, 0, (uint16_t)(16 + padded) };
+	uint64_t dlen = o2.pos;
+	buf_add(&f, &h2, 8);
+	buf_add(&f, &dlen, 8);
+	buf_add(&f, z2, o2.pos);
+	buf_add(&f, "\0\0\0\0\0\0\0", padded - o2.pos);
+	uint64_t newsize = f.len - doff, zero4[4] = { 0 };
+	memcpy(f.p + 48, &newsize, 8);
+	memcpy(f.p + 72, zero4, sizeof(zero4));
+
+	struct perf_reader *r;
+	assert_int_equal(perf_reader_open_mem(&r, f.p, f.len, "z", NULL), 0);
+	struct event ev;
+	size_t comms = 0, samples = 0;
+	uint64_t last = 0;
+	int rc;
+	while ((rc = perf_reader_next(r, &ev)) == 1) {
+		if (ev.type == PERF_RECORD_COMM) {
+			assert_string_equal(ev.u.comm.comm, "worker");
+			comms++;
+		} else {
+			assert_int_equal(ev.type, PERF_RECORD_SAMPLE);
+			assert_true(ev.sid.time >= last);
+			last = ev.sid.time;
+			samples++;
+		}
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(comms, 1);
+	assert_int_equal(samples, 5);
+	assert_int_equal(perf_reader_stats(r)->records[EV_COMPRESSED], 1);
+	assert_int_equal(perf_reader_stats(r)->records[EV_COMPRESSED2], 1);
+	perf_reader_free(r);
+
+	/* Corrupt the zstd bytes: an error naming the record, no crash. */
+	f.p[doff + 8 + 4] ^= 0xff;
+	assert_int_equal(perf_reader_open_mem(&r, f.p, f.len, "z", NULL), 0);
+	while ((rc = perf_reader_next(r, &ev)) == 1)
+		;
+	assert_true(rc < 0);
+	assert_non_null(strstr(err_last()->msg, "COMPRESSED"));
+	assert_true(perf_reader_partial(r));
+	perf_reader_free(r);
+	buf_release(&f);
+	buf_release(&recs);
+	free(plain);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_bad_headers),
+		cmocka_unit_test(test_compressed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "base/cursor.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -29,7 +31,12 @@ struct qent {
 	const uint8_t *rec;
 	uint64_t offset;
 	uint32_t len;
+	bool owned; /* rec is a heap copy (decompressed data): freed after delivery */
 };
+
+/* Caps on zstd output: per COMPRESSED record, and bytes pending a record's end. */
+#define ZSTD_RECORD_MAX (64u << 20)
+#define ZSTD_PENDING_MAX (64u << 20)
 
 struct perf_reader {
 	char *name;
@@ -45,6 +52,12 @@ struct perf_reader {
 	bool done;    /* no more raw records */
 	int err;      /* sticky error once the data broke */
 	bool partial; /* the data ended early */
+	/* zstd-compressed data (COMPRESSED, COMPRESSED2): one stream for the file */
+	ZSTD_DStream *zs;
+	uint8_t *zdata; /* decompressed bytes not yet cut into records */
+	size_t zlen, zpos, zcap;
+	uint64_t zoff; /* file offset of the record they came from */
+	uint8_t *last_owned; /* the owned record handed out last; freed on the next call */
 	/* ordering */
 	VEC(struct qent) heap;
 	size_t queued_bytes, window;
@@ -439,7 +452,14 @@ void perf_reader_free(struct perf_reader *r)
 		munmap(r->map, r->map_len);
 	ev_attrs_release(&r->attrs);
 	perf_header_info_release(&r->info);
+	for (size_t i = 0; i < r->heap.n; i++)
+		if (r->heap.v[i].owned)
+			free((void *)r->heap.v[i].rec);
 	VEC_FREE(&r->heap);
+	free(r->last_owned);
+	free(r->zdata);
+	if (r->zs)
+		ZSTD_freeDStream(r->zs);
 	free(r->name);
 	free(r);
 }
@@ -559,7 +579,7 @@ static int pipe_record(struct perf_reader *r, uint32_t type, const uint8_t *rec,
  * Read the next raw record from the data. Returns 1 with rec/len/off set,
  * 0 at the end, or a negative errno (the data is broken at r->pos).
  */
-static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
+static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
 {
 	if (r->pos >= r->end)
 		return 0;
@@ -609,6 +629,120 @@ static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, u
 	return 1;
 }
 
+/* Expand n bytes of zstd data (from the record at 'off') onto zdata. */
+static int inflate(struct perf_reader *r, const uint8_t *p, size_t n, uint64_t off)
+{
+	if (!r->zs) {
+		r->zs = ZSTD_createDStream();
+		if (!r->zs || ZSTD_isError(ZSTD_initDStream(r->zs)))
+			return err_corrupt_at(off, "cannot set up zstd decompression");
+	}
+	/* Drop what was already cut into records. */
+	if (r->zpos) {
+		memmove(r->zdata, r->zdata + r->zpos, r->zlen - r->zpos);
+		r->zlen -= r->zpos;
+		r->zpos = 0;
+	}
+	ZSTD_inBuffer in = { p, n, 0 };
+	size_t produced = 0;
+	for (;;) {
+		if (r->zcap - r->zlen < (128u << 10)) {
+			if (r->zlen > ZSTD_PENDING_MAX)
+				return err_corrupt_at(off, "COMPRESSED (81) data holds a record over %u MiB",
+						      ZSTD_PENDING_MAX >> 20);
+			r->zcap = r->zcap ? r->zcap * 2 : (1u << 20);
+			r->zdata = xrealloc(r->zdata, r->zcap);
+		}
+		ZSTD_outBuffer out = { r->zdata + r->zlen, r->zcap - r->zlen, 0 };
+		size_t ret = ZSTD_decompressStream(r->zs, &out, &in);
+		if (ZSTD_isError(ret))
+			return err_corrupt_at(off, "COMPRESSED (81) record: zstd: %s",
+					      ZSTD_getErrorName(ret));
+		r->zlen += out.pos;
+		produced += out.pos;
+		if (produced > ZSTD_RECORD_MAX)
+			return err_corrupt_at(off, "COMPRESSED (81) record expands past %u MiB",
+					      ZSTD_RECORD_MAX >> 20);
+		/* Done when the input is used up and zstd did not fill the output. */
+		if (in.pos == in.size && out.pos < out.size)
+			return 0;
+	}
+}
+
+/*
+ * The next raw record: from decompressed data first, else from the file
+ * (expanding COMPRESSED records as they come). 1 with *owned telling
+ * whether *rec is a heap copy; 0 at the end; negative errno when broken.
+ */
+static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off,
+		    bool *owned)
+{
+	for (;;) {
+		size_t left = r->zlen - r->zpos;
+		if (left >= 8) {
+			uint16_t size;
+			uint32_t type;
+			memcpy(&type, r->zdata + r->zpos, 4);
+			memcpy(&size, r->zdata + r->zpos + 6, 2);
+			if (size < 8) {
+				r->partial = true;
+				return err_corrupt_at(r->zoff, "bad record size %u in %s (%u) record "
+								"inside compressed data",
+						      size, ev_type_name(type), type);
+			}
+			if (left >= size) {
+				uint8_t *copy = xmalloc(size);
+				memcpy(copy, r->zdata + r->zpos, size);
+				r->zpos += size;
+				*rec = copy;
+				*len = size;
+				*off = r->zoff;
+				*owned = true;
+				return 1;
+			}
+		}
+		int rc = file_next(r, rec, len, off);
+		if (rc <= 0) {
+			if (rc == 0 && r->zlen > r->zpos) {
+				r->partial = true;
+				return err_corrupt_at(r->zoff, "compressed data ends in the middle of a "
+								"record (%zu bytes left)",
+						      r->zlen - r->zpos);
+			}
+			return rc;
+		}
+		uint32_t type;
+		memcpy(&type, *rec, 4);
+		if (type == EV_COMPRESSED || type == EV_COMPRESSED2) {
+			const uint8_t *p = *rec + 8;
+			size_t n = *len - 8;
+			if (type == EV_COMPRESSED2) {
+				uint64_t dsize;
+				if (n < 8)
+					return err_corrupt_at(*off, "COMPRESSED2 (83) record too short");
+				memcpy(&dsize, p, 8);
+				if (dsize > n - 8)
+					return err_corrupt_at(*off, "COMPRESSED2 (83) data size %llu beyond "
+								    "the record",
+							      (unsigned long long)dsize);
+				p += 8;
+				n = dsize;
+			}
+			r->stats.records[type]++;
+			r->stats.bytes += *len;
+			r->zoff = *off;
+			int err = inflate(r, p, n, *off);
+			if (err) {
+				r->partial = true;
+				return err;
+			}
+			continue;
+		}
+		*owned = false;
+		return 1;
+	}
+}
+
 static int deliver(struct perf_reader *r, const struct qent *q, struct event *ev)
 {
 	int err = ev_decode(ev, q->rec, q->len, q->offset, &r->attrs);
@@ -621,13 +755,19 @@ static int deliver(struct perf_reader *r, const struct qent *q, struct event *ev
 
 int perf_reader_next(struct perf_reader *r, struct event *ev)
 {
+	free(r->last_owned); /* the previous event's bytes */
+	r->last_owned = NULL;
 	for (;;) {
 		/* 1. Anything in the queue old enough to go? */
 		if (r->heap.n && (r->done || r->heap.v[0].time <= r->flush_limit)) {
 			struct qent q = q_pop(r);
+			if (q.owned)
+				r->last_owned = (uint8_t *)q.rec;
 			int err = deliver(r, &q, ev);
 			if (err == 1)
 				return 1;
+			free(r->last_owned);
+			r->last_owned = NULL;
 			log_warn("%s: %s at offset 0x%llx; record skipped", r->name, err_last()->msg,
 				 (unsigned long long)err_last()->offset);
 			continue;
@@ -639,7 +779,8 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 		const uint8_t *rec = NULL;
 		uint32_t len = 0;
 		uint64_t off = 0;
-		int rc = raw_next(r, &rec, &len, &off);
+		bool owned = false;
+		int rc = raw_next(r, &rec, &len, &off, &owned);
 		if (rc <= 0) {
 			r->done = true;
 			r->err = rc;
@@ -656,7 +797,7 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 		if (type == EV_FINISHED_ROUND) {
 			r->flush_limit = r->next_flush;
 			r->next_flush = r->max_time;
-			continue;
+			goto drop;
 		}
 		if (type == EV_HEADER_ATTR || type == EV_HEADER_FEATURE) {
 			int err = pipe_record(r, type, rec, (uint16_t)len, off);
@@ -665,18 +806,18 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 				r->err = err;
 				r->partial = true;
 			}
-			continue;
+			goto drop;
 		}
 		if (type >= EV_HEADER_ATTR && type != EV_HEADER_BUILD_ID)
-			continue; /* bookkeeping that later stages do not need */
+			goto drop; /* bookkeeping that later stages do not need */
 		if (type >= EV_TYPE_MAX || (type > PERF_RECORD_AUX_OUTPUT_HW_ID && type < 64))
-			continue; /* unknown: counted above, skipped by size */
+			goto drop; /* unknown: counted above, skipped by size */
 		if (r->attrs.v.n == 0) {
 			r->done = true;
 			r->partial = true;
 			r->err = err_corrupt_at(off, "%s (%u) record before any event attribute",
 						ev_type_name(type), type);
-			continue;
+			goto drop;
 		}
 
 		/* 3. Decode; timed records go through the queue. */
@@ -684,22 +825,33 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 		if (err) {
 			log_warn("%s: %s at offset 0x%llx; record skipped", r->name, err_last()->msg,
 				 (unsigned long long)err_last()->offset);
-			continue;
+			goto drop;
 		}
 		uint64_t t = ev->sid.time;
-		if (!ev->sid.has_time || t == 0 || t == (uint64_t)-1)
+		if (!ev->sid.has_time || t == 0 || t == (uint64_t)-1) {
+			if (owned)
+				r->last_owned = (uint8_t *)rec;
 			return 1;
+		}
 		if (t < r->last_delivered)
 			r->stats.out_of_order++;
 		if (t > r->max_time)
 			r->max_time = t;
 		q_push(r, (struct qent){ .time = t, .seq = r->seq++, .rec = rec, .offset = off,
-					 .len = len });
+					 .len = len, .owned = owned });
 		while (r->queued_bytes > r->window && r->heap.n) {
 			struct qent q = q_pop(r);
 			r->stats.reorder_overflows++;
+			if (q.owned)
+				r->last_owned = (uint8_t *)q.rec;
 			if (deliver(r, &q, ev) == 1)
 				return 1;
+			free(r->last_owned);
+			r->last_owned = NULL;
 		}
+		continue;
+drop:
+		if (owned)
+			free((void *)rec);
 	}
 }
