@@ -45,3 +45,8 @@ void kiln_bug(const char *file, int line, const char *msg)
 	fprintf(stderr, "BUG: %s:%d: %s\n", file, line, msg);
 	abort();
 }
+
+void err_restore(const struct err_report *rep)
+{
+	last = *rep;
+}

@@ -29,6 +29,8 @@ int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 /* The most recent report on this thread (empty msg if none). */
 const struct err_report *err_last(void);
 void err_clear(void);
+/* Make a saved report the current one again (after other errors overwrote it). */
+void err_restore(const struct err_report *rep);
 
 #define CORRUPT(cur, ...) err_corrupt_at(cursor_offset(cur), __VA_ARGS__)
 

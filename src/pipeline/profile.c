@@ -95,6 +95,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	const struct perf_reader_stats *rs = perf_reader_stats(r);
 	st->unknown_records = rs->unknown_records;
 	st->partial = perf_reader_partial(r) || rc < 0;
+	if (st->partial)
+		err_restore(perf_reader_error(r));
 	free(stack);
 	symbolizer_release(&sz);
 	machine_release(&m);

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "event/event.h"
 
 /* Feature ids (HEADER_*) of the sections kiln reads or writes. */
@@ -105,6 +106,8 @@ const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r);
 int perf_reader_next(struct perf_reader *r, struct event *ev);
 /* True once the data ended early (error or truncation): results are partial. */
 bool perf_reader_partial(const struct perf_reader *r);
+/* Why the data ended early: the report saved when it happened (empty msg if not partial). */
+const struct err_report *perf_reader_error(const struct perf_reader *r);
 
 /* ---- writer ---- */
 

@@ -4,6 +4,7 @@
  * record, feeding timed records through a min-heap that releases them by
  * perf's FINISHED_ROUND rule (see perffile.h).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +48,14 @@ struct perf_reader {
 	struct ev_attrs attrs;
 	struct perf_header_info info;
 	struct perf_reader_stats stats;
+	uint8_t *owned_data; /* input slurped from stdin, freed with the reader */
+	int fd; /* streaming input (pipe mode from a pipe), or -1 */
+	uint64_t stream_off; /* bytes consumed from fd */
 	/* record walk */
 	uint64_t pos, end;
 	bool done;    /* no more raw records */
 	int err;      /* sticky error once the data broke */
+	struct err_report errrep; /* its message and offset */
 	bool partial; /* the data ended early */
 	/* zstd-compressed data (COMPRESSED, COMPRESSED2): one stream for the file */
 	ZSTD_DStream *zs;
@@ -329,16 +334,19 @@ static int open_file_mode(struct perf_reader *r, struct cursor *c, uint64_t hdr_
 		log_warn("%s: data size is 0 (was the recording properly finished?); reading to "
 			 "the end of the file",
 			 r->name);
+		err_corrupt_at(40, "data size is 0 in the header: the recording was not finished");
+		r->errrep = *err_last();
 		r->end = r->len;
 		r->partial = true;
 		memset(h->features, 0, sizeof(h->features));
 	} else if (h->data_size > r->len - h->data_offset) {
 		r->end = r->len;
 		r->partial = true;
-		log_warn("%s: data section claims %llu bytes but the file ends after %llu: "
-			 "truncated",
-			 r->name, (unsigned long long)h->data_size,
-			 (unsigned long long)(r->len - h->data_offset));
+		err_corrupt_at(r->len, "data section claims %llu bytes but the file ends after %llu: "
+				       "truncated",
+			       (unsigned long long)h->data_size,
+			       (unsigned long long)(r->len - h->data_offset));
+		r->errrep = *err_last();
 		memset(h->features, 0, sizeof(h->features));
 	} else {
 		r->end = h->data_offset + h->data_size;
@@ -355,6 +363,7 @@ int perf_reader_open_mem(struct perf_reader **out, const void *data, size_t len,
 	r->data = data;
 	r->len = len;
 	r->window = o && o->reorder_window ? o->reorder_window : DEFAULT_REORDER_WINDOW;
+	r->fd = -1;
 	ev_attrs_init(&r->attrs);
 	header_info_init(&r->info);
 	*out = NULL;
@@ -410,9 +419,79 @@ fail:
 	return err;
 }
 
+/*
+ * Standard input: a pipe-mode stream is read record by record as it
+ * arrives; a file-mode perf.data (it needs seeking) is read into memory,
+ * up to a cap.
+ */
+#define STDIN_FILE_MAX ((size_t)4 << 30)
+
+static int open_stdin(struct perf_reader **out, const struct perf_reader_opts *o)
+{
+	uint8_t hdr[16];
+	size_t got = 0;
+	while (got < sizeof(hdr)) {
+		ssize_t k = read(0, hdr + got, sizeof(hdr) - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	uint64_t size;
+	memcpy(&size, hdr + 8, 8);
+	if (got == sizeof(hdr) && size == 16) {
+		int err = perf_reader_open_mem(out, hdr, sizeof(hdr), "<stdin>", o);
+		if (err)
+			return err;
+		(*out)->fd = 0;
+		(*out)->stream_off = 16;
+		(*out)->data = NULL;
+		(*out)->len = 0;
+		(*out)->pos = (*out)->end = 0;
+		return 0;
+	}
+	/* File mode: slurp, bounded. */
+	size_t cap = 1 << 20, len = got;
+	uint8_t *buf = xmalloc(cap);
+	memcpy(buf, hdr, got);
+	for (;;) {
+		if (len == cap) {
+			if (cap >= STDIN_FILE_MAX) {
+				free(buf);
+				return err_set(-EFBIG, "a file-mode perf.data on standard input larger "
+						       "than %zu GiB; give it as a file",
+					       STDIN_FILE_MAX >> 30);
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t k = read(0, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			free(buf);
+			return err_set(-e, "cannot read standard input: %s", strerror(e));
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	int err = perf_reader_open_mem(out, buf, len, "<stdin>", o);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	(*out)->owned_data = buf;
+	return 0;
+}
+
 int perf_reader_open(struct perf_reader **out, const char *path, const struct perf_reader_opts *o)
 {
 	*out = NULL;
+	if (!strcmp(path, "-"))
+		return open_stdin(out, o);
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
@@ -458,6 +537,7 @@ void perf_reader_free(struct perf_reader *r)
 	VEC_FREE(&r->heap);
 	free(r->last_owned);
 	free(r->zdata);
+	free(r->owned_data);
 	if (r->zs)
 		ZSTD_freeDStream(r->zs);
 	free(r->name);
@@ -482,6 +562,11 @@ const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r)
 bool perf_reader_partial(const struct perf_reader *r)
 {
 	return r->partial;
+}
+
+const struct err_report *perf_reader_error(const struct perf_reader *r)
+{
+	return &r->errrep;
 }
 
 /* ---- the time-order queue: a binary min-heap on (time, seq) ---- */
@@ -629,6 +714,78 @@ static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, 
 	return 1;
 }
 
+/* Read exactly n bytes from the stream; 1 done, 0 clean EOF before any byte, <0 error. */
+static int stream_read(struct perf_reader *r, void *dst, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(r->fd, (uint8_t *)dst + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return err_set(-errno, "read error: %s", strerror(errno));
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	r->stream_off += got;
+	if (got == n)
+		return 1;
+	if (got == 0)
+		return 0;
+	r->partial = true;
+	return err_corrupt_at(r->stream_off, "the stream ends in the middle of a record: truncated");
+}
+
+/* The next record from a pipe-mode stream: a heap copy. */
+static int stream_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
+{
+	struct perf_event_header h;
+	uint64_t at = r->stream_off;
+	int rc = stream_read(r, &h, sizeof(h));
+	if (rc <= 0)
+		return rc;
+	if (h.size < 8) {
+		r->partial = true;
+		return err_corrupt_at(at, "bad record size %u in %s (%u) record", h.size,
+				      ev_type_name(h.type), h.type);
+	}
+	uint8_t *p = xmalloc(h.size);
+	memcpy(p, &h, sizeof(h));
+	rc = stream_read(r, p + 8, h.size - 8u);
+	if (rc <= 0) {
+		free(p);
+		r->partial = true;
+		return rc ? rc : err_corrupt_at(at, "%s (%u) record truncated at the end of the stream",
+						ev_type_name(h.type), h.type);
+	}
+	/* Payloads that follow outside hdr.size: read and drop. */
+	uint64_t extra = 0;
+	if (h.type == EV_HEADER_TRACING_DATA && h.size >= 12) {
+		uint32_t n;
+		memcpy(&n, p + 8, 4);
+		extra = n;
+	} else if (h.type == EV_AUXTRACE && h.size >= 16) {
+		memcpy(&extra, p + 8, 8);
+	}
+	while (extra) {
+		uint8_t sink[4096];
+		size_t n = extra < sizeof(sink) ? (size_t)extra : sizeof(sink);
+		rc = stream_read(r, sink, n);
+		if (rc <= 0) {
+			free(p);
+			r->partial = true;
+			return rc ? rc : err_corrupt_at(at, "%s (%u) payload truncated",
+							ev_type_name(h.type), h.type);
+		}
+		extra -= n;
+	}
+	*rec = p;
+	*len = h.size;
+	*off = at;
+	return 1;
+}
+
 /* Expand n bytes of zstd data (from the record at 'off') onto zdata. */
 static int inflate(struct perf_reader *r, const uint8_t *p, size_t n, uint64_t off)
 {
@@ -701,7 +858,7 @@ static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, u
 				return 1;
 			}
 		}
-		int rc = file_next(r, rec, len, off);
+		int rc = r->fd >= 0 ? stream_next(r, rec, len, off) : file_next(r, rec, len, off);
 		if (rc <= 0) {
 			if (rc == 0 && r->zlen > r->zpos) {
 				r->partial = true;
@@ -713,6 +870,7 @@ static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, u
 		}
 		uint32_t type;
 		memcpy(&type, *rec, 4);
+		bool stream_copy = r->fd >= 0;
 		if (type == EV_COMPRESSED || type == EV_COMPRESSED2) {
 			const uint8_t *p = *rec + 8;
 			size_t n = *len - 8;
@@ -732,13 +890,15 @@ static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, u
 			r->stats.bytes += *len;
 			r->zoff = *off;
 			int err = inflate(r, p, n, *off);
+			if (stream_copy)
+				free((void *)*rec);
 			if (err) {
 				r->partial = true;
 				return err;
 			}
 			continue;
 		}
-		*owned = false;
+		*owned = stream_copy;
 		return 1;
 	}
 }
@@ -784,6 +944,8 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 		if (rc <= 0) {
 			r->done = true;
 			r->err = rc;
+			if (rc < 0)
+				r->errrep = *err_last();
 			continue;
 		}
 		uint32_t type;
@@ -805,6 +967,7 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 				r->done = true;
 				r->err = err;
 				r->partial = true;
+				r->errrep = *err_last();
 			}
 			goto drop;
 		}
@@ -817,6 +980,7 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 			r->partial = true;
 			r->err = err_corrupt_at(off, "%s (%u) record before any event attribute",
 						ev_type_name(type), type);
+			r->errrep = *err_last();
 			goto drop;
 		}
 

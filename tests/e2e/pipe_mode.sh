@@ -1,0 +1,22 @@
+#!/bin/sh
+# Pipe mode: perf record -o - streamed into kiln on stdin (plain and
+# zstd-compressed) gives the same stacks as the saved stream read as a
+# file, and as perf's own view; a cut stream is partial (exit 4).
+. "$(dirname "$0")/lib.sh"
+need_perf
+perf record -q -g -o - -- "$BURN" 0.5 2>/dev/null >"$T/pipe.data" || skip "perf record failed here"
+"$KILN" collapse "$T/pipe.data" >"$T/file.folded" || fail "pipe-mode file not read"
+"$KILN" collapse - <"$T/pipe.data" >"$T/stdin.folded" || fail "stdin stream not read"
+cmp -s "$T/file.folded" "$T/stdin.folded" || fail "stdin and file differ"
+grep -q 'main;render_frame;shade_pixels' "$T/stdin.folded" || fail "no known chain from the stream"
+perf script -i "$T/pipe.data" 2>/dev/null | python3 "$TESTLIB/perf_fold.py" >"$T/perf.folded"
+python3 "$TESTLIB/fold_compare.py" "$T/stdin.folded" "$T/perf.folded" 0.99 || fail "kiln and perf disagree on the stream"
+# Through a real pipe, compressed.
+perf record -q -z -g -o - -- "$BURN" 0.3 2>/dev/null | "$KILN" collapse - >"$T/z.folded" || fail "compressed stream on a pipe failed"
+grep -q 'main;render_frame;shade_pixels' "$T/z.folded" || fail "no known chain from the compressed stream"
+# Cut short.
+head -c 20000 "$T/pipe.data" | "$KILN" collapse - >"$T/cut.folded" 2>"$T/cut.err"
+st=$?
+[ $st = 4 ] || fail "cut stream: exit $st, want 4"
+grep -q "offset 0x" "$T/cut.err" || fail "no offset in: $(cat "$T/cut.err")"
+echo ok
