@@ -3,7 +3,7 @@
 # missing. Run as root on a fresh Debian 12 machine (apt-get update first).
 set -e
 PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev \
-linux-perf libxml2-utils python3 util-linux procps"
+linux-perf libxml2-utils python3 util-linux procps bc"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
