@@ -88,6 +88,11 @@ struct cand {
 	uint8_t bind;
 };
 
+struct named_section {
+	const char *name; /* in the image's section-name table */
+	struct elf_section s;
+};
+
 struct elf_image {
 	const uint8_t *data;
 	size_t len;
@@ -100,6 +105,7 @@ struct elf_image {
 	VEC(char *) owned; /* synthesized names */
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	size_t build_id_len;
+	VEC(struct named_section) sections; /* sections with bytes in the file */
 };
 
 /* Parse-time state; freed when elf_image_parse returns. */
@@ -871,6 +877,23 @@ static void load_symbols(struct parse *ps)
 
 /* ---- API ---- */
 
+/* Remember every named section whose bytes are in the file (for CFI). */
+static void keep_sections(struct parse *ps)
+{
+	for (size_t i = 1; i < ps->shnum; i++) {
+		const uint8_t *p;
+		size_t n;
+		const char *name = sec_name(ps, i);
+		if (!name || !sec_data(ps, i, &p, &n))
+			continue;
+		struct named_section *ns = VEC_PUSH_ZERO(&ps->img->sections);
+		ns->name = name;
+		ns->s.data = p;
+		ns->s.size = n;
+		ns->s.vaddr = ps->sh[i].addr;
+	}
+}
+
 int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 {
 	struct parse ps = { 0 };
@@ -893,6 +916,7 @@ int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 	if (!ps.img->build_id_len)
 		scan_note_sections(&ps);
 	load_symbols(&ps);
+	keep_sections(&ps);
 	*out = ps.img;
 	ps.img = NULL;
 out:
@@ -954,6 +978,7 @@ void elf_image_free(struct elf_image *img)
 	VEC_FREE(&img->owned);
 	VEC_FREE(&img->syms);
 	VEC_FREE(&img->loads);
+	VEC_FREE(&img->sections);
 	if (img->map)
 		munmap(img->map, img->map_len);
 	free(img);
@@ -1008,4 +1033,20 @@ size_t elf_image_build_id(const struct elf_image *img, uint8_t out[ELF_BUILD_ID_
 {
 	memcpy(out, img->build_id, img->build_id_len);
 	return img->build_id_len;
+}
+
+bool elf_image_section(const struct elf_image *img, const char *name, struct elf_section *out)
+{
+	for (size_t i = 0; i < img->sections.n; i++) {
+		if (!strcmp(img->sections.v[i].name, name)) {
+			*out = img->sections.v[i].s;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool elf_image_is64(const struct elf_image *img)
+{
+	return img->is64;
 }

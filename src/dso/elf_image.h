@@ -47,6 +47,18 @@ bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64
 const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start);
 /* Number of symbols kept (after alias resolution). */
 size_t elf_image_nsyms(const struct elf_image *img);
+/* A section's bytes as they are in the file. */
+struct elf_section {
+	const uint8_t *data; /* borrowed from the image */
+	size_t size;
+	uint64_t vaddr; /* sh_addr: link-time address (0 for non-allocated sections) */
+};
+/* The first section with this name (".eh_frame", ".eh_frame_hdr",
+ * ".debug_frame", ...) whose bytes lie in the file; false if none. */
+bool elf_image_section(const struct elf_image *img, const char *name, struct elf_section *out);
+/* True for ELFCLASS64 images. */
+bool elf_image_is64(const struct elf_image *img);
+
 /* Copy the GNU build-id (NT_GNU_BUILD_ID) into out; returns its length, 0 if none. */
 size_t elf_image_build_id(const struct elf_image *img, uint8_t out[ELF_BUILD_ID_MAX]);
 
