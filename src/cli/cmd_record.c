@@ -34,7 +34,10 @@ static const char usage_text[] =
 	"                        with :u :k modifiers (default: cycles, or cpu-clock where\n"
 	"                        the machine has no hardware PMU)\n"
 	"  -g                    record call graphs (kernel and user, frame pointers)\n"
-	"      --call-graph MODE fp (frame pointers; as -g)\n"
+	"      --call-graph MODE fp (frame pointers; as -g), or dwarf[,SIZE]: copy SIZE\n"
+	"                        bytes of user stack per sample (default 8192, at most\n"
+	"                        65528) and unwind it later with DWARF CFI, for code\n"
+	"                        built without frame pointers\n"
 	"  -p, --pid PID[,PID]   sample existing processes (all their threads); with a\n"
 	"                        command, only for as long as that command runs\n"
 	"  -a, --all-cpus        sample every process on every CPU\n"
@@ -51,7 +54,8 @@ static const char usage_text[] =
 	"  kiln record -F 999 -g -o perf.data -- ./myprog args   # a command\n"
 	"  kiln record -g -p 1234 -- sleep 10                     # a running PID for 10 s\n"
 	"  kiln record -a -g -- sleep 5                           # the whole machine\n"
-	"  kiln record -e cpu-clock:u -c 100000 -- make -j2        # user-only, fixed period\n";
+	"  kiln record -e cpu-clock:u -c 100000 -- make -j2        # user-only, fixed period\n"
+	"  kiln record --call-graph dwarf -- ./prog_without_fp      # DWARF stacks\n";
 
 static void permission_hint(const struct record_result *r, const struct record_opts *o)
 {
@@ -191,8 +195,21 @@ int record_cli_parse(int argc, char **argv, struct record_opts *o, struct record
 		case 1000:
 			if (!strcmp(optarg, "fp")) {
 				o->callgraph = true;
+				o->dwarf = false;
+			} else if (!strncmp(optarg, "dwarf", 5) && (optarg[5] == '\0' || optarg[5] == ',')) {
+				o->callgraph = true;
+				o->dwarf = true;
+				if (optarg[5] == ',') {
+					if (cli_parse_u64(optarg + 6, &v) || v == 0 || v > RECORD_DWARF_STACK_MAX) {
+						fprintf(stderr, "error: --call-graph dwarf,SIZE takes 8..%u bytes, not '%s'\n",
+							RECORD_DWARF_STACK_MAX, optarg + 6);
+						ret = -1;
+					}
+					o->stack_size = (unsigned)((v + 7) & ~7ULL); /* a multiple of 8, as perf */
+				}
 			} else {
-				fprintf(stderr, "error: --call-graph '%s' is not supported (use fp)\n", optarg);
+				fprintf(stderr, "error: --call-graph '%s' is not supported (fp or dwarf[,SIZE])\n",
+					optarg);
 				ret = -1;
 			}
 			break;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -21,6 +22,7 @@ void dso_set_release(struct dso_set *s)
 	for (size_t i = 0; i < s->v.n; i++) {
 		elf_image_free(s->v.v[i]->img);
 		elf_image_free(s->v.v[i]->symimg);
+		free(s->v.v[i]->bytes);
 		free(s->v.v[i]->path);
 		free(s->v.v[i]);
 	}
@@ -84,11 +86,43 @@ static void hex(char *out, const uint8_t *id, size_t n)
 	out[2 * n] = '\0';
 }
 
+/* A copy of this process's vDSO, read through /proc/self/maps. */
+static uint8_t *own_vdso(size_t *len)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return NULL;
+	char line[512];
+	unsigned long long start = 0, end = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
+			break;
+		start = end = 0;
+	}
+	fclose(f);
+	if (!start || end <= start || end - start > (1u << 20))
+		return NULL;
+	*len = (size_t)(end - start);
+	uint8_t *p = xmalloc(*len);
+	memcpy(p, (const void *)(uintptr_t)start, *len);
+	return p;
+}
+
 const struct elf_image *dso_image(struct dso_set *s, struct dso *d)
 {
 	if (d->tried)
 		return d->img;
 	d->tried = true;
+	if (d->kind == DSO_VDSO && !strcmp(d->path, "[vdso]") && s->ksyms_allowed) {
+		size_t len;
+		d->bytes = own_vdso(&len);
+		if (d->bytes && elf_image_parse(&d->img, d->bytes, len)) {
+			free(d->bytes);
+			d->bytes = NULL;
+			d->img = NULL;
+		}
+		return d->img;
+	}
 	if (d->kind != DSO_FILE)
 		return NULL;
 	char path[4096];

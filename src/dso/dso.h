@@ -37,6 +37,7 @@ struct dso {
 	uint8_t build_id_size; /* 0: none recorded */
 	struct elf_image *img;    /* the binary itself: segments, build-id */
 	struct elf_image *symimg; /* its separate debug file, if found (richer symbols) */
+	uint8_t *bytes; /* an in-memory image we own (the vDSO copy), or NULL */
 	bool tried;     /* img load was attempted */
 	bool dbg_tried; /* the debug file search was done */
 };
@@ -61,7 +62,8 @@ static inline struct dso *dso_set_get(const struct dso_set *s, uint32_t id)
 /* Remember the build-id the profile recorded for 'path'. */
 void dso_set_expect_build_id(struct dso_set *s, const char *path, const uint8_t *id, size_t n);
 /* The ELF image of a file dso, or NULL (missing, unreadable, mismatched:
- * said once through log_warn). */
+ * said once through log_warn). For [vdso] of the running kernel (when
+ * kallsyms may be used, see below), kiln's own vDSO, which is the same. */
 const struct elf_image *dso_image(struct dso_set *s, struct dso *d);
 /* The image to take symbols from: the debug file found by build-id
  * (/usr/lib/debug/.build-id/xx/rest.debug, ~/.debug) when it has more

@@ -12,6 +12,7 @@
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
 #include "symbolize/symbolize.h"
+#include "unwind/dwarf.h"
 #include "unwind/unwind.h"
 
 /* Use /proc/kallsyms only for a profile of this very kernel: same release,
@@ -62,6 +63,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 						h->build_ids[i].id, h->build_ids[i].size);
 	machine_init(&m, strs, &dsos);
 	symbolizer_init(&sz, &m, strs);
+	struct unwinder uw;
+	unwinder_init(&uw, &m);
 
 	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
 	struct trie_frame frames[UNWIND_MAX_FRAMES + 1];
@@ -81,7 +84,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		const struct thread *th = machine_thread(&m, ev.sid.pid, ev.sid.tid);
 		frames[0] = frame_for_process(strs, strtab_get(strs, th->comm), ev.sid.pid,
 					      ev.sid.tid, &o->frames);
-		unwind_sample(&ev, stack);
+		unwinder_sample(&uw, &ev, stack);
 		size_t n = 1;
 		for (size_t i = stack->n; i-- > 0;) {
 			struct sym sym;
@@ -98,6 +101,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	if (st->partial)
 		err_restore(perf_reader_error(r));
 	free(stack);
+	unwinder_release(&uw);
 	symbolizer_release(&sz);
 	machine_release(&m);
 	dso_set_release(&dsos);

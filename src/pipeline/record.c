@@ -102,6 +102,16 @@ static void build_attrs(const struct record_opts *o, struct perf_event_attr *att
 				 PERF_SAMPLE_PERIOD;
 		if (o->callgraph)
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (o->dwarf) {
+			/* As perf: kernel callchain, user regs and stack; the user part is
+			 * unwound later from the copy. */
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+					  PERF_SAMPLE_STACK_USER;
+			a->exclude_callchain_user = 1;
+			a->sample_regs_user = RECORD_DWARF_REGS;
+			a->sample_stack_user = o->stack_size ? o->stack_size : RECORD_DWARF_STACK;
+			a->mmap_data = i == 0; /* perf's unwinder wants data maps ([stack]) */
+		}
 		if (o->system_wide)
 			a->sample_type |= PERF_SAMPLE_CPU;
 		if (n > 1)

@@ -19,6 +19,10 @@
 #include <sys/types.h>
 
 #define RECORD_DEFAULT_FREQ 4000
+/* --call-graph dwarf: perf's register set (AX..R15 but DS ES FS GS) and stack size. */
+#define RECORD_DWARF_REGS 0xff0fffULL
+#define RECORD_DWARF_STACK 8192u
+#define RECORD_DWARF_STACK_MAX 65528u
 
 struct record_opts {
 	const char *output;     /* perf.data path */
@@ -26,7 +30,9 @@ struct record_opts {
 	const pid_t *pids;      /* -p targets */
 	size_t npids;
 	bool system_wide;       /* -a */
-	bool callgraph;         /* -g: frame-pointer call graphs */
+	bool callgraph;         /* -g: call graphs */
+	bool dwarf;             /* --call-graph dwarf: user regs + stack copies */
+	unsigned stack_size;    /* bytes of user stack per sample (dwarf), 0: 8192 */
 	const char *const *events; /* -e specs; NULL/0: default (cycles, else cpu-clock) */
 	size_t nevents;
 	unsigned freq;          /* -F Hz (0: default unless period is set) */

@@ -1,0 +1,279 @@
+/*
+ * dwarf: the CFI unwinder over sampled registers and stack bytes (unwind,
+ * L4). See dwarf.h.
+ */
+#include "unwind/dwarf.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "dso/dso.h"
+
+/* perf register bit → DWARF number (x86_64); -1 for registers CFI never uses. */
+static const int8_t perf_to_dwarf[24] = {
+	0, 3, 2, 1, 4, 5, 6, 7, /* AX BX CX DX SI DI BP SP */
+	16, -1, -1, -1, -1, -1, -1, -1, /* IP FLAGS CS SS DS ES FS GS */
+	8, 9, 10, 11, 12, 13, 14, 15, /* R8..R15 */
+};
+
+#define DW_SP 7
+#define DW_BP 6
+/* Callee-saved registers (SysV x86_64) keep their value when CFI says nothing. */
+#define CALLEE_SAVED ((1u << 3) | (1u << 6) | (1u << 12) | (1u << 13) | (1u << 14) | (1u << 15))
+
+struct stackmem {
+	const uint8_t *bytes;
+	uint64_t base, size; /* [base, base + size) */
+	bool ran_out;
+};
+
+static bool read_stack(void *ctx, uint64_t addr, uint64_t *val)
+{
+	struct stackmem *s = ctx;
+	if (addr < s->base || addr - s->base > s->size || s->size - (addr - s->base) < 8) {
+		s->ran_out = true;
+		return false;
+	}
+	memcpy(val, s->bytes + (addr - s->base), 8);
+	return true;
+}
+
+void unwinder_init(struct unwinder *u, struct machine *m)
+{
+	memset(u, 0, sizeof(*u));
+	u->m = m;
+	hashmap_init(&u->tables);
+}
+
+void unwinder_release(struct unwinder *u)
+{
+	for (size_t i = 0; i < u->cfi.n; i++)
+		cfi_table_free(u->cfi.v[i]);
+	VEC_FREE(&u->cfi);
+	hashmap_release(&u->tables);
+}
+
+/* The CFI of a dso (eh_frame first, else debug_frame), built on first use. */
+static const struct cfi_table *table_for(struct unwinder *u, uint32_t dso_id,
+					 const struct elf_image **img_out)
+{
+	struct dso_set *ds = u->m->dsos;
+	struct dso *d = dso_set_get(ds, dso_id);
+	const struct elf_image *img = dso_image(ds, d);
+	*img_out = img;
+	if (!img)
+		return NULL;
+	bool inserted;
+	uint64_t *slot = hashmap_slot(&u->tables, dso_id, 0, &inserted);
+	if (!inserted)
+		return *slot ? u->cfi.v[*slot - 1] : NULL;
+	struct elf_section sec;
+	struct cfi_table *t = NULL;
+	if (elf_image_section(img, ".eh_frame", &sec))
+		t = cfi_table_build(sec.data, sec.size, sec.vaddr, false);
+	if (!t || !cfi_table_count(t)) {
+		const struct elf_image *dbg = dso_symbols(ds, d);
+		if (dbg && elf_image_section(dbg, ".debug_frame", &sec)) {
+			cfi_table_free(t);
+			t = cfi_table_build(sec.data, sec.size, sec.vaddr, true);
+		} else if (elf_image_section(img, ".debug_frame", &sec)) {
+			cfi_table_free(t);
+			t = cfi_table_build(sec.data, sec.size, sec.vaddr, true);
+		}
+	}
+	if (t) {
+		VEC_PUSH(&u->cfi, t);
+		/* hashmap_slot's pointer may be stale after VEC_PUSH? No: different storage. */
+		*hashmap_slot(&u->tables, dso_id, 0, NULL) = u->cfi.n;
+	}
+	return t;
+}
+
+static void push(struct unwind_stack *st, uint64_t ip, bool kernel)
+{
+	if (st->n == UNWIND_MAX_FRAMES) {
+		st->truncated = true;
+		return;
+	}
+	st->frames[st->n].ip = ip;
+	st->frames[st->n].kernel = kernel;
+	st->n++;
+}
+
+/* One CFI step. Returns 0 and updates regs/valid, or -errno to stop. */
+static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
+		    struct stackmem *mem)
+{
+	uint64_t cfa;
+	if (row->cfa_is_expr) {
+		if (cfi_eval(row->cfa_expr, row->cfa_expr_len, regs, *valid, false, 0, read_stack, mem,
+			     &cfa))
+			return -EINVAL;
+	} else {
+		if (!(*valid & (1u << row->cfa_reg)))
+			return -EINVAL;
+		cfa = regs[row->cfa_reg] + (uint64_t)row->cfa_off;
+	}
+	uint64_t nregs[CFI_NREGS];
+	uint32_t nvalid = 0;
+	for (unsigned r = 0; r < CFI_NREGS; r++) {
+		const struct cfi_rule *rule = &row->regs[r];
+		uint64_t v;
+		switch (rule->kind) {
+		case CFI_RULE_SAME:
+			if ((CALLEE_SAVED & (1u << r)) && (*valid & (1u << r))) {
+				nregs[r] = regs[r];
+				nvalid |= 1u << r;
+			}
+			break;
+		case CFI_RULE_EXPLICIT_SAME:
+			if (*valid & (1u << r)) {
+				nregs[r] = regs[r];
+				nvalid |= 1u << r;
+			}
+			break;
+		case CFI_RULE_UNDEF:
+			break;
+		case CFI_RULE_OFFSET:
+			if (read_stack(mem, cfa + (uint64_t)rule->off, &v)) {
+				nregs[r] = v;
+				nvalid |= 1u << r;
+			}
+			break;
+		case CFI_RULE_VAL_OFFSET:
+			nregs[r] = cfa + (uint64_t)rule->off;
+			nvalid |= 1u << r;
+			break;
+		case CFI_RULE_REG:
+			if (rule->reg < CFI_NREGS && (*valid & (1u << rule->reg))) {
+				nregs[r] = regs[rule->reg];
+				nvalid |= 1u << r;
+			}
+			break;
+		case CFI_RULE_EXPR:
+			if (!cfi_eval(rule->expr, rule->expr_len, regs, *valid, true, cfa, read_stack,
+				      mem, &v) &&
+			    read_stack(mem, v, &v)) {
+				nregs[r] = v;
+				nvalid |= 1u << r;
+			}
+			break;
+		case CFI_RULE_VAL_EXPR:
+			if (!cfi_eval(rule->expr, rule->expr_len, regs, *valid, true, cfa, read_stack,
+				      mem, &v)) {
+				nregs[r] = v;
+				nvalid |= 1u << r;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (!(nvalid & (1u << CFI_RA)))
+		return -ENOENT; /* undefined return address: the outermost frame */
+	/* The caller's SP is the CFA (x86_64), unless CFI said otherwise. */
+	if (!(nvalid & (1u << DW_SP)) || row->regs[DW_SP].kind == CFI_RULE_SAME) {
+		nregs[DW_SP] = cfa;
+		nvalid |= 1u << DW_SP;
+	}
+	memcpy(regs, nregs, sizeof(nregs));
+	*valid = nvalid;
+	return 0;
+}
+
+/* Frame-pointer step, where there is no CFI. */
+static int fp_step(uint64_t *regs, uint32_t *valid, struct stackmem *mem)
+{
+	if (!(*valid & (1u << DW_BP)))
+		return -EINVAL;
+	uint64_t bp = regs[DW_BP], ra, nbp;
+	if (bp & 7 || bp < regs[DW_SP] || !read_stack(mem, bp + 8, &ra) || !read_stack(mem, bp, &nbp))
+		return -EINVAL;
+	regs[CFI_RA] = ra;
+	regs[DW_BP] = nbp;
+	regs[DW_SP] = bp + 16;
+	*valid = (1u << CFI_RA) | (1u << DW_BP) | (1u << DW_SP);
+	return 0;
+}
+
+static void unwind_user(struct unwinder *u, const struct event *ev, struct unwind_stack *st)
+{
+	const struct ev_sample *s = &ev->u.sample;
+	uint64_t regs[CFI_NREGS] = { 0 };
+	uint32_t valid = 0;
+	size_t idx = 0;
+	for (unsigned bit = 0; bit < 64; bit++) {
+		if (!(s->user_regs_mask & (1ULL << bit)))
+			continue;
+		uint64_t v = ev_u64(s->user_regs, idx++);
+		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
+			regs[perf_to_dwarf[bit]] = v;
+			valid |= 1u << perf_to_dwarf[bit];
+		}
+	}
+	if (!(valid & (1u << CFI_RA)) || !(valid & (1u << DW_SP)))
+		return;
+	struct stackmem mem = { s->stack, regs[DW_SP], s->stack_dyn_size, false };
+	uint32_t pid = ev->sid.pid;
+	bool first = true, after_signal = false;
+	for (unsigned step = 0; step < UNWIND_MAX_FRAMES; step++) {
+		uint64_t pc = regs[CFI_RA];
+		/* Callers are looked up (and reported) inside the call instruction. */
+		uint64_t at = first || after_signal ? pc : pc - 1;
+		push(st, at, false);
+		if (st->truncated)
+			return;
+		first = false;
+		const struct mapping *map = machine_find(u->m, pid, at, false);
+		if (!map)
+			return;
+		const struct elf_image *img;
+		const struct cfi_table *t = table_for(u, map->dso, &img);
+		uint64_t old_sp = regs[DW_SP];
+		int err = -ENOENT;
+		uint64_t vaddr;
+		struct cfi_row row;
+		if (t && img && elf_image_offset_to_vaddr(img, at - map->start + map->pgoff, &vaddr) &&
+		    cfi_find_row(t, vaddr, &row) == 0) {
+			err = cfi_step(&row, regs, &valid, &mem);
+			after_signal = row.signal_frame;
+			if (err == -ENOENT)
+				return; /* the outermost frame */
+		}
+		if (err) {
+			u->no_cfi_steps++;
+			err = fp_step(regs, &valid, &mem);
+			if (err) {
+				if (mem.ran_out)
+					st->truncated = true;
+				break;
+			}
+			u->fp_steps++;
+			after_signal = false;
+		}
+		if (regs[CFI_RA] == 0)
+			return;
+		if (regs[DW_SP] <= old_sp && !after_signal)
+			return; /* no progress: stop rather than loop */
+	}
+	if (mem.ran_out) {
+		st->truncated = true;
+		u->truncated++;
+	}
+}
+
+void unwinder_sample(struct unwinder *u, const struct event *ev, struct unwind_stack *st)
+{
+	const struct ev_sample *s = &ev->u.sample;
+	bool has_stack = s->user_abi && s->stack && s->stack_dyn_size;
+	unwind_sample(ev, st);
+	if (!has_stack)
+		return;
+	u->samples++;
+	/* Keep the kernel part of the callchain; the user part comes from the stack copy. */
+	size_t k = 0;
+	while (k < st->n && st->frames[k].kernel)
+		k++;
+	st->n = k;
+	unwind_user(u, ev, st);
+}

@@ -1,0 +1,45 @@
+/*
+ * dwarf: user stacks from sampled registers and a stack copy, through
+ * DWARF CFI (unwind, L4).
+ *
+ * For samples recorded with --call-graph dwarf (PERF_SAMPLE_REGS_USER and
+ * PERF_SAMPLE_STACK_USER), the kernel gives the user registers at the
+ * sample and a copy of the user stack from SP upward. Each step finds the
+ * CFI row for the pc (.eh_frame of the mapped binary, else .debug_frame
+ * of it or its debug file), computes the CFA and the caller's registers
+ * reading memory only from the copy, and moves to the return address;
+ * where there is no CFI it tries the frame pointer. It stops at an
+ * undefined return address (the outermost frame), at no progress, when
+ * the copy runs out (the stack is then marked truncated), or at the frame
+ * cap. CFI tables are built once per binary and kept for the run.
+ *
+ * Caller frames are reported at return address - 1 (inside the call), as
+ * perf reports them, so symbols and lines belong to the calling function.
+ */
+#ifndef KILN_UNWIND_DWARF_H
+#define KILN_UNWIND_DWARF_H
+
+#include <stdint.h>
+
+#include "base/hashmap.h"
+#include "base/vec.h"
+#include "event/event.h"
+#include "proc/proc.h"
+#include "unwind/cfi.h"
+#include "unwind/unwind.h"
+
+struct unwinder {
+	struct machine *m;      /* borrowed */
+	struct hashmap tables;  /* dso id -> index+1 in 'cfi' (0: none) */
+	VEC(struct cfi_table *) cfi;
+	uint64_t samples, truncated, no_cfi_steps, fp_steps;
+};
+
+void unwinder_init(struct unwinder *u, struct machine *m);
+void unwinder_release(struct unwinder *u);
+/* The whole stack of a sample, leaf first: the kernel callchain, then the
+ * user frames unwound from its registers and stack copy (or the user part
+ * of its callchain when it has no stack copy). */
+void unwinder_sample(struct unwinder *u, const struct event *ev, struct unwind_stack *st);
+
+#endif
