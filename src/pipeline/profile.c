@@ -42,6 +42,24 @@ static void check_kaslr(struct machine *m, struct dso_set *dsos, bool *checked)
 	}
 }
 
+/* Frame names per (symbol, dso, mode): naming builds and interns a string,
+ * so it is done once per distinct symbol (the key is exact, not a hash). */
+static struct trie_frame cached_frame(struct hashmap *fc, struct strtab *strs,
+				      const struct symbolizer *sz, const struct sym *sym,
+				      const struct frame_opts *o)
+{
+	/* An exact key: name id (32 bits), dso id (31 bits), kernel (1 bit). */
+	uint64_t key = ((uint64_t)sym->name << 32) | ((uint64_t)(sym->dso & 0x7fffffff) << 1) |
+		       sym->kernel, v;
+	if (sym->name == SYM_NONE || sym->dso == SYM_NONE || sym->dso > 0x7fffffff)
+		return frame_for_sym(strs, sz, sym, o);
+	if (hashmap_get(fc, key, &v))
+		return (struct trie_frame){ (uint32_t)(v >> 8), (uint8_t)(v & 0xff) };
+	struct trie_frame f = frame_for_sym(strs, sz, sym, o);
+	hashmap_put(fc, key, ((uint64_t)f.name << 8) | f.kind);
+	return f;
+}
+
 int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie *t,
 		 struct profile_stats *st)
 {
@@ -65,6 +83,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	symbolizer_init(&sz, &m, strs);
 	struct unwinder uw;
 	unwinder_init(&uw, &m);
+	struct hashmap fcache;
+	hashmap_init(&fcache);
 
 	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
 	struct trie_frame frames[UNWIND_MAX_FRAMES + 1];
@@ -91,7 +111,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 			if (stack->frames[i].kernel && !kaslr_checked)
 				check_kaslr(&m, &dsos, &kaslr_checked);
 			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
-			frames[n++] = frame_for_sym(strs, &sz, &sym, &o->frames);
+			frames[n++] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
 		}
 		trie_add(t, frames, n, 1);
 	}
@@ -102,6 +122,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		err_restore(perf_reader_error(r));
 	free(stack);
 	unwinder_release(&uw);
+	hashmap_release(&fcache);
 	symbolizer_release(&sz);
 	machine_release(&m);
 	dso_set_release(&dsos);

@@ -43,6 +43,7 @@ void unwinder_init(struct unwinder *u, struct machine *m)
 	memset(u, 0, sizeof(*u));
 	u->m = m;
 	hashmap_init(&u->tables);
+	hashmap_init(&u->rows);
 }
 
 void unwinder_release(struct unwinder *u)
@@ -51,6 +52,9 @@ void unwinder_release(struct unwinder *u)
 		cfi_table_free(u->cfi.v[i]);
 	VEC_FREE(&u->cfi);
 	hashmap_release(&u->tables);
+	hashmap_release(&u->rows);
+	VEC_FREE(&u->row_cache);
+	VEC_FREE(&u->row_keys);
 }
 
 /* The CFI of a dso (eh_frame first, else debug_frame), built on first use. */
@@ -98,6 +102,31 @@ static void push(struct unwind_stack *st, uint64_t ip, bool kernel)
 	st->frames[st->n].ip = ip;
 	st->frames[st->n].kernel = kernel;
 	st->n++;
+}
+
+/* Rows are cached per (dso, pc): a profile revisits the same return
+ * addresses over and over. Bounded: past the cap, rows are recomputed. */
+#define ROW_CACHE_MAX (1u << 16)
+
+static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso, uint64_t pc,
+		    struct cfi_row *row)
+{
+	uint64_t key = hash_mix2(dso, pc), idx;
+	if (hashmap_get(&u->rows, key, &idx) && u->row_keys.v[idx * 2] == dso &&
+	    u->row_keys.v[idx * 2 + 1] == pc) {
+		u->row_hits++;
+		*row = u->row_cache.v[idx];
+		return 0;
+	}
+	u->row_misses++;
+	int err = cfi_find_row(t, pc, row);
+	if (err || u->row_cache.n >= ROW_CACHE_MAX || hashmap_get(&u->rows, key, NULL))
+		return err;
+	hashmap_put(&u->rows, key, u->row_cache.n);
+	VEC_PUSH(&u->row_cache, *row);
+	VEC_PUSH(&u->row_keys, (uint64_t)dso);
+	VEC_PUSH(&u->row_keys, pc);
+	return 0;
 }
 
 /* One CFI step. Returns 0 and updates regs/valid, or -errno to stop. */
@@ -234,7 +263,7 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 		uint64_t vaddr;
 		struct cfi_row row;
 		if (t && img && elf_image_offset_to_vaddr(img, at - map->start + map->pgoff, &vaddr) &&
-		    cfi_find_row(t, vaddr, &row) == 0) {
+		    find_row(u, t, map->dso, vaddr, &row) == 0) {
 			err = cfi_step(&row, regs, &valid, &mem);
 			after_signal = row.signal_frame;
 			if (err == -ENOENT)

@@ -32,7 +32,10 @@ struct unwinder {
 	struct machine *m;      /* borrowed */
 	struct hashmap tables;  /* dso id -> index+1 in 'cfi' (0: none) */
 	VEC(struct cfi_table *) cfi;
-	uint64_t samples, truncated, no_cfi_steps, fp_steps;
+	struct hashmap rows;   /* hash(dso, pc) -> index+1 in 'row_cache' */
+	VEC(struct cfi_row) row_cache;
+	VEC(uint64_t) row_keys; /* (dso, pc) each cached row answers, to confirm hash hits */
+	uint64_t samples, truncated, no_cfi_steps, fp_steps, row_hits, row_misses;
 };
 
 void unwinder_init(struct unwinder *u, struct machine *m);

@@ -14,9 +14,20 @@ python3 "$TESTLIB/fold_compare.py" "$T/stdin.folded" "$T/perf.folded" 0.99 || fa
 # Through a real pipe, compressed.
 perf record -q -z -g -o - -- "$BURN" 0.3 2>/dev/null | "$KILN" collapse - >"$T/z.folded" || fail "compressed stream on a pipe failed"
 grep -q 'main;render_frame;shade_pixels' "$T/z.folded" || fail "no known chain from the compressed stream"
-# Cut short.
-head -c 20000 "$T/pipe.data" | "$KILN" collapse - >"$T/cut.folded" 2>"$T/cut.err"
-st=$?
-[ $st = 4 ] || fail "cut stream: exit $st, want 4"
-grep -q "offset 0x" "$T/cut.err" || fail "no offset in: $(cat "$T/cut.err")"
+# Cut short. A stream has no length, so a cut that falls on a record
+# boundary looks complete; of three consecutive cuts, at most one can.
+partial=0
+for cut in 20000 20001 20002; do
+	head -c $cut "$T/pipe.data" | "$KILN" collapse - >"$T/cut.folded" 2>"$T/cut.err"
+	st=$?
+	case $st in
+	0) ;;
+	4)
+		grep -q "offset 0x" "$T/cut.err" || fail "no offset in: $(cat "$T/cut.err")"
+		partial=$((partial + 1))
+		;;
+	*) fail "cut stream at $cut: exit $st" ;;
+	esac
+done
+[ $partial -ge 2 ] || fail "cut streams not reported as partial ($partial of 3)"
 echo ok

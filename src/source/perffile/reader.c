@@ -33,6 +33,20 @@ struct qent {
 	uint64_t offset;
 	uint32_t len;
 	bool owned; /* rec is a heap copy (decompressed data): freed after delivery */
+	uint32_t chunk; /* rec lives in arena chunk 'chunk', or NO_CHUNK */
+};
+
+#define NO_CHUNK UINT32_MAX
+/* Queued records are copied into chunks of this size, freed when empty. */
+#define ARENA_CHUNK (4u << 20)
+/* File pages behind the read position are handed back to the kernel in
+ * steps of this size, keeping resident memory bounded on big files. */
+#define DROP_STEP (8u << 20)
+
+struct arena_chunk {
+	uint8_t *data;
+	size_t used;
+	size_t live; /* records in it not yet delivered */
 };
 
 /* Caps on zstd output: per COMPRESSED record, and bytes pending a record's end. */
@@ -63,6 +77,9 @@ struct perf_reader {
 	size_t zlen, zpos, zcap;
 	uint64_t zoff; /* file offset of the record they came from */
 	uint8_t *last_owned; /* the owned record handed out last; freed on the next call */
+	VEC(struct arena_chunk) chunks;
+	uint32_t last_chunk; /* chunk of the record handed out last; released on the next call */
+	uint64_t dropped;    /* file bytes before this offset were handed back (madvise) */
 	/* ordering */
 	VEC(struct qent) heap;
 	size_t queued_bytes, window;
@@ -364,6 +381,7 @@ int perf_reader_open_mem(struct perf_reader **out, const void *data, size_t len,
 	r->len = len;
 	r->window = o && o->reorder_window ? o->reorder_window : DEFAULT_REORDER_WINDOW;
 	r->fd = -1;
+	r->last_chunk = NO_CHUNK;
 	ev_attrs_init(&r->attrs);
 	header_info_init(&r->info);
 	*out = NULL;
@@ -536,6 +554,9 @@ void perf_reader_free(struct perf_reader *r)
 			free((void *)r->heap.v[i].rec);
 	VEC_FREE(&r->heap);
 	free(r->last_owned);
+	for (size_t i = 0; i < r->chunks.n; i++)
+		free(r->chunks.v[i].data);
+	VEC_FREE(&r->chunks);
 	free(r->zdata);
 	free(r->owned_data);
 	if (r->zs)
@@ -903,6 +924,55 @@ static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, u
 	}
 }
 
+/* Copy a record into the arena; returns the copy and its chunk. */
+static const uint8_t *arena_copy(struct perf_reader *r, const uint8_t *rec, uint32_t len,
+				 uint32_t *chunk)
+{
+	struct arena_chunk *c = r->chunks.n ? &r->chunks.v[r->chunks.n - 1] : NULL;
+	if (!c || !c->data || ARENA_CHUNK - c->used < len) {
+		if (c && c->data && c->live == 0) { /* the old chunk emptied while current */
+			free(c->data);
+			c->data = NULL;
+		}
+		c = VEC_PUSH_ZERO(&r->chunks);
+		c->data = xmalloc(ARENA_CHUNK);
+	}
+	uint8_t *p = c->data + c->used;
+	memcpy(p, rec, len);
+	c->used += (len + 7) & ~7u;
+	if (c->used > ARENA_CHUNK)
+		c->used = ARENA_CHUNK;
+	c->live++;
+	*chunk = (uint32_t)(r->chunks.n - 1);
+	return p;
+}
+
+/* One record of 'chunk' was delivered; free the chunk once it is empty
+ * (the chunk still being filled is kept). */
+static void arena_release(struct perf_reader *r, uint32_t chunk)
+{
+	if (chunk == NO_CHUNK)
+		return;
+	struct arena_chunk *c = &r->chunks.v[chunk];
+	if (--c->live == 0 && chunk != r->chunks.n - 1) {
+		free(c->data);
+		c->data = NULL;
+	}
+}
+
+/* Give file pages well behind the read position back to the kernel. */
+static void drop_pages(struct perf_reader *r)
+{
+	if (!r->map || r->pos < r->dropped + DROP_STEP + (1u << 20))
+		return;
+	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t upto = (r->pos - (1u << 20)) & ~(uint64_t)(psz - 1);
+	if (upto > r->dropped) {
+		madvise((uint8_t *)r->map + r->dropped, (size_t)(upto - r->dropped), MADV_DONTNEED);
+		r->dropped = upto;
+	}
+}
+
 static int deliver(struct perf_reader *r, const struct qent *q, struct event *ev)
 {
 	int err = ev_decode(ev, q->rec, q->len, q->offset, &r->attrs);
@@ -917,17 +987,23 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 {
 	free(r->last_owned); /* the previous event's bytes */
 	r->last_owned = NULL;
+	arena_release(r, r->last_chunk);
+	r->last_chunk = NO_CHUNK;
+	drop_pages(r);
 	for (;;) {
 		/* 1. Anything in the queue old enough to go? */
 		if (r->heap.n && (r->done || r->heap.v[0].time <= r->flush_limit)) {
 			struct qent q = q_pop(r);
 			if (q.owned)
 				r->last_owned = (uint8_t *)q.rec;
+			r->last_chunk = q.chunk;
 			int err = deliver(r, &q, ev);
 			if (err == 1)
 				return 1;
 			free(r->last_owned);
 			r->last_owned = NULL;
+			arena_release(r, r->last_chunk);
+			r->last_chunk = NO_CHUNK;
 			log_warn("%s: %s at offset 0x%llx; record skipped", r->name, err_last()->msg,
 				 (unsigned long long)err_last()->offset);
 			continue;
@@ -1001,17 +1077,25 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 			r->stats.out_of_order++;
 		if (t > r->max_time)
 			r->max_time = t;
+		/* Queued records are copied out of the file mapping, so its pages
+		 * can be dropped behind the read position. */
+		uint32_t chunk = NO_CHUNK;
+		if (!owned)
+			rec = arena_copy(r, rec, len, &chunk);
 		q_push(r, (struct qent){ .time = t, .seq = r->seq++, .rec = rec, .offset = off,
-					 .len = len, .owned = owned });
+					 .len = len, .owned = owned, .chunk = chunk });
 		while (r->queued_bytes > r->window && r->heap.n) {
 			struct qent q = q_pop(r);
 			r->stats.reorder_overflows++;
 			if (q.owned)
 				r->last_owned = (uint8_t *)q.rec;
+			r->last_chunk = q.chunk;
 			if (deliver(r, &q, ev) == 1)
 				return 1;
 			free(r->last_owned);
 			r->last_owned = NULL;
+			arena_release(r, r->last_chunk);
+			r->last_chunk = NO_CHUNK;
 		}
 		continue;
 drop:
