@@ -1,4 +1,15 @@
-/* folded: trie → sorted folded lines (output, L7). */
+/*
+ * folded: trie → sorted folded lines, streamed (output, L7).
+ *
+ * Lines must come out in bytewise order of the whole line, as
+ * stackcollapse-perf.pl sorts them, without building every line in
+ * memory. A node's own line is "path name COUNT" and its children's lines
+ * are "path name;...", so among siblings each node stands for two items
+ * with keys name+' ' and name+';'; sorting those items gives the exact
+ * order (a sibling whose name extends this one's, like "foo-bar" after
+ * "foo", can fall between "foo"'s own line and its children's lines).
+ * Memory is proportional to the depth and fan-out, not to the output.
+ */
 #include "output/folded.h"
 
 #include <errno.h>
@@ -8,51 +19,68 @@
 #include "base/buf.h"
 #include "base/vec.h"
 
-static int cmp_str(const void *a, const void *b)
+struct item {
+	const char *name;
+	uint32_t node;
+	char term; /* ' ': the node's own line; ';': its children */
+};
+
+static int cmp_item(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct item *x = a, *y = b;
+	const unsigned char *p = (const unsigned char *)x->name, *q = (const unsigned char *)y->name;
+	/* Compare name+term as strings without building them. */
+	for (;; p++, q++) {
+		unsigned char cp = *p ? *p : (unsigned char)x->term;
+		unsigned char cq = *q ? *q : (unsigned char)y->term;
+		if (cp != cq)
+			return cp < cq ? -1 : 1;
+		if (!*p || !*q) {
+			/* One side reached its terminator (which matched the other's byte). */
+			if (!*p && !*q)
+				return 0;
+			return !*p ? -1 : 1; /* the shorter key sorts first */
+		}
+	}
+}
+
+static void emit(FILE *f, const struct trie *t, uint32_t parent, struct buf *path)
+{
+	VEC(struct item) items = { 0 };
+	for (uint32_t c = trie_node(t, parent)->first_child; c != TRIE_NONE;
+	     c = trie_node(t, c)->next_sibling) {
+		const struct trie_node *n = trie_node(t, c);
+		if (n->self)
+			VEC_PUSH(&items, ((struct item){ trie_name(t, c), c, ' ' }));
+		if (n->first_child != TRIE_NONE)
+			VEC_PUSH(&items, ((struct item){ trie_name(t, c), c, ';' }));
+	}
+	if (items.n > 1)
+		qsort(items.v, items.n, sizeof(items.v[0]), cmp_item);
+	size_t len = path->len;
+	for (size_t i = 0; i < items.n; i++) {
+		const struct item *it = &items.v[i];
+		if (it->term == ' ') {
+			fwrite(path->p ? path->p : "", 1, len, f);
+			fprintf(f, "%s %llu\n", it->name,
+				(unsigned long long)trie_node(t, it->node)->self);
+		} else {
+			buf_addstr(path, it->name);
+			buf_addch(path, ';');
+			emit(f, t, it->node, path);
+			path->len = len;
+			if (path->p)
+				path->p[len] = '\0';
+		}
+	}
+	VEC_FREE(&items);
 }
 
 int folded_write(FILE *f, const struct trie *t)
 {
-	VEC(char *) lines = { 0 };
-	VEC(uint32_t) stack = { 0 }; /* DFS: node ids */
-	struct buf b;
-	buf_init(&b, (size_t)1 << 30);
-	if (t->nodes.v[0].first_child != TRIE_NONE)
-		VEC_PUSH(&stack, t->nodes.v[0].first_child);
-	while (stack.n) {
-		uint32_t id = stack.v[--stack.n];
-		const struct trie_node *n = trie_node(t, id);
-		if (n->next_sibling != TRIE_NONE)
-			VEC_PUSH(&stack, n->next_sibling);
-		if (n->first_child != TRIE_NONE)
-			VEC_PUSH(&stack, n->first_child);
-		if (!n->self)
-			continue;
-		/* Build the path from the root down. */
-		VEC(uint32_t) path = { 0 };
-		for (uint32_t p = id; p != 0 && p != TRIE_NONE; p = trie_node(t, p)->parent)
-			VEC_PUSH(&path, p);
-		buf_reset(&b);
-		for (size_t i = path.n; i-- > 0;) {
-			buf_addstr(&b, trie_name(t, path.v[i]));
-			if (i)
-				buf_addch(&b, ';');
-		}
-		buf_addf(&b, " %llu", (unsigned long long)n->self);
-		VEC_FREE(&path);
-		VEC_PUSH(&lines, buf_detach(&b, NULL));
-	}
-	if (lines.n > 1)
-		qsort(lines.v, lines.n, sizeof(lines.v[0]), cmp_str);
-	for (size_t i = 0; i < lines.n; i++) {
-		fputs(lines.v[i], f);
-		fputc('\n', f);
-		free(lines.v[i]);
-	}
-	VEC_FREE(&lines);
-	VEC_FREE(&stack);
-	buf_release(&b);
+	struct buf path;
+	buf_init(&path, (size_t)1 << 30);
+	emit(f, t, 0, &path);
+	buf_release(&path);
 	return ferror(f) ? -EIO : 0;
 }
