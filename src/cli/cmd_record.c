@@ -91,6 +91,10 @@ int record_cli_run(const struct record_opts *o, bool quiet)
 			return KILN_EXIT_FAIL;
 		}
 		cli_error_last(NULL);
+		if (r.salvaged)
+			fprintf(stderr, "hint: recording stopped; %s keeps the %.3f MB of records "
+					"written before the failure\n",
+				o->output, (double)r.salvaged_bytes / (1024.0 * 1024.0));
 		return err == -EINVAL ? KILN_EXIT_USAGE : KILN_EXIT_FAIL;
 	}
 	if (r.event_fallback)

@@ -254,6 +254,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	build_attrs(o, attrs, n, freq);
 
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN); /* past ulimit -f: get EFBIG and stop cleanly, not die */
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
 		err = err_set(-errno, "signalfd: %s", strerror(errno));
@@ -415,14 +416,25 @@ int record_run(const struct record_opts *o, struct record_result *res)
 		wl.pid = 0;
 	}
 	if (sink.err) {
+		/* Disk full or file size limit: keep the records that made it. */
+		uint64_t kept = 0;
+		int serr = perf_writer_salvage(w, &kept);
+		w = NULL;
+		res->salvaged = serr == 0;
+		res->salvaged_bytes = kept;
 		err = err_set(sink.err, "cannot write '%s': %s", o->output, strerror(-sink.err));
 		goto out;
 	}
 	struct perf_header_info info;
 	fill_info(o, &info);
-	err = perf_writer_finish(w, &info);
+	uint64_t kept;
+	err = perf_writer_finish(w, &info, &kept);
 	w = NULL;
 	perf_header_info_release(&info);
+	if (err && kept != UINT64_MAX) {
+		res->salvaged = true;
+		res->salvaged_bytes = kept;
+	}
 
 out:
 	if (w)

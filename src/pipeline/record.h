@@ -52,6 +52,8 @@ struct record_result {
 	int exec_errno;     /* the command could not be executed */
 	int open_errno;     /* perf_event_open's errno when it failed */
 	int paranoid;       /* kernel.perf_event_paranoid, -100 if unknown */
+	bool salvaged;      /* a write failed; the file keeps the records written before */
+	uint64_t salvaged_bytes;
 };
 
 /* 0 on success; -errno on failure with err_last() describing it and

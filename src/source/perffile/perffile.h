@@ -125,8 +125,17 @@ uint64_t perf_writer_data_size(const struct perf_writer *w);
 /* Write the id arrays, attrs and features (from 'info': hostname,
  * osrelease, version, arch, nrcpus, cmdline, build-ids, plus event_desc
  * from the attrs), rewrite the header, fsync, and rename over the target.
- * Frees w. 0 or -errno; on error the temporary file is removed. */
-int perf_writer_finish(struct perf_writer *w, const struct perf_header_info *info);
+ * Frees w. 0 or -errno. When the data itself could not all be written,
+ * the whole records that were are kept as by perf_writer_salvage and
+ * *kept says how many bytes (UINT64_MAX: nothing kept, the temporary file
+ * was removed). */
+int perf_writer_finish(struct perf_writer *w, const struct perf_header_info *info, uint64_t *kept);
+/* After a write error (disk full, file size limit): keep what was fully
+ * written. Rewrites the header to cover the whole records that reached
+ * the file (no feature sections), cuts the file there and renames it
+ * into place; *kept gets the data bytes kept. Frees w. 0, or -errno when
+ * nothing could be kept (the temporary file is then removed). */
+int perf_writer_salvage(struct perf_writer *w, uint64_t *kept);
 /* Give up: remove the temporary file and free w. */
 void perf_writer_abort(struct perf_writer *w);
 

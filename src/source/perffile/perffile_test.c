@@ -118,7 +118,8 @@ static char *write_fixture(size_t *len)
 	char *cmd[] = { (char *)"/usr/bin/kiln", (char *)"record", (char *)"-g" };
 	info.cmdline = cmd;
 	info.cmdline_n = 3;
-	assert_int_equal(perf_writer_finish(w, &info), 0);
+	uint64_t kept;
+	assert_int_equal(perf_writer_finish(w, &info, &kept), 0);
 	FILE *f = fopen(path, "rb");
 	assert_non_null(f);
 	char *data = xmalloc(1 << 20);

@@ -36,6 +36,8 @@ struct perf_writer {
 	VEC(struct wattr) attrs;
 	bool started; /* the first record was written (attrs are fixed) */
 	uint64_t data_offset, data_size;
+	uint64_t data_ok; /* bytes of data known to be in the file (whole records) */
+	bool started_ok;  /* header placeholder, ids and attrs were written */
 	uint64_t attrs_offset;
 	char *wbuf;
 	size_t wlen;
@@ -125,10 +127,43 @@ static int start(struct perf_writer *w)
 	return err;
 }
 
+/* write() as much as possible; 0 or -errno, with *done bytes written. */
+static int write_count(int fd, const void *p, size_t n, size_t *done)
+{
+	const char *c = p;
+	*done = 0;
+	while (*done < n) {
+		ssize_t k = write(fd, c + *done, n - *done);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		*done += (size_t)k;
+	}
+	return 0;
+}
+
 static int flush(struct perf_writer *w)
 {
-	if (w->wlen && !w->err)
-		w->err = write_all(w->fd, w->wbuf, w->wlen);
+	if (w->wlen && !w->err) {
+		size_t done;
+		w->err = write_count(w->fd, w->wbuf, w->wlen, &done);
+		if (w->err) {
+			/* Keep the whole records that reached the file. */
+			size_t at = 0;
+			while (at + 8 <= done) {
+				uint16_t size;
+				memcpy(&size, w->wbuf + at + 6, 2);
+				if (size < 8 || at + size > done)
+					break;
+				at += size;
+			}
+			w->data_ok += at;
+		} else {
+			w->data_ok = w->data_size;
+		}
+	}
 	w->wlen = 0;
 	return w->err;
 }
@@ -137,12 +172,17 @@ int perf_writer_write(struct perf_writer *w, const void *rec, size_t len)
 {
 	if (w->err)
 		return w->err;
-	if (!w->started && (w->err = start(w)))
-		return w->err;
+	if (!w->started) {
+		if ((w->err = start(w)))
+			return w->err;
+		w->started_ok = true;
+	}
 	if (w->wlen + len > WBUF_SIZE && flush(w))
 		return w->err;
 	if (len > WBUF_SIZE) {
 		w->err = write_all(w->fd, rec, len);
+		if (!w->err)
+			w->data_ok = w->data_size + len;
 	} else {
 		memcpy(w->wbuf + w->wlen, rec, len);
 		w->wlen += len;
@@ -268,13 +308,25 @@ static bool have_feature(const struct perf_writer *w, unsigned feat,
 	}
 }
 
-int perf_writer_finish(struct perf_writer *w, const struct perf_header_info *info)
+int perf_writer_finish(struct perf_writer *w, const struct perf_header_info *info, uint64_t *kept)
 {
 	int err = 0;
-	if (!w->started)
+	*kept = UINT64_MAX;
+	if (!w->started) {
 		err = start(w);
+		w->started_ok = !err;
+	}
 	if (!err)
 		err = flush(w);
+	if (err && w->started_ok) {
+		/* The data did not all fit (disk full, file size limit): keep what did. */
+		char *path = xstrdup(w->path);
+		if (perf_writer_salvage(w, kept))
+			*kept = UINT64_MAX;
+		err_set(err, "cannot write '%s': %s", path, strerror(-err));
+		free(path);
+		return err;
+	}
 	uint64_t bitmap[4] = { 0 };
 	struct buf payloads;
 	buf_init(&payloads, 1u << 30);
@@ -344,4 +396,34 @@ void perf_writer_abort(struct perf_writer *w)
 	free(w->path);
 	free(w->tmp_path);
 	free(w);
+}
+
+int perf_writer_salvage(struct perf_writer *w, uint64_t *kept)
+{
+	int err = w->started_ok ? 0 : -EIO;
+	*kept = w->data_ok;
+	if (!err) {
+		/* Header only: it overwrites the placeholder, so it needs no new space. */
+		uint8_t hdr[HDR_SIZE] = { 0 };
+		uint64_t f[7] = {
+			0x32454c4946524550ULL, HDR_SIZE, WRITE_ATTR_SIZE + 16, w->attrs_offset,
+			w->attrs.n * (WRITE_ATTR_SIZE + 16), w->data_offset, w->data_ok,
+		};
+		memcpy(hdr, f, sizeof(f));
+		if (pwrite(w->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+			err = -EIO;
+	}
+	if (!err && ftruncate(w->fd, (off_t)(w->data_offset + w->data_ok)) < 0)
+		err = -errno;
+	if (!err)
+		fsync(w->fd);
+	if (close(w->fd) < 0 && !err)
+		err = -errno;
+	w->fd = -1;
+	if (!err && rename(w->tmp_path, w->path) < 0)
+		err = -errno;
+	if (err)
+		unlink(w->tmp_path);
+	perf_writer_abort(w);
+	return err;
 }
