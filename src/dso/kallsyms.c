@@ -54,6 +54,7 @@ struct kallsyms {
 
 struct parser {
 	struct kallsyms *ks;
+	bool perf; /* perf's table: see kallsyms_parse_perf() */
 	VEC(struct ksym) all;
 	size_t pool_cap;
 	size_t last_mod; /* module of the previous line, reused when equal */
@@ -100,6 +101,13 @@ static uint8_t type_rank(char t)
 static bool is_text(char t)
 {
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* perf's symbol_type__filter: text, weak, data and bss, either case. */
+static bool perf_keeps(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W' || t == 'd' || t == 'D' || t == 'b' ||
+	       t == 'B';
 }
 
 /* Copy a string into the pool (which has room: see kallsyms_parse). */
@@ -168,11 +176,17 @@ static bool parse_line(struct parser *ps, const char *p, const char *e)
 			return false;
 	}
 
+	if (ps->perf && (!perf_keeps(type) || name[0] == '$')) {
+		if (addr)
+			ps->any_nonzero = true;
+		return true; /* perf never sees it, not even as the end of another */
+	}
 	struct ksym *s = VEC_PUSH_ZERO(&ps->all);
 	s->addr = addr;
-	s->seq = ps->all.n - 1;
-	s->rank = type_rank(type);
-	s->keep = is_text(type) || mod;
+	/* perf keeps the last alias at an address: sort later lines first. */
+	s->seq = ps->perf ? SIZE_MAX - ps->all.n : ps->all.n - 1;
+	s->rank = ps->perf ? 0 : type_rank(type);
+	s->keep = ps->perf || is_text(type) || mod;
 	s->mod = NO_MODULE;
 	if (addr)
 		ps->any_nonzero = true;
@@ -242,6 +256,42 @@ static void finish(struct parser *ps)
 	}
 }
 
+/*
+ * perf's symbols__fixup_end over the kept symbols: a symbol ends where the
+ * next address starts, however far; between the core kernel and a module
+ * it ends at the page after its start; the last one ends one page past
+ * its page. Aliases then reduce to the last one (kallsyms_lookup returns
+ * the first of the sorted group, which is the last line).
+ */
+static void finish_perf(struct parser *ps)
+{
+	struct ksym *v = ps->all.v;
+	size_t n = ps->all.n;
+
+	if (n)
+		qsort(v, n, sizeof(*v), ksym_cmp);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i + 1;
+		while (j < n && v[j].addr == v[i].addr)
+			j++;
+		uint64_t a = v[i].addr, end;
+		if (a > UINT64_MAX - 3 * 4096)
+			end = UINT64_MAX;
+		else if (j == n) /* roundup(a, 4096) + 4096 */
+			end = ((a + 4095) & ~(uint64_t)4095) + 4096;
+		else if ((v[i].mod == NO_MODULE) != (v[j].mod == NO_MODULE))
+			end = (a + 4096 + 4095) & ~(uint64_t)4095; /* roundup(a + 4096, 4096) */
+		else
+			end = v[j].addr;
+		v[i].end = end;
+	}
+	ps->ks->syms.v = v;
+	ps->ks->syms.n = n;
+	ps->ks->syms.cap = ps->all.cap;
+	ps->all.v = NULL;
+	ps->all.n = ps->all.cap = 0;
+}
+
 static int kname_cmp(const void *a, const void *b)
 {
 	const struct kname *x = a, *y = b;
@@ -263,9 +313,9 @@ static void build_name_index(struct kallsyms *ks)
 	qsort(ks->by_name, ks->syms.n, sizeof(*ks->by_name), kname_cmp);
 }
 
-struct kallsyms *kallsyms_parse(const char *text, size_t len)
+static struct kallsyms *parse(const char *text, size_t len, bool perf)
 {
-	struct parser ps = { 0 };
+	struct parser ps = { .perf = perf };
 	const char *p = text, *end = text + len;
 
 	ps.ks = xcalloc(1, sizeof(*ps.ks));
@@ -288,13 +338,26 @@ struct kallsyms *kallsyms_parse(const char *text, size_t len)
 	}
 	/* Restricted: lines were there, but every address read as zero. */
 	ps.ks->restricted = ps.all.n > 0 && !ps.any_nonzero;
-	finish(&ps);
+	if (perf)
+		finish_perf(&ps);
+	else
+		finish(&ps);
 	ps.ks->pool = xrealloc(ps.ks->pool, ps.ks->pool_len ? ps.ks->pool_len : 1);
 	build_name_index(ps.ks);
 	return ps.ks;
 }
 
-int kallsyms_load(struct kallsyms **out, const char *path)
+struct kallsyms *kallsyms_parse(const char *text, size_t len)
+{
+	return parse(text, len, false);
+}
+
+struct kallsyms *kallsyms_parse_perf(const char *text, size_t len)
+{
+	return parse(text, len, true);
+}
+
+static int load(struct kallsyms **out, const char *path, bool perf)
 {
 	struct stat st;
 	size_t cap = 1 << 16, n = 0;
@@ -344,11 +407,21 @@ int kallsyms_load(struct kallsyms **out, const char *path)
 			break;
 		n += (size_t)r;
 	}
-	*out = kallsyms_parse(buf, n);
+	*out = parse(buf, n, perf);
 out:
 	free(buf);
 	close(fd);
 	return err;
+}
+
+int kallsyms_load(struct kallsyms **out, const char *path)
+{
+	return load(out, path, false);
+}
+
+int kallsyms_load_perf(struct kallsyms **out, const char *path)
+{
+	return load(out, path, true);
 }
 
 void kallsyms_free(struct kallsyms *ks)
@@ -419,6 +492,25 @@ bool kallsyms_find(const struct kallsyms *ks, const char *name, uint64_t *addr)
 		return false;
 	*addr = ks->syms.v[ks->by_name[lo].idx].addr;
 	return true;
+}
+
+bool kallsyms_core_span(const struct kallsyms *ks, uint64_t *start, uint64_t *end)
+{
+	bool any = false;
+
+	if (ks->restricted)
+		return false;
+	for (size_t i = 0; i < ks->syms.n; i++) {
+		const struct ksym *s = &ks->syms.v[i];
+		if (s->mod != NO_MODULE)
+			continue;
+		if (!any || s->addr < *start)
+			*start = s->addr;
+		if (!any || s->end > *end)
+			*end = s->end;
+		any = true;
+	}
+	return any;
 }
 
 bool kallsyms_restricted(const struct kallsyms *ks)

@@ -24,6 +24,16 @@ struct kallsyms;
 struct kallsyms *kallsyms_parse(const char *text, size_t len);
 /* Read and parse a file (normally /proc/kallsyms). 0 or -errno. */
 int kallsyms_load(struct kallsyms **out, const char *path);
+/*
+ * The same text as perf 6.1 reads it, for output that must match perf's:
+ * only t/T, w/W, d/D and b/B symbols exist (the others do not even end
+ * the symbol before them), a symbol ends where the next kept address
+ * starts however far away it is (the last one page-rounded, one page
+ * past its start), and of several symbols at one address the last line
+ * wins. Lookups and finds work as for kallsyms_parse().
+ */
+struct kallsyms *kallsyms_parse_perf(const char *text, size_t len);
+int kallsyms_load_perf(struct kallsyms **out, const char *path);
 void kallsyms_free(struct kallsyms *ks);
 
 /* The symbol containing 'addr', or NULL. Sets *start and, if 'module' is
@@ -35,6 +45,9 @@ const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *
  * or restricted. A repeated name (static functions) gives the lowest
  * address. O(log n). */
 bool kallsyms_find(const struct kallsyms *ks, const char *name, uint64_t *addr);
+/* The range the core kernel's symbols cover (module symbols left out):
+ * from the lowest start to the highest end. False if there are none. */
+bool kallsyms_core_span(const struct kallsyms *ks, uint64_t *start, uint64_t *end);
 /* True if every address was zero (hidden by kptr_restrict). */
 bool kallsyms_restricted(const struct kallsyms *ks);
 size_t kallsyms_count(const struct kallsyms *ks);

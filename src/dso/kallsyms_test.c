@@ -128,6 +128,59 @@ static void test_sample(void **state)
 	kallsyms_free(ks);
 }
 
+/* The same text as perf reads it: data symbols exist, r/R and others do
+ * not, the last alias wins, ends reach the next symbol however far. */
+static void test_sample_perf(void **state)
+{
+	static const char text[] = "ffffffff81000000 t local_first\n"
+				   "ffffffff81000000 T _text\n"
+				   "ffffffff81000000 T __pi__text\n"
+				   "ffffffff81000100 T memcpy\n"
+				   "ffffffff81000100 T __pi_memcpy\n"
+				   "ffffffff81000200 r rodata_is_invisible\n"
+				   "ffffffff81000300 D some_data\n"
+				   "ffffffff81000400 T far_fn\n"
+				   "ffffffff85000000 b last_core\n"
+				   "ffffffffc0a01000 t foo\t[mod]\n"
+				   "ffffffffc0a01040 t bar\t[mod]\n";
+	struct kallsyms *ks = kallsyms_parse_perf(text, strlen(text));
+	uint64_t a, b;
+
+	(void)state;
+	assert_int_equal(kallsyms_bad_lines(ks), 0);
+	assert_int_equal(kallsyms_count(ks), 10);
+	expect(ks, 0xffffffff81000000, "__pi__text", 0xffffffff81000000, NULL);
+	expect(ks, 0xffffffff81000101, "__pi_memcpy", 0xffffffff81000100, NULL);
+	/* rodata does not end memcpy; the data symbol does, and is a result. */
+	expect(ks, 0xffffffff81000250, "__pi_memcpy", 0xffffffff81000100, NULL);
+	expect(ks, 0xffffffff81000310, "some_data", 0xffffffff81000300, NULL);
+	/* No 1 MiB cap: far_fn reaches last_core. */
+	expect(ks, 0xffffffff84ffffff, "far_fn", 0xffffffff81000400, NULL);
+	/* Core before module: one page past the page after its start. */
+	expect(ks, 0xffffffff85000fff, "last_core", 0xffffffff85000000, NULL);
+	expect(ks, 0xffffffff85001000, NULL, 0, NULL);
+	/* The last symbol: the page after its page. */
+	expect(ks, 0xffffffffc0a02fff, "bar", 0xffffffffc0a01040, "mod");
+	expect(ks, 0xffffffffc0a03000, NULL, 0, NULL);
+	assert_true(kallsyms_find(ks, "_text", &a));
+	assert_int_equal(a, 0xffffffff81000000);
+	assert_false(kallsyms_find(ks, "rodata_is_invisible", &a));
+	assert_true(kallsyms_core_span(ks, &a, &b));
+	assert_int_equal(a, 0xffffffff81000000);
+	assert_int_equal(b, 0xffffffff85001000);
+	kallsyms_free(ks);
+
+	/* Restricted and empty tables. */
+	ks = kallsyms_parse_perf("0000000000000000 T _text\n", 24);
+	assert_true(kallsyms_restricted(ks));
+	assert_false(kallsyms_core_span(ks, &a, &b));
+	kallsyms_free(ks);
+	ks = kallsyms_parse_perf("", 0);
+	assert_null(kallsyms_lookup(ks, 1, NULL, NULL));
+	assert_false(kallsyms_core_span(ks, &a, &b));
+	kallsyms_free(ks);
+}
+
 static void test_restricted(void **state)
 {
 	static const char text[] = "0000000000000000 T _text\n"
@@ -287,7 +340,8 @@ static void test_proc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sample),	 cmocka_unit_test(test_restricted),
+		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_sample_perf),	 cmocka_unit_test(test_restricted),
 		cmocka_unit_test(test_hostile),	 cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_proc),
 	};
