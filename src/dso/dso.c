@@ -113,10 +113,20 @@ const struct elf_image *dso_image(struct dso_set *s, struct dso *d)
 	if (d->tried)
 		return d->img;
 	d->tried = true;
-	if (d->kind == DSO_VDSO && !strcmp(d->path, "[vdso]") && s->ksyms_allowed) {
+	if (d->kind == DSO_VDSO && !strcmp(d->path, "[vdso]") &&
+	    (s->ksyms_allowed || s->vdso_always)) {
 		size_t len;
 		d->bytes = own_vdso(&len);
 		if (d->bytes && elf_image_parse(&d->img, d->bytes, len)) {
+			free(d->bytes);
+			d->bytes = NULL;
+			d->img = NULL;
+		}
+		uint8_t id[ELF_BUILD_ID_MAX];
+		if (d->img && d->build_id_size &&
+		    (elf_image_build_id(d->img, id) != d->build_id_size ||
+		     memcmp(id, d->build_id, d->build_id_size))) {
+			elf_image_free(d->img); /* another kernel's vDSO was recorded */
 			free(d->bytes);
 			d->bytes = NULL;
 			d->img = NULL;

@@ -48,6 +48,9 @@ struct dso_set {
 	struct kallsyms *ksyms; /* NULL until loaded; stays NULL if unusable */
 	bool ksyms_allowed;
 	bool ksyms_tried;
+	/* Take "[vdso]" symbols from this process's vDSO even when kallsyms is
+	 * not allowed (perf's way), unless a recorded build-id differs. */
+	bool vdso_always;
 	const char *symfs; /* prefix for file paths, or NULL */
 };
 

@@ -157,6 +157,9 @@ static void apply_mmap(struct machine *m, const struct event *ev)
 	if (end < mm->start)
 		end = UINT64_MAX;
 	struct mapping map = { .start = mm->start, .end = end, .pgoff = mm->pgoff, .dso = dso };
+	/* Old kernels put the vDSO's address in its pgoff; it is always 0 (perf ignores it too). */
+	if (dso_set_get(m->dsos, dso)->kind == DSO_VDSO)
+		map.pgoff = 0;
 	unsigned cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (mm->pid == (uint32_t)-1 || cpumode == PERF_RECORD_MISC_KERNEL) {
 		if (!strncmp(mm->filename, "[kernel.kallsyms]", 17))
