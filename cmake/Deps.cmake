@@ -7,3 +7,9 @@ pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
 if(KILN_TESTS)
 	pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
 endif()
+
+# libiberty (Debian libiberty-dev): the demangler perf itself uses, so C++
+# and Rust names read exactly as in perf's output. A static library with
+# its headers under include/libiberty.
+find_path(IBERTY_INCLUDE_DIR demangle.h PATH_SUFFIXES libiberty REQUIRED)
+find_library(IBERTY_LIBRARY iberty REQUIRED)

@@ -1,7 +1,8 @@
 # Warnings follow git and Lua; KILN_WERROR (on in CI) makes them fatal.
 set(KILN_WARNINGS -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
     -Wwrite-strings -Wformat=2 -Wno-format-nonliteral -Wundef -Wpointer-arith)
-add_compile_options(${KILN_WARNINGS})
+# C only: the C++ test programs get the defaults.
+add_compile_options("$<$<COMPILE_LANGUAGE:C>:${KILN_WARNINGS}>")
 if(KILN_WERROR)
 	add_compile_options(-Werror)
 endif()

@@ -2,7 +2,7 @@
 # Installs the Debian packages kiln needs to build and test, if any is
 # missing. Run as root on a fresh Debian 12 machine (apt-get update first).
 set -e
-PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev \
+PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev libiberty-dev \
 linux-perf libxml2-utils python3 util-linux procps bc"
 missing=""
 for p in $PKGS; do

@@ -6,6 +6,9 @@
  */
 #include "symbolize/symbolize.h"
 
+#define HAVE_DECL_BASENAME 1 /* libiberty's headers test it */
+#include <demangle.h>
+#include <stdlib.h>
 #include <string.h>
 
 void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *strs)
@@ -14,11 +17,13 @@ void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *str
 	s->m = m;
 	s->strs = strs;
 	hashmap_init(&s->cache);
+	hashmap_init(&s->demangled);
 }
 
 void symbolizer_release(struct symbolizer *s)
 {
 	hashmap_release(&s->cache);
+	hashmap_release(&s->demangled);
 	VEC_FREE(&s->entries);
 	VEC_FREE(&s->entry_keys);
 }
@@ -33,6 +38,34 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct sym *out)
 		out->name = strtab_intern_str(s->strs, name);
 		out->symoff = ip - start;
 	}
+}
+
+/* Names longer than this after demangling are kept mangled. */
+#define DEMANGLED_MAX 4096
+
+/* The name perf would show for a user-space symbol: demangled when it is
+ * a C++ (_Z) or Rust (_R, or legacy _ZN...17h<hash>E) name. */
+static uint32_t display_name(struct symbolizer *s, const char *name)
+{
+	uint32_t raw = strtab_intern_str(s->strs, name);
+	if (s->no_demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return raw;
+	uint64_t v;
+	if (hashmap_get(&s->demangled, raw, &v))
+		return (uint32_t)v;
+	uint32_t id = raw;
+	char *d = name[1] == 'R' ? rust_demangle(name, DMGL_NO_OPTS)
+				 : cplus_demangle_v3(name, DMGL_NO_OPTS);
+	size_t n = d ? strlen(d) : 0;
+	/* Legacy Rust names are C++-mangled with a "::h<16 hex>" hash last. */
+	if (n > 19 && !strncmp(d + n - 19, "::h", 3) &&
+	    strspn(d + n - 16, "0123456789abcdef") == 16)
+		d[n -= 19] = '\0';
+	if (d && n <= DEMANGLED_MAX)
+		id = strtab_intern_str(s->strs, d);
+	free(d);
+	hashmap_put(&s->demangled, raw, id);
+	return id;
 }
 
 static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip, bool kernel,
@@ -60,7 +93,7 @@ static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip
 	uint64_t start;
 	const char *name = elf_image_lookup(dso_symbols(ds, d), vaddr, &start);
 	if (name) {
-		out->name = strtab_intern_str(s->strs, name);
+		out->name = display_name(s, name);
 		out->symoff = vaddr - start;
 	}
 }

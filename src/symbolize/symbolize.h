@@ -6,7 +6,9 @@
  * and offset, the dso path, and the address relative to the dso (the
  * link-time virtual address for files, the absolute address for the
  * kernel). Results are cached per (dso, address), so each distinct
- * address is resolved once per run.
+ * address is resolved once per run. C++ and Rust names of user code are
+ * demangled as perf shows them (no parameter lists: "toplev::main"),
+ * unless no_demangle is set; kernel names are left alone, as perf does.
  */
 #ifndef KILN_SYMBOLIZE_SYMBOLIZE_H
 #define KILN_SYMBOLIZE_SYMBOLIZE_H
@@ -37,6 +39,8 @@ struct symbolizer {
 	VEC(struct sym) entries;
 	VEC(uint64_t) entry_keys; /* the file offset each entry was resolved for */
 	uint64_t lookups, misses;
+	bool no_demangle;     /* show C++/Rust names as mangled in the binary */
+	struct hashmap demangled; /* raw name id -> demangled name id */
 };
 
 void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *strs);
