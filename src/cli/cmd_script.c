@@ -21,7 +21,9 @@ static const char usage_text[] =
 	"  -i, --input FILE    the perf.data to read\n"
 	"  -F, --fields LIST   fields to print: comm,pid,tid,cpu,time,event,period,ip,\n"
 	"                      sym,symoff,dso,addr; +field adds to and -field removes\n"
-	"                      from perf's default set\n"
+	"                      from perf's default set; hw:, sw:, trace:, raw:, break:\n"
+	"                      limit a list to one event type (repeatable)\n"
+	"  -G, --hide-call-graph  print the sample ip only, not the callchain\n"
 	"      --stats         count the records of each type instead\n"
 	"      --symfs DIR     look for binaries under DIR\n"
 	"  -h, --help          this help\n"
@@ -36,21 +38,31 @@ int cmd_script(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "fields", required_argument, NULL, 'F' },
+		{ "hide-call-graph", no_argument, NULL, 'G' },
 		{ "stats", no_argument, NULL, 1 },
 		{ "symfs", required_argument, NULL, 2 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct script_run_opts o = { .input = "perf.data", .out = stdout };
+	const char *fields[16];
+	size_t nfields = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:F:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:F:Gh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
 			break;
 		case 'F':
-			o.fields = optarg;
+			if (nfields == sizeof(fields) / sizeof(fields[0])) {
+				fprintf(stderr, "error: too many -F options\n");
+				return KILN_EXIT_USAGE;
+			}
+			fields[nfields++] = optarg;
+			break;
+		case 'G':
+			o.hide_callchain = true;
 			break;
 		case 1:
 			o.stats = true;
@@ -69,6 +81,8 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "error: unexpected argument '%s'\n", argv[optind]);
 		return KILN_EXIT_USAGE;
 	}
+	o.fields = fields;
+	o.nfields = nfields;
 	struct script_run_result res;
 	err_clear();
 	int err = script_run(&o, &res);
@@ -77,8 +91,9 @@ int cmd_script(int argc, char **argv)
 		return KILN_EXIT_FAIL;
 	}
 	if (err) {
-		if (res.field_error || err == -EINVAL) {
-			fprintf(stderr, "error: %s\n", err_last()->msg);
+		if (res.field_error) {
+			/* perf's own wording, so scripts that match it keep working. */
+			fprintf(stderr, "%s\n", err_last()->msg);
 			return KILN_EXIT_USAGE;
 		}
 		cli_error_last(o.input);

@@ -3,13 +3,26 @@
  *
  * Formats a resolved sample exactly as `perf script` (perf 6.1) prints
  * it, for perf's default field set and for -F field lists (including the
- * "+field" / "-field" forms), so tools built on perf script's text keep
- * working on kiln's. The pipeline resolves everything; this module only
- * formats.
+ * "+field" / "-field" forms and the "hw:" style type prefixes), so tools
+ * built on perf script's text keep working on kiln's. The pipeline
+ * resolves everything (threads, maps, symbols, callchains); this module
+ * only decides which fields show and how they are laid out.
+ *
+ * Fields are kept per output type, as perf keeps them: an event's
+ * attr.type picks its type (hardware, software, tracepoint, ...), -F
+ * without a prefix edits every type, and the first event of each type
+ * decides which defaulted fields its samples cannot fill
+ * (script_fields_check). Invariants of struct script_fields:
+ *  1. fields[t] is what samples of type t print; user_set_fields[t] is the
+ *     subset named explicitly on the command line (a missing one is an
+ *     error, a missing default is silently dropped).
+ *  2. user_unset_fields[t] holds fields removed with "-field", which
+ *     callchain handling must not add back.
  */
 #ifndef KILN_OUTPUT_SCRIPT_H
 #define KILN_OUTPUT_SCRIPT_H
 
+#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,58 +30,107 @@
 
 enum script_field {
 	SF_COMM = 1 << 0,
-	SF_PID = 1 << 1,
-	SF_TID = 1 << 2,
-	SF_CPU = 1 << 3,
-	SF_TIME = 1 << 4,
+	SF_TID = 1 << 1,
+	SF_PID = 1 << 2,
+	SF_TIME = 1 << 3,
+	SF_CPU = 1 << 4,
 	SF_EVENT = 1 << 5,
-	SF_PERIOD = 1 << 6,
+	SF_TRACE = 1 << 6, /* accepted; tracepoint payloads are not decoded yet */
 	SF_IP = 1 << 7,
 	SF_SYM = 1 << 8,
-	SF_SYMOFF = 1 << 9,
-	SF_DSO = 1 << 10,
-	SF_ADDR = 1 << 11,
-	SF_TRACE = 1 << 12,
-	SF_SRCLINE = 1 << 13,
+	SF_DSO = 1 << 9,
+	SF_ADDR = 1 << 10,
+	SF_SYMOFF = 1 << 11,
+	SF_PERIOD = 1 << 13,
+	SF_BPF_OUTPUT = 1 << 19, /* only so the per-type tables match perf's */
 };
 
-/* One frame of a sample's stack (leaf first), resolved. */
+/* perf's output types; script_out_type() maps an attr.type to one. */
+enum script_out_type {
+	SCRIPT_T_HW,
+	SCRIPT_T_SW,
+	SCRIPT_T_TRACEPOINT,
+	SCRIPT_T_HW_CACHE,
+	SCRIPT_T_RAW,
+	SCRIPT_T_BREAKPOINT,
+	SCRIPT_T_SYNTH,
+	SCRIPT_T_OTHER, /* dynamic PMUs (attr.type >= PERF_TYPE_MAX) */
+	SCRIPT_T_MAX
+};
+
+struct script_fields {
+	uint64_t fields[SCRIPT_T_MAX];
+	uint64_t user_set_fields[SCRIPT_T_MAX];
+	uint64_t user_unset_fields[SCRIPT_T_MAX];
+	bool user_set[SCRIPT_T_MAX];
+	bool wildcard_set[SCRIPT_T_MAX]; /* set by a spec that may name types with no events */
+};
+
+/* perf's defaults for every type. */
+void script_fields_init(struct script_fields *f);
+/*
+ * Apply one -F spec, as perf does: "comm,tid,time" replaces every type's
+ * fields, "+addr" / "-period" edit them, "sw:comm,ip" applies to one type.
+ * 0, or -EINVAL with err_last() holding perf's message ("Invalid field
+ * requested.", "Cannot mix +-field with overridden fields", ...).
+ */
+int script_fields_parse(struct script_fields *f, const char *spec);
+/* The output type of an event, and its name in messages ("hardware", ...). */
+enum script_out_type script_out_type(uint32_t attr_type);
+const char *script_type_name(enum script_out_type t);
+/* Add fields to a type unless "-field" removed them (perf: callchains in pipe mode). */
+void script_fields_add_default(struct script_fields *f, enum script_out_type t, uint64_t bits);
+/* Tracepoints with callchains print ip, sym, symoff and dso unless -F set their fields. */
+void script_fields_tracepoint_callchain(struct script_fields *f);
+/*
+ * perf's check of the first event of a type against its sample_type:
+ * defaulted fields the samples cannot fill are dropped; an explicitly
+ * requested one is an error. 0, or -ENOTSUP / -EINVAL with perf's message
+ * in err_last() ("Samples for 'cycles' event do not have ADDR attribute
+ * set. Cannot print 'addr' field.").
+ */
+int script_fields_check(struct script_fields *f, const struct perf_event_attr *attr,
+			const char *evname);
+
+/*
+ * perf's name for an event that has no recorded name: the base name from
+ * type and config, then modifiers from the exclude bits and precise_ip
+ * ("cycles:ppH", "cpu-clock:u", "raw 0x1c2", "L1-dcache-load-misses").
+ * Writes at most len bytes (NUL included) to buf and returns buf.
+ */
+const char *script_event_name(const struct perf_event_attr *attr, char *buf, size_t len);
+
+/* One resolved address: the sample ip, addr, or one callchain entry. */
 struct script_frame {
-	uint64_t ip;     /* the address as recorded */
-	uint64_t rel;    /* dso-relative address (link-time vaddr), or ip if no dso */
-	const char *sym; /* NULL: no symbol */
+	uint64_t addr;   /* the value a callchain line prints (dso-relative or raw) */
+	const char *sym; /* NULL: "[unknown]" */
 	uint64_t symoff;
-	const char *dso; /* full path as perf names it ("[kernel.kallsyms]"), NULL: unknown */
-	bool kernel;
+	const char *dso; /* perf's dso name; NULL: "[unknown]" */
 };
 
 struct script_sample {
 	const char *comm;
-	uint32_t pid, tid, cpu;
+	int32_t pid, tid;
+	uint32_t cpu;
 	uint64_t time; /* ns */
 	uint64_t period;
-	uint64_t addr;
-	const char *event;    /* the event's name */
-	uint64_t sample_type; /* the attr's PERF_SAMPLE_* bits: what the record has */
-	bool has_callchain;   /* print the stack (as perf does with a callchain) */
-	const struct script_frame *frames;
+	uint64_t ip, addr;
+	const char *event;
+	bool has_callchain;      /* the event records callchains */
+	struct script_frame at;  /* the sample ip, resolved */
+	bool addr_resolved;      /* 'addr' is a code address (page faults): print its symbol */
+	struct script_frame addr_at;
+	const struct script_frame *frames; /* the callchain, leaf first */
 	size_t nframes;
 };
 
 struct script_opts {
-	uint64_t fields;     /* SF_* bits to print */
-	bool fields_explicit; /* -F was given */
+	uint64_t fields;    /* of this sample's type */
+	int name_width;     /* event names are right-aligned to this */
+	bool use_callchain; /* print callchains (perf: some event records them) */
 };
 
-/*
- * Apply a -F spec to *fields: "comm,tid,time" replaces, "+srcline" adds,
- * "-period" removes (perf's forms). 0, or -EINVAL with err_last() naming
- * the unknown field.
- */
-int script_fields_parse(const char *spec, uint64_t *fields);
-/* perf's default fields for a sample of this sample_type. */
-uint64_t script_default_fields(uint64_t sample_type, bool is_tracepoint);
-/* Print one sample (its header line and, for callchains, its stack). */
+/* Print one sample: its line and, with a callchain, its stack. 0 or -EIO. */
 int script_write_sample(FILE *f, const struct script_opts *o, const struct script_sample *s);
 
 #endif

@@ -1,51 +1,513 @@
-/* script: perf.data → perf script text, or record statistics (pipeline, L8). */
+/*
+ * script: perf.data → perf script text, or record statistics (pipeline, L8).
+ *
+ * Per sample, as perf 6.1's process_sample_event does it: the thread, the
+ * map and symbol of the sample ip (in the sample's cpumode), then the
+ * callchain walked entry by entry (context markers switch the cpumode,
+ * 127 entries at most), user stacks from DWARF unwinding when the event
+ * recorded registers and stack, and the addr field resolved for
+ * page-fault events. output/script lays the text out.
+ */
 #include "pipeline/script.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
+#include "base/hashmap.h"
+#include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
+#include "dso/kallsyms.h"
 #include "output/script.h"
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
 #include "symbolize/symbolize.h"
+#include "unwind/dwarf.h"
 #include "unwind/unwind.h"
 
-/* Fields a sample_type makes printable; asking for others is an error, as in perf. */
-static const struct {
-	uint64_t field, sample_bit;
-	const char *attr;
-} needs[] = {
-	{ SF_CPU, PERF_SAMPLE_CPU, "CPU" },
-	{ SF_TIME, PERF_SAMPLE_TIME, "TIME" },
-	{ SF_PERIOD, PERF_SAMPLE_PERIOD, "PERIOD" },
-	{ SF_ADDR, PERF_SAMPLE_ADDR, "ADDR" },
-	{ SF_IP, PERF_SAMPLE_IP, "IP" },
-	{ SF_TID, PERF_SAMPLE_TID, "TID" },
-	{ SF_PID, PERF_SAMPLE_TID, "TID" },
+#define MAX_STACK 127 /* perf script's default --max-stack (PERF_MAX_STACK_DEPTH) */
+#define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
+
+struct attr_info {
+	char *name; /* perf's name for the event */
+	enum script_out_type type;
+	bool callchain; /* PERF_SAMPLE_CALLCHAIN */
+	bool dwarf;     /* user registers and stack: user frames come from unwinding */
+	bool addr_sym;  /* the addr field is a code address (page faults) */
 };
 
-static int fields_for(const struct script_run_opts *o, const struct ev_attr *a, uint64_t *fields)
+struct script_ctx {
+	const struct script_run_opts *o;
+	const struct perf_header_info *h;
+	const struct ev_attrs *attrs;
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+	struct symbolizer sz;
+	struct unwinder uw;
+	struct script_fields fields;
+	VEC(struct attr_info) info;
+	bool type_seen[SCRIPT_T_MAX];
+	bool use_callchain;
+	int name_width;
+	/* The recorded kernel's reference symbol ("_text") and its address. */
+	char kref_name[64];
+	uint64_t kref_addr;
+	bool kdelta_done, ksyms_ok, ksyms_tried;
+	struct kallsyms *ksyms; /* /proc/kallsyms as perf reads it, or NULL */
+	/* Once perf loads the kernel's symbols, its kernel map spans them all. */
+	bool kspan_on;
+	uint64_t kspan_start, kspan_end;
+	uint64_t kdelta; /* local address - recorded address (mod 2^64) */
+	VEC(uint32_t) dso_names; /* dso id -> strtab id + 1 of its perf name (0: not yet) */
+	struct unwind_stack *stack;
+	struct script_frame *frames;
+};
+
+/* ---- events and fields ---- */
+
+static bool has_feature(const struct perf_header_info *h, unsigned feat)
 {
-	bool tp = a->attr.type == PERF_TYPE_TRACEPOINT;
-	*fields = script_default_fields(a->attr.sample_type, tp);
-	if (o->fields) {
-		int err = script_fields_parse(o->fields, fields);
+	return feat < 256 && (h->features[feat / 64] >> (feat % 64)) & 1;
+}
+
+static char *perf_name(const struct script_ctx *x, const struct ev_attr *a)
+{
+	char tmp[64], buf[256];
+	/* A name the file recorded is perf's name; a defaulted one is re-derived as perf does.
+	 * (A pipe's event_desc feature comes before its attrs, so it names none.) */
+	if ((!x->h->pipe_mode && has_feature(x->h, PERF_FEAT_EVENT_DESC)) ||
+	    strcmp(a->name, ev_default_name(&a->attr, tmp, sizeof(tmp))))
+		return xstrdup(a->name);
+	return xstrdup(script_event_name(&a->attr, buf, sizeof(buf)));
+}
+
+static bool is_page_fault(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
+		a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
+/* perf's process_attr (pipe mode): the first event of each type is checked when it arrives. */
+static int check_pipe_attr(struct script_ctx *x, size_t i)
+{
+	const struct ev_attrs *as = x->attrs;
+	const struct ev_attr *a = &as->v.v[i];
+	const struct attr_info *ai = &x->info.v[i];
+	if (a->attr.type >= PERF_TYPE_MAX || x->type_seen[ai->type])
+		return 0;
+	x->type_seen[ai->type] = true;
+	if (a->attr.sample_type) {
+		int err = script_fields_check(&x->fields, &a->attr, ai->name);
 		if (err)
 			return err;
-		for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
-			if ((*fields & needs[i].field) && !(a->attr.sample_type & needs[i].sample_bit))
-				return err_set(-ENOTSUP, "Samples for '%s' event do not have %s attribute set. Cannot print '%s' field.",
-					       a->name, needs[i].attr,
-					       needs[i].field == SF_PID ? "pid" : needs[i].field == SF_TID ? "tid" :
-					       needs[i].field == SF_CPU ? "cpu" : needs[i].field == SF_TIME ? "time" :
-					       needs[i].field == SF_PERIOD ? "period" : needs[i].field == SF_ADDR ? "addr" : "ip");
+	}
+	/* Callchains in any event so far add ip and sym to this type. */
+	uint64_t st = 0;
+	for (size_t j = 0; j <= i; j++)
+		st |= as->v.v[j].attr.sample_type;
+	if ((st & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK)) ||
+	    ((st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER)))
+		script_fields_add_default(&x->fields, ai->type, SF_IP | SF_SYM);
+	return 0;
+}
+
+/* perf's check_output_opt (file mode): every attr is known up front. */
+static int check_file_attrs(struct script_ctx *x)
+{
+	const struct ev_attrs *as = x->attrs;
+	bool any_callchain = false, tp_callchain = false;
+	for (size_t i = 0; i < x->info.n; i++) {
+		any_callchain |= x->info.v[i].callchain;
+		tp_callchain |= x->info.v[i].callchain && x->info.v[i].type == SCRIPT_T_TRACEPOINT;
+	}
+	for (int t = 0; t < SCRIPT_T_MAX; t++) {
+		size_t i = 0;
+		while (i < x->info.n && x->info.v[i].type != (enum script_out_type)t)
+			i++;
+		if (i == x->info.n) {
+			if (x->fields.user_set[t] && !x->fields.wildcard_set[t] &&
+			    t != SCRIPT_T_SYNTH)
+				return err_set(-EINVAL,
+					       "%s events do not exist. Remove corresponding -F "
+					       "option to proceed.",
+					       script_type_name(t));
+			continue;
+		}
+		int err = script_fields_check(&x->fields, &as->v.v[i].attr, x->info.v[i].name);
+		if (err)
+			return err;
+	}
+	/* Callchains print when some event records them; tracepoints that do
+	 * then print their stacks too, unless -F set their fields. */
+	x->use_callchain = any_callchain && !x->o->hide_callchain;
+	if (x->use_callchain && tp_callchain)
+		script_fields_tracepoint_callchain(&x->fields);
+	return 0;
+}
+
+/* Name and classify new attrs (all at once in file mode, one by one in a pipe), then check them. */
+static int add_attrs(struct script_ctx *x)
+{
+	const struct ev_attrs *as = x->attrs;
+	size_t first = x->info.n;
+	for (size_t i = first; i < as->v.n; i++) {
+		const struct ev_attr *a = &as->v.v[i];
+		struct attr_info *ai = VEC_PUSH_ZERO(&x->info);
+		uint64_t st = a->attr.sample_type;
+		ai->name = perf_name(x, a);
+		ai->type = script_out_type(a->attr.type);
+		ai->callchain = (st & PERF_SAMPLE_CALLCHAIN) != 0;
+		ai->dwarf = (st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER);
+		ai->addr_sym = is_page_fault(&a->attr);
+	}
+	if (!x->h->pipe_mode)
+		return first == 0 ? check_file_attrs(x) : 0;
+	/* A pipe has no evlist when perf checks: callchains stay on. */
+	x->use_callchain = !x->o->hide_callchain;
+	for (size_t i = first; i < x->info.n; i++) {
+		int err = check_pipe_attr(x, i);
+		if (err)
+			return err;
 	}
 	return 0;
 }
+
+static int name_width(struct script_ctx *x)
+{
+	if (!x->name_width) {
+		for (size_t i = 0; i < x->info.n; i++) {
+			int n = (int)strlen(x->info.v[i].name);
+			if (n > x->name_width)
+				x->name_width = n;
+		}
+	}
+	return x->name_width;
+}
+
+/* ---- kernel symbols ---- */
+
+/* The GNU build-id of the running kernel, from /sys/kernel/notes. */
+static size_t running_kernel_build_id(uint8_t *out, size_t cap)
+{
+	uint8_t buf[4096];
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	size_t off = 0;
+	while (n > 0 && off + 12 <= (size_t)n) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		size_t name_at = off + 12;
+		if (namesz > (size_t)n || descsz > (size_t)n)
+			return 0;
+		size_t desc_at = name_at + ((namesz + 3u) & ~3u);
+		size_t next = desc_at + ((descsz + 3u) & ~3u);
+		if (next > (size_t)n)
+			return 0;
+		if (type == 3 && namesz == 4 && !memcmp(buf + name_at, "GNU", 4)) {
+			size_t len = descsz < cap ? descsz : cap;
+			memcpy(out, buf + desc_at, len);
+			return len;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/*
+ * perf uses /proc/kallsyms for the recorded kernel when the file names no
+ * kernel build-id, or names the running kernel's; otherwise the kernel
+ * has no symbols ("No kallsyms or vmlinux with build-id ... was found").
+ */
+static bool kallsyms_usable(const struct perf_header_info *h)
+{
+	for (size_t i = 0; i < h->nbuild_ids; i++) {
+		const struct perf_build_id *b = &h->build_ids[i];
+		if (b->cpumode != PERF_RECORD_MISC_KERNEL ||
+		    strncmp(b->filename, KERNEL_MMAP_PREFIX, strlen(KERNEL_MMAP_PREFIX)))
+			continue;
+		if (!b->size)
+			continue; /* an empty id (kiln record writes them): as if none */
+		uint8_t id[64];
+		size_t n = running_kernel_build_id(id, sizeof(id));
+		if (n < b->size || memcmp(id, b->id, b->size))
+			return false;
+		for (size_t j = b->size; j < n; j++) /* old files' ids come zero-trimmed */
+			if (id[j])
+				return false;
+		return true;
+	}
+	return true;
+}
+
+static const struct kallsyms *load_kallsyms(struct script_ctx *x)
+{
+	if (x->ksyms_tried)
+		return x->ksyms;
+	x->ksyms_tried = true;
+	if (!kallsyms_usable(x->h))
+		return NULL;
+	struct kallsyms *ks;
+	if (kallsyms_load_perf(&ks, "/proc/kallsyms"))
+		return NULL;
+	if (kallsyms_restricted(ks)) {
+		kallsyms_free(ks);
+		return NULL;
+	}
+	x->ksyms = ks;
+	return ks;
+}
+
+/* Symbols move with the recorded kernel's relocation (KASLR), as perf relocates them. */
+static const struct kallsyms *kernel_syms(struct script_ctx *x)
+{
+	if (!x->kdelta_done) {
+		x->kdelta_done = true;
+		const struct kallsyms *ks = load_kallsyms(x);
+		uint64_t local;
+		x->kdelta = 0;
+		x->ksyms_ok = ks != NULL;
+		if (ks && x->kref_addr && x->kref_name[0]) {
+			if (kallsyms_find(ks, x->kref_name, &local))
+				x->kdelta = local - x->kref_addr;
+			else
+				x->ksyms_ok = false; /* perf cannot relocate: no symbols */
+		}
+	}
+	return x->ksyms_ok ? x->ksyms : NULL;
+}
+
+/* ---- dsos, as perf names them ---- */
+
+static bool perf_anon(const char *p)
+{
+	return !strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
+	       !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[stack", 6) ||
+	       !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]");
+}
+
+/* perf's kmod_path__parse_name: "/lib/modules/.../snd-pcm.ko.xz" -> "[snd_pcm]". */
+static uint32_t module_name(struct script_ctx *x, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (base[0] == '[')
+		return strtab_intern_str(&x->strs, base);
+	const char *ext = strrchr(base, '.');
+	if (ext && (!strcmp(ext, ".gz") || !strcmp(ext, ".xz") || !strcmp(ext, ".zst")))
+		ext -= 3;
+	if (!ext || ext <= base || strncmp(ext, ".ko", 3))
+		return strtab_intern_str(&x->strs, base);
+	char buf[512];
+	snprintf(buf, sizeof(buf), "[%.*s]", (int)(ext - base), base);
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return strtab_intern_str(&x->strs, buf);
+}
+
+/* A module keeps its path when the build-id table lists it (perf finds that dso first). */
+static bool module_in_build_ids(struct script_ctx *x, const char *path, uint32_t short_name)
+{
+	for (size_t i = 0; i < x->h->nbuild_ids; i++) {
+		const struct perf_build_id *b = &x->h->build_ids[i];
+		if (b->cpumode == PERF_RECORD_MISC_KERNEL && b->filename[0] == '/' &&
+		    (!strcmp(b->filename, path) || module_name(x, b->filename) == short_name))
+			return true;
+	}
+	return false;
+}
+
+static const char *kernel_dso_name(struct script_ctx *x, uint32_t id)
+{
+	while (x->dso_names.n <= id)
+		VEC_PUSH(&x->dso_names, 0);
+	if (!x->dso_names.v[id]) {
+		const struct dso *d = dso_set_get(&x->dsos, id);
+		uint32_t name;
+		if (!strncmp(d->path, KERNEL_MMAP_PREFIX, strlen(KERNEL_MMAP_PREFIX))) {
+			name = strtab_intern_str(&x->strs, KERNEL_MMAP_PREFIX);
+		} else {
+			name = module_name(x, d->path);
+			if (d->path[0] == '/' && module_in_build_ids(x, d->path, name))
+				name = strtab_intern_str(&x->strs, d->path);
+		}
+		x->dso_names.v[id] = name + 1;
+	}
+	return strtab_get(&x->strs, x->dso_names.v[id] - 1);
+}
+
+/* ---- addresses ---- */
+
+/* A core kernel address through kallsyms, relocated to the recorded kernel. */
+static void kernel_sym(struct script_ctx *x, uint64_t ip, struct script_frame *out)
+{
+	const struct kallsyms *ks = kernel_syms(x);
+	uint64_t start;
+	const char *mod = NULL;
+	const char *name = ks ? kallsyms_lookup(ks, ip + x->kdelta, &start, &mod) : NULL;
+	if (name && !mod) {
+		out->sym = name;
+		out->symoff = ip + x->kdelta - start;
+	}
+}
+
+static bool is_core_kernel(const struct script_ctx *x, uint32_t dso)
+{
+	return !strncmp(dso_set_get(&x->dsos, dso)->path, KERNEL_MMAP_PREFIX,
+			strlen(KERNEL_MMAP_PREFIX));
+}
+
+/*
+ * perf loads kernel symbols at the first address its kernel map holds,
+ * then stretches the map over all of them (map__fixup_start/end): later
+ * addresses past the recorded map (.init.text, ...) still resolve.
+ */
+static void widen_kernel_map(struct script_ctx *x)
+{
+	const struct kallsyms *ks = kernel_syms(x);
+	uint64_t start, end;
+	if (!ks || !kallsyms_core_span(ks, &start, &end))
+		return;
+	x->kspan_on = true;
+	x->kspan_start = start - x->kdelta;
+	x->kspan_end = end - x->kdelta;
+}
+
+/*
+ * One address in one cpumode, as perf's thread__find_symbol resolves it
+ * and sample__fprintf_callchain prints it: user files print the
+ * dso-relative address (ip - map start + pgoff); the kernel, modules,
+ * anonymous memory and unmapped addresses print the address itself.
+ */
+static void resolve(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64_t ip,
+		    struct script_frame *out)
+{
+	*out = (struct script_frame){ .addr = ip };
+	bool kernel;
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		kernel = true;
+	else if (cpumode == PERF_RECORD_MISC_USER)
+		kernel = false;
+	else
+		return; /* hypervisor: perf finds no map */
+	const struct mapping *map = machine_find(&x->m, pid, ip, kernel);
+	if (kernel) {
+		bool core = map && is_core_kernel(x, map->dso);
+		if (core && !x->kspan_on)
+			widen_kernel_map(x);
+		if (!core && x->kspan_on && !map && ip >= x->kspan_start && ip < x->kspan_end)
+			core = true;
+		if (!core && !map)
+			return;
+		out->dso = core ? KERNEL_MMAP_PREFIX : kernel_dso_name(x, map->dso);
+		if (core)
+			kernel_sym(x, ip, out);
+		return; /* modules: no symbols (kallsyms has none of the recorded ones) */
+	}
+	if (!map)
+		return;
+	const struct dso *d = dso_set_get(&x->dsos, map->dso);
+	if (perf_anon(d->path)) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", pid);
+		out->dso = strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
+		return;
+	}
+	out->addr = ip - map->start + map->pgoff;
+	out->dso = d->path;
+	struct sym s;
+	symbolize(&x->sz, pid, ip, false, &s);
+	if (s.name != SYM_NONE) {
+		out->sym = strtab_get(&x->strs, s.name);
+		out->symoff = s.symoff;
+	}
+}
+
+static bool kernel_ip(struct script_ctx *x, uint64_t ip)
+{
+	/* perf's machine__kernel_ip: 2^63 and up on x86_64 (and whenever the
+	 * kernel map cannot be loaded), else from the kernel map's start. */
+	uint64_t start = 1ULL << 63;
+	bool x86_64 = x->h->arch && !strcmp(x->h->arch, "x86_64");
+	if (!x86_64 && kernel_syms(x)) {
+		for (size_t i = 0; i < x->m.kernel.maps.n; i++) {
+			const struct mapping *mp = &x->m.kernel.maps.v[i];
+			if (!strncmp(dso_set_get(&x->dsos, mp->dso)->path, KERNEL_MMAP_PREFIX,
+				     strlen(KERNEL_MMAP_PREFIX))) {
+				start = mp->start;
+				break;
+			}
+		}
+	}
+	return ip >= start;
+}
+
+/* perf's thread__find_map_fb: the sample's cpumode, then the other one. */
+static void resolve_fb(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64_t ip,
+		       struct script_frame *out)
+{
+	resolve(x, pid, cpumode, ip, out);
+	if (out->dso || (cpumode != PERF_RECORD_MISC_KERNEL && cpumode != PERF_RECORD_MISC_USER))
+		return;
+	unsigned other = kernel_ip(x, ip) ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	if (other != cpumode)
+		resolve(x, pid, other, ip, out);
+}
+
+/*
+ * The callchain as perf's thread__resolve_callchain_sample walks it
+ * (callee first): entries start in user mode, PERF_CONTEXT_* markers
+ * switch the mode, an unknown marker drops the whole chain, and 127
+ * entries at most are kept. DWARF samples add the unwound user frames.
+ */
+static size_t build_callchain(struct script_ctx *x, const struct event *ev,
+			      const struct attr_info *ai)
+{
+	const struct ev_sample *s = &ev->u.sample;
+	uint32_t pid = ev->sid.pid;
+	unsigned cpumode = PERF_RECORD_MISC_USER;
+	size_t n = 0, entries = 0;
+	for (uint64_t i = 0; i < s->callchain_nr && entries < MAX_STACK; i++) {
+		uint64_t ip = ev_u64(s->callchain, (size_t)i);
+		if (ev_is_context(ip)) {
+			if (ip == PERF_CONTEXT_HV)
+				cpumode = PERF_RECORD_MISC_HYPERVISOR;
+			else if (ip == PERF_CONTEXT_KERNEL)
+				cpumode = PERF_RECORD_MISC_KERNEL;
+			else if (ip == PERF_CONTEXT_USER)
+				cpumode = PERF_RECORD_MISC_USER;
+			else
+				return 0; /* perf: "invalid callchain context", chain discarded */
+			continue;
+		}
+		entries++;
+		resolve(x, pid, cpumode, ip, &x->frames[n++]);
+	}
+	if (ai->dwarf) {
+		unwinder_sample(&x->uw, ev, x->stack);
+		size_t k = 0, users = 0;
+		while (k < x->stack->n && x->stack->frames[k].kernel)
+			k++;
+		for (; k < x->stack->n && users < MAX_STACK; k++, users++)
+			resolve(x, pid, PERF_RECORD_MISC_USER, x->stack->frames[k].ip,
+				&x->frames[n++]);
+	}
+	return n;
+}
+
+/* ---- the loop ---- */
 
 static void print_stats(FILE *out, const struct perf_reader_stats *rs)
 {
@@ -58,113 +520,181 @@ static void print_stats(FILE *out, const struct perf_reader_stats *rs)
 		if (!rs->records[t])
 			continue;
 		fprintf(out, "%20s events: %10llu  (%4.1f%%)\n", ev_type_name(t),
-			(unsigned long long)rs->records[t], 100.0 * (double)rs->records[t] / (double)total);
+			(unsigned long long)rs->records[t],
+			100.0 * (double)rs->records[t] / (double)total);
 	}
 	if (rs->unknown_records)
 		fprintf(out, "%20s events: %10llu  (%4.1f%%)\n", "UNKNOWN",
 			(unsigned long long)rs->unknown_records,
 			100.0 * (double)rs->unknown_records / (double)total);
 	if (rs->out_of_order)
-		fprintf(out, "%20s events: %10llu\n", "out of order", (unsigned long long)rs->out_of_order);
+		fprintf(out, "%20s events: %10llu\n", "out of order",
+			(unsigned long long)rs->out_of_order);
+}
+
+/* Remember the recorded kernel's reference symbol ("[kernel.kallsyms]_text" at pgoff). */
+static void note_kernel_mmap(struct script_ctx *x, const struct event *ev)
+{
+	if (ev->type != PERF_RECORD_MMAP && ev->type != PERF_RECORD_MMAP2)
+		return;
+	const char *f = ev->u.mmap.filename;
+	size_t pl = strlen(KERNEL_MMAP_PREFIX);
+	if (strncmp(f, KERNEL_MMAP_PREFIX, pl) || !ev->u.mmap.pgoff)
+		return;
+	snprintf(x->kref_name, sizeof(x->kref_name), "%s", f[pl] ? f + pl : "_text");
+	x->kref_addr = ev->u.mmap.pgoff;
+	x->kdelta_done = false;
+}
+
+static const char *thread_comm(struct script_ctx *x, const struct thread *th)
+{
+	const char *comm = strtab_get(&x->strs, th->comm);
+	/* perf names the idle thread before any COMM does. */
+	if (th->tid == 0 && !strcmp(comm, ":0"))
+		return "swapper";
+	return comm;
+}
+
+static int print_sample(struct script_ctx *x, struct event *ev)
+{
+	const struct ev_attr *a = ev->attr;
+	const struct attr_info *ai = &x->info.v[a - x->attrs->v.v];
+	struct script_opts so = {
+		.fields = x->fields.fields[ai->type],
+		.use_callchain = x->use_callchain,
+	};
+	if (!so.fields)
+		return 0;
+	unsigned cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER)
+		return 0; /* perf filters guest samples out unless asked for them */
+	if (so.fields & SF_EVENT)
+		so.name_width = name_width(x);
+	const struct thread *th = machine_thread(&x->m, ev->sid.pid, ev->sid.tid);
+	struct script_sample s = {
+		.comm = thread_comm(x, th),
+		.pid = (int32_t)ev->sid.pid,
+		.tid = (int32_t)ev->sid.tid,
+		.cpu = ev->sid.cpu,
+		.time = ev->sid.time,
+		.period = (a->attr.sample_type & PERF_SAMPLE_PERIOD) ? ev->u.sample.period
+								      : a->attr.sample_period,
+		.ip = ev->u.sample.ip,
+		.addr = ev->u.sample.addr,
+		.event = ai->name,
+		.has_callchain = ai->callchain,
+		.frames = x->frames,
+	};
+	if (so.fields & SF_IP) {
+		if (ai->callchain && x->use_callchain)
+			s.nframes = build_callchain(x, ev, ai);
+		else
+			resolve(x, ev->sid.pid, cpumode, s.ip, &s.at);
+	}
+	if ((so.fields & SF_ADDR) && ai->addr_sym) {
+		s.addr_resolved = true;
+		resolve_fb(x, ev->sid.pid, cpumode, s.addr, &s.addr_at);
+	}
+	if (script_write_sample(x->o->out, &so, &s))
+		return err_set(-EIO, "cannot write the output");
+	return 0;
+}
+
+static void ctx_release(struct script_ctx *x)
+{
+	for (size_t i = 0; i < x->info.n; i++)
+		free(x->info.v[i].name);
+	VEC_FREE(&x->info);
+	VEC_FREE(&x->dso_names);
+	kallsyms_free(x->ksyms);
+	free(x->frames);
+	free(x->stack);
+	unwinder_release(&x->uw);
+	symbolizer_release(&x->sz);
+	machine_release(&x->m);
+	dso_set_release(&x->dsos);
+	strtab_release(&x->strs);
 }
 
 int script_run(const struct script_run_opts *o, struct script_run_result *res)
 {
 	memset(res, 0, sizeof(*res));
+	struct script_ctx x = { .o = o };
+	script_fields_init(&x.fields);
+	for (size_t i = 0; i < o->nfields; i++) {
+		int err = script_fields_parse(&x.fields, o->fields[i]);
+		if (err) {
+			res->field_error = true;
+			return err;
+		}
+	}
 	struct perf_reader *r;
 	int err = perf_reader_open(&r, o->input, NULL);
 	if (err)
 		return err;
-	const struct ev_attrs *attrs = perf_reader_attrs(r);
-	struct strtab strs;
-	struct dso_set dsos;
-	struct machine m;
-	struct symbolizer sz;
-	strtab_init(&strs);
-	dso_set_init(&dsos);
-	dsos.symfs = o->symfs;
-	const struct perf_header_info *h = perf_reader_info(r);
-	dso_set_use_kallsyms(&dsos, !h->hostname || !h->osrelease); /* refined below */
-	for (size_t i = 0; i < h->nbuild_ids; i++)
-		if (h->build_ids[i].filename[0] == '/')
-			dso_set_expect_build_id(&dsos, h->build_ids[i].filename, h->build_ids[i].id,
-						h->build_ids[i].size);
-	machine_init(&m, &strs, &dsos);
-	symbolizer_init(&sz, &m, &strs);
-	struct unwind_stack *stack = xmalloc(sizeof(*stack));
-	struct script_frame *frames;
-	XALLOC_ARRAY(frames, UNWIND_MAX_FRAMES);
-	uint64_t *fields = NULL;
-	size_t nfields = 0;
+	x.h = perf_reader_info(r);
+	x.attrs = perf_reader_attrs(r);
+	strtab_init(&x.strs);
+	dso_set_init(&x.dsos);
+	x.dsos.symfs = o->symfs;
+	dso_set_use_kallsyms(&x.dsos, kallsyms_usable(x.h));
+	x.dsos.vdso_always = true;
+	for (size_t i = 0; i < x.h->nbuild_ids; i++)
+		if (x.h->build_ids[i].filename[0] == '/' ||
+		    (!strcmp(x.h->build_ids[i].filename, "[vdso]") && x.h->build_ids[i].size))
+			dso_set_expect_build_id(&x.dsos, x.h->build_ids[i].filename,
+						x.h->build_ids[i].id, x.h->build_ids[i].size);
+	machine_init(&x.m, &x.strs, &x.dsos);
+	symbolizer_init(&x.sz, &x.m, &x.strs);
+	unwinder_init(&x.uw, &x.m);
+	x.stack = xmalloc(sizeof(*x.stack));
+	XALLOC_ARRAY(x.frames, MAX_STACK * 2 + 1);
 
+	/* A pipe's events are not known yet when perf checks a typed -F: it finds none. */
+	for (int t = 0; x.h->pipe_mode && !o->stats && t < SCRIPT_T_MAX; t++) {
+		if (x.fields.user_set[t] && !x.fields.wildcard_set[t] && t != SCRIPT_T_SYNTH) {
+			err = err_set(-EINVAL,
+				      "%s events do not exist. Remove corresponding -F option "
+				      "to proceed.",
+				      script_type_name(t));
+			res->field_error = true;
+			goto out;
+		}
+	}
+	if (!o->stats && x.attrs->v.n) {
+		err = add_attrs(&x);
+		if (err) {
+			res->field_error = true;
+			goto out;
+		}
+	}
 	struct event ev;
 	int rc;
 	while ((rc = perf_reader_next(r, &ev)) == 1) {
 		if (ev.type != PERF_RECORD_SAMPLE) {
-			machine_apply(&m, &ev);
+			note_kernel_mmap(&x, &ev);
+			machine_apply(&x.m, &ev);
 			continue;
 		}
 		res->samples++;
 		if (o->stats)
 			continue;
-		/* Attrs can arrive late in pipe mode: size the field table lazily. */
-		if (nfields < attrs->v.n) {
-			XREALLOC_ARRAY(fields, attrs->v.n);
-			for (size_t i = nfields; i < attrs->v.n; i++) {
-				err = fields_for(o, &attrs->v.v[i], &fields[i]);
-				if (err) {
-					res->field_error = err == -ENOTSUP;
-					goto out;
-				}
+		if (x.info.n < x.attrs->v.n) { /* pipe mode: attrs arrive in the stream */
+			err = add_attrs(&x);
+			if (err) {
+				res->field_error = true;
+				goto out;
 			}
-			nfields = attrs->v.n;
 		}
-		const struct ev_attr *a = ev.attr;
-		struct script_opts so = { .fields = fields[a - attrs->v.v], .fields_explicit = o->fields };
-		const struct thread *th = machine_thread(&m, ev.sid.pid, ev.sid.tid);
-		unwind_sample(&ev, stack);
-		for (size_t i = 0; i < stack->n; i++) {
-			struct sym sym;
-			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
-			frames[i] = (struct script_frame){
-				.ip = stack->frames[i].ip,
-				.rel = sym.addr,
-				.sym = sym.name == SYM_NONE ? NULL : strtab_get(&strs, sym.name),
-				.symoff = sym.symoff,
-				.dso = sym_dso_path(&sz, &sym),
-				.kernel = stack->frames[i].kernel,
-			};
-		}
-		struct script_sample s = {
-			.comm = strtab_get(&strs, th->comm),
-			.pid = ev.sid.pid,
-			.tid = ev.sid.tid,
-			.cpu = ev.sid.cpu,
-			.time = ev.sid.time,
-			.period = ev.u.sample.period,
-			.addr = ev.u.sample.addr,
-			.event = a->name,
-			.sample_type = a->attr.sample_type,
-			.has_callchain = (a->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0,
-			.frames = frames,
-			.nframes = stack->n,
-		};
-		if (script_write_sample(o->out, &so, &s)) {
-			err = err_set(-EIO, "cannot write the output");
+		err = print_sample(&x, &ev);
+		if (err)
 			goto out;
-		}
 	}
 	res->partial = perf_reader_partial(r) || rc < 0;
 	if (o->stats)
 		print_stats(o->out, perf_reader_stats(r));
 out:
-	free(fields);
-	free(frames);
-	free(stack);
-	symbolizer_release(&sz);
-	machine_release(&m);
-	dso_set_release(&dsos);
-	strtab_release(&strs);
+	ctx_release(&x);
 	perf_reader_free(r);
 	return err;
 }

@@ -3,25 +3,38 @@
  * (pipeline, L8): perffile reader → proc → unwind → symbolize →
  * output/script, in time order, with no aggregation. Also the --stats
  * view: record counts by type, as perf report --stats gives them.
+ *
+ * The resolution follows perf 6.1 where it shows in the text: which map
+ * an address belongs to (user maps, then kernel maps for kernel-looking
+ * addresses), how a callchain is walked (context markers, 127 entries),
+ * which address a callchain line prints (dso-relative for user files,
+ * raw for the kernel, anonymous memory and unmapped addresses), the dso
+ * names ("[kernel.kallsyms]", "[module]", "/tmp/perf-PID.map") and the
+ * kernel symbols (/proc/kallsyms, relocated to the recorded kernel, only
+ * when the recorded kernel build-id is absent or is the running one's).
  */
 #ifndef KILN_PIPELINE_SCRIPT_H
 #define KILN_PIPELINE_SCRIPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct script_run_opts {
 	const char *input;
-	const char *fields; /* -F spec, or NULL for perf's defaults */
+	const char *const *fields; /* -F specs in command-line order */
+	size_t nfields;
 	const char *symfs;
-	bool stats;         /* print record statistics instead of samples */
+	bool stats;           /* print record statistics instead of samples */
+	bool hide_callchain;  /* print the sample ip only (perf script -G) */
 	FILE *out;
 };
 
 struct script_run_result {
 	unsigned long long samples;
 	bool partial;
-	bool field_error; /* a requested field is not in the samples (message in err_last) */
+	/* The -F spec, or the samples' attributes, refuse it (perf's message in err_last). */
+	bool field_error;
 };
 
 /* 0, or -errno when the input is unusable (err_last() says why). */
