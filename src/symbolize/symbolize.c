@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/xalloc.h"
+
 void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *strs)
 {
 	memset(s, 0, sizeof(*s));
@@ -54,8 +56,19 @@ static uint32_t display_name(struct symbolizer *s, const char *name)
 	if (hashmap_get(&s->demangled, raw, &v))
 		return (uint32_t)v;
 	uint32_t id = raw;
-	char *d = name[1] == 'R' ? rust_demangle(name, DMGL_NO_OPTS)
-				 : cplus_demangle_v3(name, DMGL_NO_OPTS);
+	/* PLT stubs are "name@plt": perf demangles the name and puts the suffix back. */
+	size_t len = strlen(name);
+	bool plt = len > 4 && !strcmp(name + len - 4, "@plt");
+	char *base = plt ? xstrndup(name, len - 4) : NULL;
+	const char *mangled = plt ? base : name;
+	char *d = name[1] == 'R' ? rust_demangle(mangled, DMGL_NO_OPTS)
+				 : cplus_demangle_v3(mangled, DMGL_NO_OPTS);
+	free(base);
+	if (d && plt) {
+		size_t dn = strlen(d);
+		d = xrealloc(d, dn + 5);
+		memcpy(d + dn, "@plt", 5);
+	}
 	size_t n = d ? strlen(d) : 0;
 	/* Legacy Rust names are C++-mangled with a "::h<16 hex>" hash last. */
 	if (n > 19 && !strncmp(d + n - 19, "::h", 3) &&
