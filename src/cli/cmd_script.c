@@ -14,16 +14,18 @@
 static const char usage_text[] =
 	"usage: kiln script [options] [-i FILE]\n"
 	"\n"
-	"Print every sample of a perf.data (default ./perf.data) in perf script's\n"
-	"format, stacks included, resolved in-process.\n"
+	"Print every sample of a perf.data (default ./perf.data) as perf script\n"
+	"(perf 6.1) prints it, byte for byte: fields, widths, callchains, symbols\n"
+	"and dso names, resolved in-process.\n"
 	"\n"
 	"options:\n"
-	"  -i, --input FILE    the perf.data to read\n"
+	"  -i, --input FILE    the perf.data to read (\"-\": a pipe-mode stream on stdin)\n"
 	"  -F, --fields LIST   fields to print: comm,pid,tid,cpu,time,event,period,ip,\n"
 	"                      sym,symoff,dso,addr; +field adds to and -field removes\n"
 	"                      from perf's default set; hw:, sw:, trace:, raw:, break:\n"
 	"                      limit a list to one event type (repeatable)\n"
-	"  -G, --hide-call-graph  print the sample ip only, not the callchain\n"
+	"  -G, --hide-call-graph\n"
+	"                      print the sample ip only, not the callchain\n"
 	"      --stats         count the records of each type instead\n"
 	"      --symfs DIR     look for binaries under DIR\n"
 	"  -h, --help          this help\n"
@@ -31,7 +33,8 @@ static const char usage_text[] =
 	"EXAMPLES\n"
 	"  kiln script -i perf.data\n"
 	"  kiln script -F comm,pid,tid,time,ip,event\n"
-	"  kiln script -F -period --stats\n";
+	"  kiln script -F -period,+addr\n"
+	"  perf record -g -o - -- ./prog | kiln script -i -\n";
 
 int cmd_script(int argc, char **argv)
 {
