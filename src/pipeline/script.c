@@ -645,6 +645,7 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 			dso_set_expect_build_id(&x.dsos, x.h->build_ids[i].filename,
 						x.h->build_ids[i].id, x.h->build_ids[i].size);
 	machine_init(&x.m, &x.strs, &x.dsos);
+	x.m.keep_maps_on_exec = true; /* perf keeps them: execve's own samples resolve */
 	symbolizer_init(&x.sz, &x.m, &x.strs);
 	unwinder_init(&x.uw, &x.m);
 	x.stack = xmalloc(sizeof(*x.stack));

@@ -181,7 +181,7 @@ void machine_apply(struct machine *m, const struct event *ev)
 	case PERF_RECORD_COMM: {
 		uint32_t ti = thread_idx(m, ev->u.comm.pid, ev->u.comm.tid);
 		m->threads.v[ti].comm = strtab_intern_str(m->strs, ev->u.comm.comm);
-		if (ev->u.comm.exec) {
+		if (ev->u.comm.exec && !m->keep_maps_on_exec) {
 			struct process *p = &m->procs.v[m->threads.v[ti].proc];
 			p->as.maps.n = 0;
 		}

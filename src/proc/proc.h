@@ -12,7 +12,9 @@
  *  2. FORK of a new process (pid != ppid) copies the parent's mappings;
  *     FORK of a thread (pid == ppid) shares its process's address space.
  *  3. COMM with the exec flag empties the process's address space (the
- *     new image's MMAPs follow it).
+ *     new image's MMAPs follow it), unless keep_maps_on_exec is set: then
+ *     the old mappings stay until new ones cover them, as perf keeps them
+ *     (the rest of the execve syscall still runs in the old image).
  *  4. Threads and processes are created on first mention, so a profile
  *     that starts mid-flight still resolves.
  * Names are strtab ids; dsos are ids in the dso_set passed at init.
@@ -60,6 +62,7 @@ struct machine {
 	struct addr_space kernel;
 	uint64_t kernel_text; /* the kernel MMAP's pgoff (runtime _text), 0 if none */
 	uint32_t unknown_comm; /* strtab id of ":PID"-less fallback "[unknown]" */
+	bool keep_maps_on_exec; /* invariant 3's exception (perf script's view) */
 };
 
 void machine_init(struct machine *m, struct strtab *strs, struct dso_set *dsos);
