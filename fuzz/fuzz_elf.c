@@ -1,0 +1,67 @@
+/*
+ * fuzz_elf: ELF bytes through elf_image_parse (dso), then the lookups the
+ * symbolizer makes: file offset -> vaddr, vaddr -> symbol, the build-id.
+ * Addresses come from the input (e_entry, the last words of the file) and
+ * from the parse itself (what offsets map to, what lookups return), so
+ * lookups hit symbols. Checked beyond "no crash": a symbol found for an
+ * address starts at or below it and has a non-empty name, a lookup at a
+ * symbol's start finds that symbol, the build-id fits its buffer, and
+ * the symbol count is bounded by the file size.
+ */
+#include "dso/elf_image.h"
+#include "fuzz/fuzz.h"
+
+static void lookup(const struct elf_image *img, uint64_t vaddr)
+{
+	uint64_t start = 0;
+	const char *name = elf_image_lookup(img, vaddr, &start);
+	if (!name)
+		return;
+	fuzz_check(start <= vaddr);
+	fuzz_check(name[0] != '\0');
+	uint64_t again = 1;
+	fuzz_check(elf_image_lookup(img, start, &again) == name && again == start);
+	fuzz_check(elf_image_lookup(img, vaddr, NULL) == name);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct elf_image *img;
+	uint8_t *buf;
+
+	fuzz_quiet();
+	buf = fuzz_copy(data, size);
+	if (elf_image_parse(&img, buf, size) == 0) {
+		uint8_t id[ELF_BUILD_ID_MAX];
+		fuzz_check(elf_image_build_id(img, id) <= ELF_BUILD_ID_MAX);
+		(void)elf_image_type(img);
+		/* Each symbol comes from a symbol-table entry or a relocation in
+		 * the file, or from a .plt.got slot: never more than the bytes. */
+		fuzz_check(elf_image_nsyms(img) <= size);
+
+		/* e_entry: at 24 in both classes (a parsed image has a whole
+		 * ELF header), 8 bytes in ELF64, 4 in ELF32. */
+		uint64_t entry = fuzz_u64(buf + 24, buf[4] == 2 ? 8 : 4);
+		lookup(img, entry);
+		lookup(img, 0);
+		lookup(img, UINT64_MAX);
+		/* Words at the end of the input: free for the fuzzer to choose. */
+		for (size_t k = 1; k <= 4 && 8 * k <= size; k++) {
+			uint64_t v = fuzz_u64(buf + size - 8 * k, 8);
+			lookup(img, v);
+			lookup(img, v - 1);
+		}
+		/* File offsets across the file, as samples of a mapping give them. */
+		for (uint64_t off = 0; off < size; off += size / 16 + 1) {
+			uint64_t vaddr;
+			if (elf_image_offset_to_vaddr(img, off, &vaddr))
+				lookup(img, vaddr);
+		}
+		uint64_t vaddr;
+		if (elf_image_offset_to_vaddr(img, UINT64_MAX, &vaddr))
+			lookup(img, vaddr);
+		elf_image_free(img);
+	}
+	free(buf);
+	return 0;
+}
