@@ -1,15 +1,19 @@
 # kiln's entry points. `make flame` profiles the bundled example workload and
 # writes flame.svg; `make test` builds kiln twice (normal, and ASan+UBSan) and
 # runs every test in both. Each installs its Debian packages first if missing.
+# `make fuzz` runs each libFuzzer target for FUZZ_SECONDS (clang, build-fuzz).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= perfdata elf kallsyms event
 JOBS ?= 2
 CMAKE_FLAGS ?=
 ifeq ($(WERROR),1)
 CMAKE_FLAGS += -DKILN_WERROR=ON
 endif
 
-.PHONY: all deps build flame test test-normal test-asan clean
+.PHONY: all deps build flame test test-normal test-asan fuzz clean
 
 all: build
 
@@ -34,5 +38,13 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 
+# libFuzzer with ASan+UBSan, one target at a time; the corpus replay without
+# libFuzzer (fuzz_replay_*) is part of `make test`.
+fuzz:
+	@tools/install-deps.sh clang libclang-rt-14-dev
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKILN_FUZZ=ON -DKILN_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Installs the Debian packages kiln needs to build and test, if any is
 # missing. Run as root on a fresh Debian 12 machine (apt-get update first).
+# Arguments name extra packages (`make fuzz` adds clang and libFuzzer).
 set -e
 PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev libiberty-dev \
-linux-perf libxml2-utils python3 util-linux procps bc"
+linux-perf libxml2-utils python3 util-linux procps bc $*"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
