@@ -665,6 +665,23 @@ static int pipe_record(struct perf_reader *r, uint32_t type, const uint8_t *rec,
 		}
 		return ev_attrs_finish(&r->attrs);
 	}
+	if (type == EV_EVENT_UPDATE) {
+		/* {u64 type; u64 id; data}: type 2 (NAME) names the event owning id. */
+		uint64_t utype, id;
+		if (cursor_u64(&c, &utype) || cursor_u64(&c, &id))
+			return 0; /* too short to mean anything: ignore, as perf does */
+		if (utype != 2)
+			return 0;
+		const uint8_t *nul = memchr(c.p, 0, cursor_left(&c));
+		if (!nul)
+			return 0;
+		uint64_t idx;
+		if (!hashmap_get(&r->attrs.by_id, id, &idx))
+			return 0;
+		free(r->attrs.v.v[idx].name);
+		r->attrs.v.v[idx].name = xstrndup((const char *)c.p, (size_t)(nul - c.p));
+		return 0;
+	}
 	if (type == EV_HEADER_FEATURE) {
 		uint64_t feat;
 		if (cursor_u64(&c, &feat))
@@ -1037,7 +1054,7 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 			r->next_flush = r->max_time;
 			goto drop;
 		}
-		if (type == EV_HEADER_ATTR || type == EV_HEADER_FEATURE) {
+		if (type == EV_HEADER_ATTR || type == EV_HEADER_FEATURE || type == EV_EVENT_UPDATE) {
 			int err = pipe_record(r, type, rec, (uint16_t)len, off);
 			if (err < 0) {
 				r->done = true;
