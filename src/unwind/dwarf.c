@@ -108,6 +108,38 @@ static void push(struct unwind_stack *st, uint64_t ip, bool kernel)
  * addresses over and over. Bounded: past the cap, rows are recomputed. */
 #define ROW_CACHE_MAX (1u << 16)
 
+static bool compact(const struct cfi_row *row, struct cfi_crow *c)
+{
+	if (row->cfa_is_expr || row->cfa_off != (int32_t)row->cfa_off)
+		return false;
+	c->cfa_off = (int32_t)row->cfa_off;
+	c->cfa_reg = row->cfa_reg;
+	c->signal_frame = row->signal_frame;
+	for (unsigned r = 0; r < CFI_NREGS; r++) {
+		const struct cfi_rule *rule = &row->regs[r];
+		if (rule->kind == CFI_RULE_EXPR || rule->kind == CFI_RULE_VAL_EXPR ||
+		    rule->off != (int32_t)rule->off)
+			return false;
+		c->kind[r] = rule->kind;
+		c->reg[r] = rule->reg;
+		c->off[r] = (int32_t)rule->off;
+	}
+	return true;
+}
+
+static void expand(const struct cfi_crow *c, struct cfi_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->cfa_off = c->cfa_off;
+	row->cfa_reg = c->cfa_reg;
+	row->signal_frame = c->signal_frame;
+	for (unsigned r = 0; r < CFI_NREGS; r++) {
+		row->regs[r].kind = c->kind[r];
+		row->regs[r].reg = c->reg[r];
+		row->regs[r].off = c->off[r];
+	}
+}
+
 static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso, uint64_t pc,
 		    struct cfi_row *row)
 {
@@ -115,15 +147,17 @@ static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso,
 	if (hashmap_get(&u->rows, key, &idx) && u->row_keys.v[idx * 2] == dso &&
 	    u->row_keys.v[idx * 2 + 1] == pc) {
 		u->row_hits++;
-		*row = u->row_cache.v[idx];
+		expand(&u->row_cache.v[idx], row);
 		return 0;
 	}
 	u->row_misses++;
 	int err = cfi_find_row(t, pc, row);
-	if (err || u->row_cache.n >= ROW_CACHE_MAX || hashmap_get(&u->rows, key, NULL))
+	struct cfi_crow c;
+	if (err || u->row_cache.n >= ROW_CACHE_MAX || hashmap_get(&u->rows, key, NULL) ||
+	    !compact(row, &c))
 		return err;
 	hashmap_put(&u->rows, key, u->row_cache.n);
-	VEC_PUSH(&u->row_cache, *row);
+	VEC_PUSH(&u->row_cache, c);
 	VEC_PUSH(&u->row_keys, (uint64_t)dso);
 	VEC_PUSH(&u->row_keys, pc);
 	return 0;

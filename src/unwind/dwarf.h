@@ -28,12 +28,23 @@
 #include "unwind/cfi.h"
 #include "unwind/unwind.h"
 
+/* A cached CFI row, compact: only rows without DWARF expressions and with
+ * 32-bit offsets are cached (nearly all of them). */
+struct cfi_crow {
+	int32_t cfa_off;
+	uint8_t cfa_reg;
+	uint8_t signal_frame;
+	uint8_t kind[CFI_NREGS];
+	uint8_t reg[CFI_NREGS];
+	int32_t off[CFI_NREGS];
+};
+
 struct unwinder {
 	struct machine *m;      /* borrowed */
 	struct hashmap tables;  /* dso id -> index+1 in 'cfi' (0: none) */
 	VEC(struct cfi_table *) cfi;
 	struct hashmap rows;   /* hash(dso, pc) -> index+1 in 'row_cache' */
-	VEC(struct cfi_row) row_cache;
+	VEC(struct cfi_crow) row_cache;
 	VEC(uint64_t) row_keys; /* (dso, pc) each cached row answers, to confirm hash hits */
 	uint64_t samples, truncated, no_cfi_steps, fp_steps, row_hits, row_misses;
 };

@@ -41,7 +41,7 @@ struct qent {
 #define ARENA_CHUNK (4u << 20)
 /* File pages behind the read position are handed back to the kernel in
  * steps of this size, keeping resident memory bounded on big files. */
-#define DROP_STEP (8u << 20)
+#define DROP_STEP (4u << 20)
 
 struct arena_chunk {
 	uint8_t *data;
