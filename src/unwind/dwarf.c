@@ -87,21 +87,9 @@ static const struct cfi_table *table_for(struct unwinder *u, uint32_t dso_id,
 	}
 	if (t) {
 		VEC_PUSH(&u->cfi, t);
-		/* hashmap_slot's pointer may be stale after VEC_PUSH? No: different storage. */
 		*hashmap_slot(&u->tables, dso_id, 0, NULL) = u->cfi.n;
 	}
 	return t;
-}
-
-static void push(struct unwind_stack *st, uint64_t ip, bool kernel)
-{
-	if (st->n == UNWIND_MAX_FRAMES) {
-		st->truncated = true;
-		return;
-	}
-	st->frames[st->n].ip = ip;
-	st->frames[st->n].kernel = kernel;
-	st->n++;
 }
 
 /* Rows are cached per (dso, pc): a profile revisits the same return
@@ -283,7 +271,7 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 		uint64_t pc = regs[CFI_RA];
 		/* Callers are looked up (and reported) inside the call instruction. */
 		uint64_t at = first || after_signal ? pc : pc - 1;
-		push(st, at, false);
+		unwind_push(st, at, false);
 		if (st->truncated)
 			return;
 		first = false;

@@ -1,17 +1,6 @@
 /* unwind: callchain splitting into kernel and user frames (unwind, L4). */
 #include "unwind/unwind.h"
 
-static void push(struct unwind_stack *st, uint64_t ip, bool kernel)
-{
-	if (st->n == UNWIND_MAX_FRAMES) {
-		st->truncated = true;
-		return;
-	}
-	st->frames[st->n].ip = ip;
-	st->frames[st->n].kernel = kernel;
-	st->n++;
-}
-
 void unwind_sample(const struct event *ev, struct unwind_stack *st)
 {
 	const struct ev_sample *s = &ev->u.sample;
@@ -20,9 +9,9 @@ void unwind_sample(const struct event *ev, struct unwind_stack *st)
 	st->truncated = false;
 	if (!s->callchain_nr) {
 		if (cpumode == PERF_RECORD_MISC_KERNEL)
-			push(st, s->ip, true);
+			unwind_push(st, s->ip, true);
 		else if (cpumode == PERF_RECORD_MISC_USER)
-			push(st, s->ip, false);
+			unwind_push(st, s->ip, false);
 		return;
 	}
 	/* Before any marker, entries belong to the sample's own mode. */
@@ -39,6 +28,6 @@ void unwind_sample(const struct event *ev, struct unwind_stack *st)
 			continue;
 		}
 		if (mode >= 0)
-			push(st, ip, mode == 1);
+			unwind_push(st, ip, mode == 1);
 	}
 }

@@ -30,6 +30,18 @@ struct unwind_stack {
 	bool truncated; /* more frames than UNWIND_MAX_FRAMES */
 };
 
+/* Append a frame; past UNWIND_MAX_FRAMES the stack is marked truncated. */
+static inline void unwind_push(struct unwind_stack *st, uint64_t ip, bool kernel)
+{
+	if (st->n == UNWIND_MAX_FRAMES) {
+		st->truncated = true;
+		return;
+	}
+	st->frames[st->n].ip = ip;
+	st->frames[st->n].kernel = kernel;
+	st->n++;
+}
+
 /* Fill 'st' from the sample in 'ev' (a decoded PERF_RECORD_SAMPLE). */
 void unwind_sample(const struct event *ev, struct unwind_stack *st);
 
