@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/ifile.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 
@@ -933,17 +934,9 @@ int elf_image_open(struct elf_image **out, const char *path)
 	int fd, err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = ifile_open(path, &st);
 	if (fd < 0)
-		return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		err = err_set(-errno, "cannot stat '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = err_set(-EINVAL, "'%s' is not a regular file", path);
-		goto out;
-	}
+		return fd;
 	if (st.st_size == 0) {
 		err = err_corrupt_at(0, "'%s' is empty", path);
 		goto out;

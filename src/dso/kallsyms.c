@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/ifile.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 
@@ -365,17 +366,9 @@ static int load(struct kallsyms **out, const char *path, bool perf)
 	int fd, err = 0;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = ifile_open(path, &st);
 	if (fd < 0)
-		return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		err = err_set(-errno, "cannot stat '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = err_set(-EINVAL, "'%s' is not a regular file", path);
-		goto out;
-	}
+		return fd;
 	/* st_size is 0 for proc files: read until EOF, with a ceiling. */
 	buf = xmalloc(cap);
 	for (;;) {
