@@ -5,8 +5,9 @@
  * from the parse itself (what offsets map to, what lookups return), so
  * lookups hit symbols. Checked beyond "no crash": a symbol found for an
  * address starts at or below it and has a non-empty name, a lookup at a
- * symbol's start finds that symbol, the build-id fits its buffer, and
- * the symbol count is bounded by the file size.
+ * symbol's start finds that symbol, the build-id fits its buffer, the
+ * symbol count is bounded by the file size, and the sections the unwinder
+ * asks for lie inside the input (each is read in full, so ASan sees it).
  */
 #include "dso/elf_image.h"
 #include "fuzz/fuzz.h"
@@ -24,6 +25,20 @@ static void lookup(const struct elf_image *img, uint64_t vaddr)
 	fuzz_check(elf_image_lookup(img, vaddr, NULL) == name);
 }
 
+static void section(const struct elf_image *img, const char *name, const uint8_t *buf,
+		    size_t size)
+{
+	struct elf_section sec;
+	volatile uint8_t sum = 0;
+	if (!elf_image_section(img, name, &sec))
+		return;
+	fuzz_check(sec.size <= size && sec.data >= buf &&
+		   (size_t)(sec.data - buf) <= size - sec.size);
+	for (size_t i = 0; i < sec.size; i++)
+		sum += sec.data[i];
+	(void)sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct elf_image *img;
@@ -35,6 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t id[ELF_BUILD_ID_MAX];
 		fuzz_check(elf_image_build_id(img, id) <= ELF_BUILD_ID_MAX);
 		(void)elf_image_type(img);
+		fuzz_check(elf_image_is64(img) == (buf[4] == 2));
+		section(img, ".eh_frame", buf, size);
+		section(img, ".eh_frame_hdr", buf, size);
+		section(img, ".debug_frame", buf, size);
+		section(img, ".text", buf, size);
 		/* Each symbol comes from a symbol-table entry or a relocation in
 		 * the file, or from a .plt.got slot: never more than the bytes. */
 		fuzz_check(elf_image_nsyms(img) <= size);
