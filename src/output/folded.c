@@ -1,13 +1,16 @@
 /*
  * folded: trie → sorted folded lines, streamed (output, L7).
  *
- * Lines must come out in bytewise order of the whole line, as
- * stackcollapse-perf.pl sorts them, without building every line in
- * memory. A node's own line is "path name COUNT" and its children's lines
- * are "path name;...", so among siblings each node stands for two items
- * with keys name+' ' and name+';'; sorting those items gives the exact
- * order (a sibling whose name extends this one's, like "foo-bar" after
- * "foo", can fall between "foo"'s own line and its children's lines).
+ * Lines must come out in bytewise order of their stacks (the text before
+ * " COUNT": stackcollapse-perf.pl sorts the stacks, then appends the
+ * counts), without building every line in memory. A node's own line is
+ * "path name COUNT" and its children's lines are "path name;...", so
+ * among siblings each node stands for two items with keys name and
+ * name+';'; sorting those items gives the exact order (a sibling whose
+ * name extends this one's, like "foo-bar" after "foo", can fall between
+ * "foo"'s own line and its children's lines). The own line's key ends at
+ * the name, so it sorts before any longer key: "a;main" comes before
+ * "a;main\t", though ' ' > '\t'.
  * Memory is proportional to the depth and fan-out, not to the output.
  */
 #include "output/folded.h"
@@ -25,14 +28,20 @@ struct item {
 	char term; /* ' ': the node's own line; ';': its children */
 };
 
+/* What follows the name in an item's key: nothing (below every byte) or ';'. */
+static int key_end(const struct item *it)
+{
+	return it->term == ' ' ? -1 : ';';
+}
+
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
 	const unsigned char *p = (const unsigned char *)x->name, *q = (const unsigned char *)y->name;
-	/* Compare name+term as strings without building them. */
+	/* Compare the keys as strings without building them. */
 	for (;; p++, q++) {
-		unsigned char cp = *p ? *p : (unsigned char)x->term;
-		unsigned char cq = *q ? *q : (unsigned char)y->term;
+		int cp = *p ? *p : key_end(x);
+		int cq = *q ? *q : key_end(y);
 		if (cp != cq)
 			return cp < cq ? -1 : 1;
 		if (!*p || !*q) {
