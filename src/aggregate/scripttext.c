@@ -1,0 +1,536 @@
+/*
+ * scripttext: `perf script` text → stack trie with stackcollapse-perf.pl's
+ * rules (aggregate, L6).
+ *
+ * Design note. stackcollapse-perf.pl is a loop over lines with three Perl
+ * regexes; kiln must agree with it on every input, including the odd ones,
+ * so each regex is matched here by a hand-written scanner whose result is
+ * the one Perl's backtracking picks (reasoned out beside each scanner).
+ * The state between lines is the Perl script's:
+ *
+ *   1. 'has_pname' is set by a sample header and cleared only by a blank
+ *      line; frames are kept only while it is set.
+ *   2. A header of a filtered-out event changes nothing (not even the
+ *      process frame of an unfinished sample before it).
+ *   3. A header does not clear the frames: two headers with no blank line
+ *      between make one sample, named by the second.
+ *   4. The blank line adds the sample (process frame alone if it had no
+ *      frames); end of text adds nothing.
+ *
+ * Frames arrive leaf first; 'frames' holds them in arrival order (each
+ * line's "a->b" inline group reversed), so the root-first path is that
+ * vector read backwards.
+ */
+#include "aggregate/scripttext.h"
+
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/vec.h"
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+struct parser {
+	const struct scripttext_opts *o;
+	struct strtab *strs;
+	struct trie *t;
+	struct scripttext_stats *st;
+	struct span filter;    /* event to keep; n == 0: not chosen yet */
+	struct buf pname;      /* process frame of the sample being read */
+	bool has_pname;
+	bool truncated;        /* this sample lost frames */
+	uint64_t period;
+	VEC(uint32_t) frames;  /* leaf first (strtab ids) */
+	VEC(uint32_t) group;   /* one line's frames, in line order */
+	VEC(struct trie_frame) path;
+	struct buf name;       /* scratch: one frame's name */
+	struct buf raw;        /* scratch: "[dso <addr>]" before tidying */
+};
+
+/* Perl's \s, \d and \w on bytes (no locale, no Unicode). */
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_word(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool span_eq(struct span a, const char *s)
+{
+	size_t n = strlen(s);
+	return a.n == n && !memcmp(a.p, s, n);
+}
+
+static bool span_has(struct span a, const char *s)
+{
+	return memmem(a.p, a.n, s, strlen(s)) != NULL;
+}
+
+/*
+ * Sample header, /^(\S.+?)\s+(\d+)\/ *(\d+)*\s+/ (without the space after
+ * the slash: a C comment cannot hold that pair). The lazy comm grows until
+ * the rest matches; the rest can only start at whitespace, and every start
+ * inside one whitespace run ends up at the same digits, so only the first
+ * usable start of each run is tried. Digits and slashes cannot trade
+ * places with the whitespace around them, so no other backtracking helps.
+ */
+struct header {
+	struct span comm, pid, tid; /* tid.n == 0: absent */
+};
+
+static bool match_header(const char *s, size_t n, struct header *h)
+{
+	if (n < 2 || is_space(s[0]))
+		return false;
+	size_t e = 2;
+	while (e < n) {
+		if (!is_space(s[e])) {
+			e++;
+			continue;
+		}
+		size_t f = e;
+		while (f < n && is_space(s[f]))
+			f++;
+		size_t g = f;
+		while (g < n && is_digit(s[g]))
+			g++;
+		if (g > f) {
+			size_t sl = g;
+			while (sl < n && s[sl] == '/')
+				sl++;
+			size_t i = sl;
+			while (i < n && is_digit(s[i]))
+				i++;
+			if (i < n && is_space(s[i])) {
+				h->comm = (struct span){ s, e };
+				h->pid = (struct span){ s + f, g - f };
+				h->tid = (struct span){ s + sl, i - sl };
+				return true;
+			}
+		}
+		e = f;
+	}
+	return false;
+}
+
+/*
+ * Period and event, /:\s*(\d+)*\s+(\S+):\s*$/. Anchored at the end: the
+ * line, less trailing whitespace, ends in ':'; the event is the whole
+ * non-space token before it (it must follow whitespace); before that comes
+ * whitespace, optional digits (the period), optional whitespace and a ':'.
+ * Only one ':' can start such a tail, so the leftmost match is that one.
+ */
+static bool match_event(const char *s, size_t n, struct span *event, struct span *period)
+{
+	size_t end = n;
+	while (end > 0 && is_space(s[end - 1]))
+		end--;
+	if (end == 0 || s[end - 1] != ':')
+		return false;
+	size_t ev_end = end - 1, ev = ev_end;
+	while (ev > 0 && !is_space(s[ev - 1]))
+		ev--;
+	if (ev == ev_end || ev == 0)
+		return false;
+	size_t j = ev;
+	while (j > 0 && is_space(s[j - 1]))
+		j--;
+	size_t k = j;
+	while (k > 0 && is_digit(s[k - 1]))
+		k--;
+	size_t c = k;
+	while (c > 0 && is_space(s[c - 1]))
+		c--;
+	if (c == 0 || s[c - 1] != ':')
+		return false;
+	*event = (struct span){ s + ev, ev_end - ev };
+	*period = (struct span){ s + k, j - k };
+	return true;
+}
+
+/*
+ * Frame line, /^\s*(\w+)\s*(.+) \((.*)\)/, not anchored at the end. The
+ * greedy (.+) ends at the last " (" that has a ')' after it, and (.*) runs
+ * to the last ')'. The symbol starts after the address and its whitespace,
+ * or, when that leaves no room before the " (", as late as it can: Perl
+ * backtracks the whitespace and then the address one byte at a time.
+ */
+struct frame_line {
+	struct span pc, sym, dso;
+};
+
+static bool match_frame(const char *s, size_t n, struct frame_line *fl)
+{
+	size_t p0 = 0;
+	while (p0 < n && is_space(s[p0]))
+		p0++;
+	size_t a = p0;
+	while (a < n && is_word(s[a]))
+		a++;
+	if (a == p0)
+		return false;
+	size_t bmax = a;
+	while (bmax < n && is_space(s[bmax]))
+		bmax++;
+	const char *rp = memrchr(s, ')', n);
+	if (!rp)
+		return false;
+	size_t r = (size_t)(rp - s);
+	size_t q = r;
+	for (;;) { /* the last " (" ending before r */
+		if (q < 2)
+			return false;
+		q--;
+		if (s[q - 1] == ' ' && s[q] == '(')
+			break;
+	}
+	q--; /* q: the space of " (" */
+	if (q < p0 + 2)
+		return false;
+	size_t b = bmax < q - 1 ? bmax : q - 1;
+	fl->pc = (struct span){ s + p0, (b < a ? b : a) - p0 };
+	fl->sym = (struct span){ s + b, q - b };
+	fl->dso = (struct span){ s + q + 2, r - (q + 2) };
+	return true;
+}
+
+/* "+0x1f" at the end of a symbol (lowercase hex, as perf prints it). */
+static struct span strip_offset(struct span f)
+{
+	size_t i = f.n;
+	while (i > 0 && (is_digit(f.p[i - 1]) || (f.p[i - 1] >= 'a' && f.p[i - 1] <= 'f')))
+		i--;
+	if (i < f.n && i >= 3 && !memcmp(f.p + i - 3, "+0x", 3))
+		f.n = i - 3;
+	return f;
+}
+
+/* Go method names ("net/http.(*Client).Do") keep their parentheses: /\.\(.*\)\./ */
+static bool looks_like_go(struct span f)
+{
+	const char *open = memmem(f.p, f.n, ".(", 2);
+	if (!open)
+		return false;
+	for (size_t j = f.n; j-- > 1;)
+		if (f.p[j - 1] == ')' && f.p[j] == '.')
+			return j - 1 >= (size_t)(open - f.p) + 2;
+	return false;
+}
+
+/* Where /\((?!anonymous namespace\)).*$/ cuts the name, or f.n. */
+static size_t paren_cut(struct span f)
+{
+	static const char anon[] = "anonymous namespace)";
+	for (size_t i = 0; i < f.n; i++) {
+		if (f.p[i] != '(')
+			continue;
+		if (f.n - i - 1 >= sizeof(anon) - 1 && !memcmp(f.p + i + 1, anon, sizeof(anon) - 1))
+			continue;
+		return i;
+	}
+	return f.n;
+}
+
+/* m:/tmp/perf-\d+\.map: */
+static bool is_jit_dso(struct span d)
+{
+	static const char pre[] = "/tmp/perf-";
+	const char *p = d.p, *end = d.p + d.n;
+	while ((p = memmem(p, (size_t)(end - p), pre, sizeof(pre) - 1))) {
+		const char *q = p + sizeof(pre) - 1, *digits = q;
+		while (q < end && is_digit(*q))
+			q++;
+		if (q > digits && end - q >= 4 && !memcmp(q, ".map", 4))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* m/(^\[|vmlinux$)/ and not /unknown/ */
+static bool is_kernel_dso(struct span d)
+{
+	bool k = (d.n && d.p[0] == '[') || (d.n >= 7 && !memcmp(d.p + d.n - 7, "vmlinux", 7));
+	return k && !span_has(d, "unknown");
+}
+
+static bool has_suffix(const struct buf *b, const char *s)
+{
+	return memmem(buf_str(b), b->len, s, strlen(s)) != NULL;
+}
+
+/* Name one frame of a frame line: 'f' is one "->"-separated piece of the symbol. */
+static uint32_t frame_name(struct parser *ps, struct span f, const struct frame_line *fl,
+			   bool inlined)
+{
+	const struct scripttext_opts *o = ps->o;
+	if (span_eq(f, "[unknown]")) {
+		struct span base = { "unknown", 7 };
+		if (!span_eq(fl->dso, "[unknown]")) {
+			const char *slash = memrchr(fl->dso.p, '/', fl->dso.n);
+			base = fl->dso;
+			if (slash) {
+				base.n -= (size_t)(slash + 1 - base.p);
+				base.p = slash + 1;
+			}
+		}
+		buf_reset(&ps->raw);
+		buf_addch(&ps->raw, '[');
+		buf_add(&ps->raw, base.p, base.n);
+		if (o->addrs) {
+			buf_addstr(&ps->raw, " <");
+			buf_add(&ps->raw, fl->pc.p, fl->pc.n);
+			buf_addch(&ps->raw, '>');
+		}
+		buf_addch(&ps->raw, ']');
+		f = (struct span){ ps->raw.p, ps->raw.len };
+	}
+	/* Generic tidying: ';' → ':', cut at the first '(', drop quotes. */
+	size_t cut = looks_like_go(f) ? f.n : paren_cut(f);
+	buf_reset(&ps->name);
+	for (size_t i = 0; i < cut; i++) {
+		char c = f.p[i];
+		if (c == '"' || c == '\'')
+			continue;
+		buf_addch(&ps->name, c == ';' ? ':' : c);
+	}
+	/* Java: "Ljava/lang/Thread:::run" → "java/lang/Thread:::run". */
+	size_t skip = 0;
+	if (ps->pname.len >= 4 && !memcmp(ps->pname.p, "java", 4) && ps->name.len &&
+	    ps->name.p[0] == 'L' && memchr(ps->name.p, '/', ps->name.len))
+		skip = 1;
+	if (inlined) {
+		if (!has_suffix(&ps->name, "_[i]"))
+			buf_addstr(&ps->name, "_[i]");
+	} else if (o->annotate_kernel && is_kernel_dso(fl->dso)) {
+		buf_addstr(&ps->name, "_[k]");
+	} else if (o->annotate_jit && is_jit_dso(fl->dso)) {
+		if (!has_suffix(&ps->name, "_[j]"))
+			buf_addstr(&ps->name, "_[j]");
+	}
+	return strtab_intern(ps->strs, buf_str(&ps->name) + skip, ps->name.len - skip);
+}
+
+static void push_frame(struct parser *ps, uint32_t id)
+{
+	if (ps->frames.n >= SCRIPTTEXT_MAX_FRAMES) {
+		ps->st->dropped_frames++;
+		ps->truncated = true;
+		return;
+	}
+	VEC_PUSH(&ps->frames, id);
+}
+
+static void on_frame(struct parser *ps, const struct frame_line *fl)
+{
+	struct span sym = strip_offset(fl->sym);
+	if (sym.n && sym.p[0] == '(')
+		return; /* a process name, not a frame */
+	/* split /->/: empty pieces count, except trailing ones. */
+	size_t keep = sym.n;
+	while (keep >= 2 && !memcmp(sym.p + keep - 2, "->", 2))
+		keep -= 2;
+	if (!keep)
+		return;
+	ps->group.n = 0;
+	size_t start = 0;
+	for (;;) {
+		const char *arrow = memmem(sym.p + start, keep - start, "->", 2);
+		size_t end = arrow ? (size_t)(arrow - sym.p) : keep;
+		struct span piece = { sym.p + start, end - start };
+		uint32_t id = frame_name(ps, piece, fl, ps->group.n > 0);
+		VEC_PUSH(&ps->group, id);
+		if (!arrow)
+			break;
+		start = end + 2;
+	}
+	for (size_t i = ps->group.n; i-- > 0;)
+		push_frame(ps, ps->group.v[i]);
+}
+
+static uint64_t parse_period(struct span p)
+{
+	/* Perl: an absent or "0" period counts 1. Saturates at 2^64-1. */
+	if (!p.n || span_eq(p, "0"))
+		return 1;
+	uint64_t v = 0;
+	for (size_t i = 0; i < p.n; i++) {
+		uint64_t d = (uint64_t)(p.p[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return UINT64_MAX;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+static void on_header(struct parser *ps, const char *s, size_t n, const struct header *h)
+{
+	struct span event, period = { NULL, 0 };
+	if (match_event(s, n, &event, &period)) {
+		if (!ps->filter.n) {
+			ps->st->event = strtab_intern(ps->strs, event.p, event.n);
+			ps->st->event_defaulted = true;
+			ps->filter.p = strtab_get(ps->strs, ps->st->event);
+			ps->filter.n = event.n;
+		} else if (event.n != ps->filter.n || memcmp(event.p, ps->filter.p, event.n)) {
+			ps->st->filtered++;
+			return;
+		}
+	}
+	ps->period = parse_period(period);
+	/* Perl: a missing TID, or one of "0", means the number given is the TID. */
+	struct span pid = h->pid, tid = h->tid;
+	if (!tid.n || span_eq(tid, "0")) {
+		tid = pid;
+		pid = (struct span){ "?", 1 };
+	}
+	struct buf *b = &ps->pname;
+	buf_reset(b);
+	buf_add(b, h->comm.p, h->comm.n);
+	if (ps->o->with_pid || ps->o->with_tid) {
+		buf_addch(b, '-');
+		buf_add(b, pid.p, pid.n);
+	}
+	if (ps->o->with_tid) {
+		buf_addch(b, '/');
+		buf_add(b, tid.p, tid.n);
+	}
+	for (size_t i = 0; i < b->len; i++)
+		if (b->p[i] == ' ')
+			b->p[i] = '_';
+	ps->has_pname = true;
+}
+
+static uint8_t kind_of(const char *name, size_t n)
+{
+	if (n >= 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']') {
+		switch (name[n - 2]) {
+		case 'k':
+			return FRAME_KERNEL;
+		case 'j':
+			return FRAME_JIT;
+		case 'i':
+			return FRAME_INLINE;
+		}
+	}
+	if (n >= 2 && name[0] == '[' && name[n - 1] == ']')
+		return FRAME_UNKNOWN;
+	return FRAME_USER;
+}
+
+static void push_path(struct parser *ps, const char *name, size_t n, bool root)
+{
+	uint32_t id = strtab_intern(ps->strs, name, n);
+	struct trie_frame f = { id, root ? FRAME_PROCESS : kind_of(name, n) };
+	VEC_PUSH(&ps->path, f);
+}
+
+static void end_sample(struct parser *ps)
+{
+	/*
+	 * Perl joins the stack with ';' and merges equal strings, so a comm
+	 * holding ';' must become several frames to merge the same way. The
+	 * kind of a frame depends only on its name and depth, so equal lines
+	 * are always one trie path.
+	 */
+	ps->path.n = 0;
+	const char *p = ps->pname.p, *end = p + ps->pname.len;
+	for (size_t splits = 0;; splits++) {
+		const char *semi = splits < SCRIPTTEXT_MAX_FRAMES ? memchr(p, ';', (size_t)(end - p))
+								  : NULL;
+		const char *stop = semi ? semi : end;
+		push_path(ps, p, (size_t)(stop - p), ps->path.n == 0);
+		if (!semi)
+			break;
+		p = semi + 1;
+	}
+	for (size_t i = ps->frames.n; i-- > 0;) {
+		struct trie_frame f = { ps->frames.v[i], 0 };
+		f.kind = kind_of(strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name));
+		VEC_PUSH(&ps->path, f);
+	}
+	trie_add(ps->t, ps->path.v, ps->path.n, ps->period);
+	ps->st->samples++;
+	if (ps->truncated)
+		ps->st->truncated++;
+	ps->frames.n = 0;
+	ps->truncated = false;
+	ps->has_pname = false;
+}
+
+static void on_line(struct parser *ps, const char *s, size_t n)
+{
+	if (n && s[0] == '#')
+		return;
+	if (!n) {
+		if (ps->has_pname)
+			end_sample(ps);
+		return;
+	}
+	struct header h;
+	struct frame_line fl;
+	if (match_header(s, n, &h)) {
+		ps->st->headers++;
+		on_header(ps, s, n, &h);
+	} else if (match_frame(s, n, &fl)) {
+		if (ps->has_pname)
+			on_frame(ps, &fl);
+	} else {
+		ps->st->unrecognized++;
+	}
+}
+
+int scripttext_parse(const char *data, size_t len, const struct scripttext_opts *o,
+		     struct strtab *strs, struct trie *t, struct scripttext_stats *st)
+{
+	struct parser ps;
+	memset(&ps, 0, sizeof(ps));
+	memset(st, 0, sizeof(*st));
+	st->event = TRIE_NO_NAME;
+	ps.o = o;
+	ps.strs = strs;
+	ps.t = t;
+	ps.st = st;
+	if (o->event_filter && o->event_filter[0]) {
+		st->event = strtab_intern_str(strs, o->event_filter);
+		ps.filter.p = strtab_get(strs, st->event);
+		ps.filter.n = strtab_len(strs, st->event);
+	}
+	/* Names come from one line plus a few bytes: these ceilings never bind. */
+	buf_init(&ps.pname, SCRIPTTEXT_MAX_LINE + 64);
+	buf_init(&ps.name, SCRIPTTEXT_MAX_LINE + 64);
+	buf_init(&ps.raw, SCRIPTTEXT_MAX_LINE + 64);
+	size_t pos = 0;
+	while (pos < len) {
+		const char *s = data + pos;
+		const char *nl = memchr(s, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - s) : len - pos;
+		pos += n + (nl ? 1 : 0);
+		st->lines++;
+		if (n > SCRIPTTEXT_MAX_LINE)
+			st->long_lines++;
+		else if (memchr(s, '\0', n))
+			st->unrecognized++;
+		else
+			on_line(&ps, s, n);
+	}
+	st->unterminated = ps.has_pname;
+	VEC_FREE(&ps.frames);
+	VEC_FREE(&ps.group);
+	VEC_FREE(&ps.path);
+	buf_release(&ps.pname);
+	buf_release(&ps.name);
+	buf_release(&ps.raw);
+	return 0;
+}
