@@ -11,7 +11,9 @@
  *   40  u8  flags: 1 sample_id_all; 2 a second attr (ids 1 and 2; it
  *           differs in read_format and registers); 4 keep the record's own
  *           size field (by default it is set to the record's length, so
- *           decoding gets past the size check)
+ *           decoding gets past the size check); 8 decode even if
+ *           ev_attrs_finish refused the set, as the perf.data reader does
+ *           for records queued before a bad ATTR record
  *   48  the record, header included, as an exact-size heap copy
  *
  * Checked beyond "no crash" (ASan sees reads past the copy): a decoded
@@ -59,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	bool two = data[40] & 2;
 	attrs_build(&attrs, data, two);
-	if (ev_attrs_finish(&attrs) != 0) {
+	if (ev_attrs_finish(&attrs) != 0 && !(data[40] & 8)) {
 		/* Two attrs must agree on where the id sits; fall back to one. */
 		ev_attrs_release(&attrs);
 		if (!two)

@@ -17,7 +17,7 @@ S = {n: 1 << i for i, n in enumerate(
     "PHYS_ADDR AUX CGROUP DATA_PAGE_SIZE CODE_PAGE_SIZE WEIGHT_STRUCT".split())}
 RF_ENABLED, RF_RUNNING, RF_ID, RF_GROUP, RF_LOST = 1, 2, 4, 8, 16
 BRANCH_HW_INDEX = 1 << 17
-SID_ALL, TWO_ATTRS = 1, 2
+SID_ALL, TWO_ATTRS, KEEP_REFUSED = 1, 2, 8
 
 
 def u64(*v):
@@ -97,6 +97,11 @@ seeds["sample-read-noregs"] = seed(t, record(SAMPLE, u64(0x401000) + u32(1, 1)
 t = st("IP", "TID", "ID", "PERIOD")
 seeds["sample-two-attrs"] = seed(t, record(SAMPLE, u64(0x401000) + u32(5, 5) + u64(2, 1)),
                                  flags=TWO_ATTRS)
+
+# Two attrs whose samples carry no id: the set is refused, but the reader
+# still decodes records queued before such an ATTR record arrived.
+seeds["sample-two-attrs-no-id"] = seed(st("IP", "TID"), record(SAMPLE, u64(0x401000) + u32(5, 5)),
+                                       flags=TWO_ATTRS | KEEP_REFUSED)
 
 # Sideband records with the sample_id_all trailer.
 seeds["mmap2-trailer"] = seed(TRAILER, record(MMAP2, u32(42, 43) + u64(0x400000, 0x1000, 0)

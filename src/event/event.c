@@ -264,7 +264,10 @@ static int decode_sample(struct event *ev, struct cursor *c, const struct ev_att
 	if (attrs->v.n == 1) {
 		a = &attrs->v.v[0];
 	} else {
-		/* The id position is the same for every attr (ev_attrs_finish). */
+		/* The id position is the same for every attr (ev_attrs_finish);
+		 * a set that failed it (a bad ATTR record) may have none. */
+		if (attrs->sample_id_pos < 0)
+			return BAD(c, ev, "several events but samples carry no id");
 		if ((size_t)attrs->sample_id_pos * 8 + 8 > cursor_left(c))
 			return BAD(c, ev, "record too short for sample id");
 		uint64_t id = ev_u64(c->p, (size_t)attrs->sample_id_pos);
