@@ -484,6 +484,7 @@ static void on_line(struct parser *ps, const char *s, size_t n)
 		ps->st->headers++;
 		on_header(ps, s, n, &h);
 	} else if (match_frame(s, n, &fl)) {
+		ps->st->frame_lines++;
 		if (ps->has_pname)
 			on_frame(ps, &fl);
 	} else {

@@ -61,6 +61,7 @@ struct scripttext_opts {
 struct scripttext_stats {
 	uint64_t lines;          /* lines read */
 	uint64_t headers;        /* sample headers recognised, filtered ones included */
+	uint64_t frame_lines;    /* frame lines recognised, kept or not */
 	uint64_t samples;        /* stacks added to the trie */
 	uint64_t filtered;       /* sample headers of another event, skipped */
 	uint64_t unrecognized;   /* lines neither header, frame, comment nor blank */

@@ -1,6 +1,7 @@
 /*
- * cmd_collapse: `kiln collapse` (cli, L9): perf.data → folded stacks, the
- * output `perf script | stackcollapse-perf.pl` gives.
+ * cmd_collapse: `kiln collapse` (cli, L9): perf.data, or `perf script`
+ * text, → folded stacks, the output `perf script | stackcollapse-perf.pl`
+ * gives.
  */
 #include <getopt.h>
 #include <string.h>
@@ -18,19 +19,30 @@ static const char usage_text[] =
 	"distinct stack, root first: \"comm;caller;callee COUNT\", sorted, the format\n"
 	"of stackcollapse-perf.pl that flame graph tools read.\n"
 	"\n"
+	"FILE may also be the text `perf script` prints (anything that does not start\n"
+	"like a perf.data), folded exactly as stackcollapse-perf.pl folds it; '-'\n"
+	"reads standard input. Of text, only samples of one event are folded: the first\n"
+	"one seen, or the one --event-filter names.\n"
+	"\n"
 	"options:\n"
 	"  -o, --output FILE   write here instead of standard output\n"
+	"  -i, --input FILE    read FILE (same as the argument)\n"
 	"      --pid           process frame as comm-PID\n"
 	"      --tid           process frame as comm-PID/TID\n"
 	"      --kernel        suffix kernel frames with _[k]\n"
 	"      --jit           suffix JIT frames with _[j]\n"
 	"      --all           both --kernel and --jit\n"
-	"      --symfs DIR     look for binaries under DIR\n"
+	"      --symfs DIR     look for binaries under DIR (perf.data)\n"
+	"      --addrs         name frames without a symbol [dso <ADDR>] (text)\n"
+	"      --event-filter=EVENT\n"
+	"                      fold only samples of EVENT (text)\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"EXAMPLES\n"
 	"  kiln collapse perf.data > out.folded\n"
-	"  kiln collapse --pid --kernel perf.data | grep myfunc\n";
+	"  kiln collapse --pid --kernel perf.data | grep myfunc\n"
+	"  perf script | kiln collapse - > out.folded\n"
+	"  kiln collapse --all --event-filter=cycles perf-script.txt\n";
 
 int cmd_collapse(int argc, char **argv)
 {
@@ -42,7 +54,7 @@ int cmd_collapse(int argc, char **argv)
 		return rc;
 	struct trie t;
 	struct strtab strs;
-	int code = profile_cli_load(&pc, &strs, &t);
+	int code = profile_cli_load_any(&pc, &strs, &t);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
 		struct ofile of;
 		if (ofile_open(&of, output)) {

@@ -2,13 +2,25 @@
 #include "cli/profile_cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "aggregate/scripttext.h"
 #include "base/err.h"
+#include "base/xalloc.h"
 #include "cli/cli.h"
 
 enum { OPT_PID = 2000, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_SYMFS };
+enum { OPT_ADDRS = 2100, OPT_EVENT_FILTER };
+
+#define PERF_MAGIC_LEN 8
+#define TEXT_INPUT_MAX ((size_t)4 << 30) /* perf script text read into memory */
 
 const struct option profile_cli_frame_options[] = {
 	{ "pid", no_argument, NULL, OPT_PID },
@@ -60,6 +72,8 @@ int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char 
 	size_t n = 0;
 	for (; profile_cli_frame_options[n].name; n++)
 		longopts[n] = profile_cli_frame_options[n];
+	longopts[n++] = (struct option){ "addrs", no_argument, NULL, OPT_ADDRS };
+	longopts[n++] = (struct option){ "event-filter", required_argument, NULL, OPT_EVENT_FILTER };
 	longopts[n++] = (struct option){ "output", required_argument, NULL, 'o' };
 	longopts[n++] = (struct option){ "input", required_argument, NULL, 'i' };
 	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -71,6 +85,10 @@ int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char 
 			*output = optarg;
 		} else if (c == 'i') {
 			pc->po.input = optarg;
+		} else if (c == OPT_ADDRS) {
+			pc->addrs = true;
+		} else if (c == OPT_EVENT_FILTER) {
+			pc->event_filter = optarg;
 		} else if (c == 'h') {
 			return cli_usage(stdout, usage_text, KILN_EXIT_OK);
 		} else if (profile_cli_frame_option(pc, c, optarg)) {
@@ -112,4 +130,310 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
 		return KILN_EXIT_BADINPUT;
 	}
 	return KILN_EXIT_OK;
+}
+
+/*
+ * Input detection for collapse. The first bytes decide; they are peeked
+ * with pread() where the input can seek. A pipe cannot give bytes back,
+ * so when a perf.data arrives on a piped standard input, a child process
+ * replays the bytes already read and then copies the rest, and the
+ * perf.data reader streams from that pipe as it would from the original.
+ */
+struct input {
+	char *data; /* text, heap */
+	size_t len;
+	bool perfdata;
+	pid_t relay; /* the replaying child, or 0 */
+};
+
+/*
+ * "PERFILE2" starts a perf.data; its byte-swapped form and version 1's
+ * "PERFFILE" go to the perf.data reader too, which says why it cannot
+ * read them. Anything else is text.
+ */
+static bool is_perf_magic(const char *b)
+{
+	return !memcmp(b, "PERFILE2", PERF_MAGIC_LEN) || !memcmp(b, "2ELIFREP", PERF_MAGIC_LEN) ||
+	       !memcmp(b, "PERFFILE", PERF_MAGIC_LEN);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static _Noreturn void relay_child(int out, const char *prefix, size_t n)
+{
+	char chunk[16384];
+	if (write_all(out, prefix, n))
+		_exit(1);
+	for (;;) {
+		ssize_t k = read(0, chunk, sizeof(chunk));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			_exit(k < 0);
+		if (write_all(out, chunk, (size_t)k))
+			_exit(1);
+	}
+}
+
+/* Make standard input read 'prefix' and then the rest of the original. */
+static int relay_stdin(const char *prefix, size_t n, pid_t *child)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return err_set(-errno, "cannot create a pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return err_set(-e, "cannot fork: %s", strerror(e));
+	}
+	if (pid == 0) {
+		close(p[0]);
+		relay_child(p[1], prefix, n);
+	}
+	close(p[1]);
+	if (dup2(p[0], 0) < 0) {
+		int e = errno;
+		close(p[0]);
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+		return err_set(-e, "cannot redirect standard input: %s", strerror(e));
+	}
+	close(p[0]);
+	*child = pid;
+	return 0;
+}
+
+static void relay_finish(pid_t child)
+{
+	/* The reader may have stopped early: detach it, then stop the copier. */
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (nul >= 0) {
+		dup2(nul, 0);
+		close(nul);
+	}
+	kill(child, SIGTERM);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Read fd to its end into in->data, which holds in->len bytes already. */
+static int read_rest(int fd, struct input *in, size_t cap, const char *name)
+{
+	for (;;) {
+		if (in->len == cap) {
+			if (cap >= TEXT_INPUT_MAX) {
+				char probe;
+				ssize_t k;
+				while ((k = read(fd, &probe, 1)) < 0 && errno == EINTR)
+					;
+				if (k <= 0)
+					return 0;
+				return err_set(-EFBIG, "text input larger than %zu GiB",
+					       TEXT_INPUT_MAX >> 30);
+			}
+			cap = cap > TEXT_INPUT_MAX / 2 ? TEXT_INPUT_MAX : cap * 2;
+			in->data = xrealloc(in->data, cap);
+		}
+		ssize_t k = read(fd, in->data + in->len, cap - in->len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
+		if (k == 0)
+			return 0;
+		in->len += (size_t)k;
+	}
+}
+
+static int input_open(const char *path, struct input *in)
+{
+	memset(in, 0, sizeof(*in));
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
+	int fd = 0;
+	if (!is_stdin) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
+	}
+	int err = 0;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		err = err_set(-errno, "cannot stat '%s': %s", name, strerror(errno));
+		goto out;
+	}
+	size_t cap = 1 << 20;
+	if (S_ISREG(st.st_mode)) {
+		off_t off = is_stdin ? lseek(0, 0, SEEK_CUR) : 0;
+		char magic[PERF_MAGIC_LEN];
+		ssize_t k = off < 0 ? -1 : pread(fd, magic, sizeof(magic), off);
+		if (k == (ssize_t)sizeof(magic) && is_perf_magic(magic)) {
+			in->perfdata = true;
+			goto out;
+		}
+		if (off >= 0 && st.st_size > off) {
+			if ((uint64_t)(st.st_size - off) > TEXT_INPUT_MAX) {
+				err = err_set(-EFBIG, "text input larger than %zu GiB",
+					      TEXT_INPUT_MAX >> 30);
+				goto out;
+			}
+			cap = (size_t)(st.st_size - off) + 1;
+		}
+		in->data = xmalloc(cap);
+	} else {
+		/* A pipe or device: what is read is gone, so read the magic for real. */
+		in->data = xmalloc(cap);
+		while (in->len < PERF_MAGIC_LEN) {
+			ssize_t k = read(fd, in->data + in->len, PERF_MAGIC_LEN - in->len);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				err = err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
+				goto out;
+			}
+			if (k == 0)
+				break;
+			in->len += (size_t)k;
+		}
+		if (in->len == PERF_MAGIC_LEN && is_perf_magic(in->data)) {
+			if (!is_stdin) {
+				err = err_set(-EINVAL,
+					      "'%s' is a perf.data but not a regular file; "
+					      "pipe it into 'kiln collapse -'",
+					      path);
+				goto out;
+			}
+			err = relay_stdin(in->data, in->len, &in->relay);
+			if (!err)
+				in->perfdata = true;
+			goto out;
+		}
+	}
+	err = read_rest(fd, in, cap, name);
+out:
+	if (!is_stdin)
+		close(fd);
+	if (err || in->perfdata) {
+		free(in->data);
+		in->data = NULL;
+		in->len = 0;
+	}
+	return err;
+}
+
+static int load_text(struct profile_cli *pc, const struct input *in, struct strtab *strs,
+		     struct trie *t)
+{
+	const char *name = strcmp(pc->po.input, "-") ? pc->po.input : "<stdin>";
+	const struct frame_opts *f = &pc->po.frames;
+	struct scripttext_opts so = {
+		.with_pid = f->with_pid,
+		.with_tid = f->with_tid,
+		.annotate_kernel = f->annotate_kernel,
+		.annotate_jit = f->annotate_jit,
+		.addrs = pc->addrs,
+		.event_filter = pc->event_filter,
+	};
+	struct scripttext_stats st;
+	scripttext_parse(in->data, in->len, &so, strs, t, &st);
+	trie_sort(t);
+	/* Inputs that are not perf script text at all: one error, no warnings. */
+	if (in->len == 0) {
+		fprintf(stderr, "error: %s: empty file\n", name);
+		return KILN_EXIT_BADINPUT;
+	}
+	if (st.headers == 0) {
+		fprintf(stderr, "error: %s: not a perf.data file, nor perf script output\n", name);
+		if (st.frame_lines && st.frame_lines >= st.unrecognized)
+			fprintf(stderr, "hint: it has frame lines but no sample headers (\"comm pid "
+					"... event:\" from the first column), which perf script "
+					"prints for recordings with call chains (perf record -g)\n");
+		return KILN_EXIT_BADINPUT;
+	}
+	if (pc->po.symfs)
+		fprintf(stderr, "warning: --symfs has no effect on perf script text\n");
+	if (st.long_lines)
+		fprintf(stderr, "warning: %s: skipped %llu lines longer than %u KiB\n", name,
+			(unsigned long long)st.long_lines, SCRIPTTEXT_MAX_LINE >> 10);
+	if (st.unrecognized)
+		fprintf(stderr, "warning: %s: skipped %llu lines that are not perf script output\n",
+			name, (unsigned long long)st.unrecognized);
+	if (st.truncated)
+		fprintf(stderr,
+			"warning: %s: %llu stacks deeper than %u frames lost their %llu outermost "
+			"frames\n",
+			name, (unsigned long long)st.truncated, SCRIPTTEXT_MAX_FRAMES,
+			(unsigned long long)st.dropped_frames);
+	if (st.filtered && st.event_defaulted)
+		fprintf(stderr,
+			"note: %s: only '%s' samples are folded; %llu samples of other events "
+			"skipped (choose with --event-filter)\n",
+			name, strtab_get(strs, st.event), (unsigned long long)st.filtered);
+	if (st.unterminated && st.samples)
+		fprintf(stderr,
+			"warning: %s: the last sample has no blank line after it and is left out, "
+			"as stackcollapse-perf.pl does\n",
+			name);
+	if (st.samples == 0) {
+		if (pc->event_filter && pc->event_filter[0] && st.filtered)
+			fprintf(stderr, "error: %s: no samples of event '%s'\n", name,
+				pc->event_filter);
+		else
+			fprintf(stderr, "error: %s: no samples\n", name);
+		if (st.unterminated)
+			fprintf(stderr, "hint: a sample counts at the blank line after its stack, "
+					"which perf script prints for recordings with call "
+					"chains (perf record -g)\n");
+		return KILN_EXIT_BADINPUT;
+	}
+	return KILN_EXIT_OK;
+}
+
+int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct trie *t)
+{
+	struct input in;
+	err_clear();
+	int err = input_open(pc->po.input, &in);
+	if (err) {
+		strtab_init(strs);
+		trie_init(t, strs);
+		cli_error_last(NULL);
+		return err == -EINVAL || err == -EFBIG ? KILN_EXIT_BADINPUT : KILN_EXIT_FAIL;
+	}
+	if (in.perfdata) {
+		int code;
+		if (pc->addrs || pc->event_filter) {
+			strtab_init(strs);
+			trie_init(t, strs);
+			fprintf(stderr, "error: --addrs and --event-filter apply to perf script "
+					"text, and '%s' is a perf.data\n",
+				pc->po.input);
+			code = KILN_EXIT_USAGE;
+		} else {
+			code = profile_cli_load(pc, strs, t);
+		}
+		if (in.relay)
+			relay_finish(in.relay);
+		return code;
+	}
+	strtab_init(strs);
+	trie_init(t, strs);
+	int code = load_text(pc, &in, strs, t);
+	free(in.data);
+	return code;
 }

@@ -6,6 +6,7 @@
 #define KILN_CLI_PROFILE_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 
 #include "aggregate/trie.h"
 #include "base/strtab.h"
@@ -14,6 +15,9 @@
 struct profile_cli {
 	struct profile_opts po;
 	const char *input_flag; /* -i, if given */
+	/* collapse only, for perf script text: */
+	bool addrs;               /* --addrs */
+	const char *event_filter; /* --event-filter=EVENT */
 };
 
 void profile_cli_init(struct profile_cli *pc);
@@ -30,5 +34,13 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg);
 /* Initialise strs and t, load pc->po.input, report problems; returns the
  * exit code (OK, PARTIAL, BADINPUT, FAIL). t and strs are always initialised. */
 int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t);
+/*
+ * Like profile_cli_load, but the input (a file, or "-" for standard input)
+ * may also be `perf script` text: a perf.data starts with "PERFILE2", and
+ * anything else is text, read into memory (at most 4 GiB) and folded by
+ * stackcollapse-perf.pl's rules (aggregate/scripttext.h). A perf.data
+ * piped on standard input still streams.
+ */
+int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct trie *t);
 
 #endif
