@@ -25,7 +25,9 @@
  *  1. The folded lines the trie prints are byte for byte the lines
  *     stackcollapse-perf.pl prints for the same text (the root frame is
  *     split at ';' so identical joined stacks merge), except where a limit
- *     below was hit.
+ *     below was hit, and for weights Perl would print as 0 (a period
+ *     written "00": kiln adds the stack with weight 0, which prints no
+ *     line) or as floating point (sums past 2^64-1 saturate).
  *  2. Like stackcollapse-perf.pl, a sample counts at the blank line after
  *     it: text that ends inside a sample drops that sample (reported in
  *     'unterminated').
