@@ -285,10 +285,18 @@ static bool sec_data(const struct parse *ps, size_t idx, const uint8_t **p, size
 	return true;
 }
 
+/* Names longer than this are treated as bad: every name is scanned for
+ * its NUL, so a cap keeps hostile tables (many symbols pointing into one
+ * long NUL-free run) linear instead of quadratic. */
+#define NAME_MAX_LEN 16384
+
 /* The NUL-terminated string at 'off' in a string table, or NULL. */
 static const char *str_at(const char *str, size_t strsz, uint64_t off)
 {
-	if (!str || off >= strsz || !memchr(str + off, '\0', strsz - (size_t)off))
+	if (!str || off >= strsz)
+		return NULL;
+	size_t left = strsz - (size_t)off;
+	if (!memchr(str + off, '\0', left < NAME_MAX_LEN ? left : NAME_MAX_LEN))
 		return NULL;
 	return str + off;
 }
