@@ -41,7 +41,25 @@ enum perf_feature {
 	PERF_FEAT_TOTAL_MEM = 10,
 	PERF_FEAT_CMDLINE = 11,
 	PERF_FEAT_EVENT_DESC = 12,
+	PERF_FEAT_CPU_TOPOLOGY = 13,
+	PERF_FEAT_NUMA_TOPOLOGY = 14,
+	PERF_FEAT_BRANCH_STACK = 15,
+	PERF_FEAT_PMU_MAPPINGS = 16,
+	PERF_FEAT_GROUP_DESC = 17,
+	PERF_FEAT_AUXTRACE = 18,
+	PERF_FEAT_STAT = 19,
+	PERF_FEAT_CACHE = 20,
+	PERF_FEAT_SAMPLE_TIME = 21,
+	PERF_FEAT_MEM_TOPOLOGY = 22,
+	PERF_FEAT_CLOCKID = 23,
+	PERF_FEAT_DIR_FORMAT = 24,
+	PERF_FEAT_BPF_PROG_INFO = 25,
+	PERF_FEAT_BPF_BTF = 26,
 	PERF_FEAT_COMPRESSED = 27,
+	PERF_FEAT_CPU_PMU_CAPS = 28,
+	PERF_FEAT_CLOCK_DATA = 29,
+	PERF_FEAT_HYBRID_TOPOLOGY = 30,
+	PERF_FEAT_PMU_CAPS = 31,
 	PERF_FEAT_MAX = 256
 };
 
@@ -51,6 +69,30 @@ struct perf_build_id {
 	uint8_t size;
 	uint8_t id[20];
 	char *filename;
+};
+
+/* One event of the EVENT_DESC feature, as perf describes it. */
+struct perf_ev_desc {
+	struct perf_event_attr attr; /* the section's bytes, cut or zero-extended to ours */
+	char *name;
+	uint64_t *ids;
+	size_t nids;
+};
+
+struct perf_pmu_map { /* PMU_MAPPINGS: a PMU's attr.type */
+	uint32_t type;
+	char *name;
+};
+
+struct perf_group_desc { /* GROUP_DESC: events leader_idx .. + nr_members - 1 */
+	char *name;
+	uint32_t leader_idx, nr_members;
+};
+
+struct perf_pmu_caps { /* CPU_PMU_CAPS (pmu_name NULL) and PMU_CAPS */
+	char *pmu_name;
+	char **caps; /* "name=value" */
+	size_t ncaps;
 };
 
 /* What the header and feature sections say. Strings are NULL if absent. */
@@ -65,6 +107,25 @@ struct perf_header_info {
 	struct perf_build_id *build_ids;
 	size_t nbuild_ids;
 	uint64_t data_offset, data_size;
+	/* The rest of what perf's header listing shows (kiln script --header): */
+	uint64_t parsed[4]; /* features whose section was read without error */
+	struct perf_ev_desc *event_desc;
+	size_t nevent_desc;
+	struct perf_pmu_map *pmu_maps;
+	size_t npmu_maps;
+	struct perf_group_desc *groups;
+	size_t ngroups;
+	uint64_t first_sample_time, last_sample_time; /* SAMPLE_TIME */
+	uint64_t clockid_res_ns;                      /* CLOCKID */
+	uint32_t clock_clockid;                       /* CLOCK_DATA */
+	uint64_t clock_tod_ns, clock_clockid_ns;
+	uint32_t comp_ver, comp_type, comp_level, comp_ratio, comp_mmap_len; /* COMPRESSED */
+	struct perf_pmu_caps cpu_pmu_caps;
+	struct perf_pmu_caps *pmu_caps;
+	size_t npmu_caps;
+	uint32_t nbpf_progs; /* BPF_PROG_INFO: only counted */
+	uint32_t *btf_ids;   /* BPF_BTF: ids in file order */
+	size_t nbtf_ids;
 };
 
 /* Counters the reader keeps while it reads. */
@@ -80,6 +141,11 @@ struct perf_reader;
 
 struct perf_reader_opts {
 	size_t reorder_window; /* bytes of records the time-order queue may hold; 0: default 256 MiB */
+	/* Pipe mode: called when a HEADER_FEATURE record has been read into
+	 * perf_reader_info() (ok: its data parsed), as the record is read,
+	 * ahead of records still queued for time order. */
+	void (*on_feature)(void *arg, unsigned feat, bool ok);
+	void *on_feature_arg;
 };
 
 /* Open 'path' ("-" is not yet supported). 0 or -errno; on -EBADMSG,

@@ -150,6 +150,13 @@ static void test_round_trip(void **state)
 	assert_int_equal(h->nr_cpus_online, 2);
 	assert_int_equal(h->cmdline_n, 3);
 	assert_string_equal(h->cmdline[2], "-g");
+	/* EVENT_DESC is kept whole for the header listing. */
+	assert_true(h->parsed[0] & (1ULL << PERF_FEAT_EVENT_DESC));
+	assert_int_equal(h->nevent_desc, 1);
+	assert_string_equal(h->event_desc[0].name, "cpu-clock:u");
+	assert_int_equal(h->event_desc[0].attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(h->event_desc[0].nids, 2);
+	assert_int_equal(h->event_desc[0].ids[1], 12);
 
 	struct event ev;
 	uint64_t times[8], ips[8];
