@@ -26,6 +26,8 @@ static const char usage_text[] =
 	"                      limit a list to one event type (repeatable)\n"
 	"  -G, --hide-call-graph\n"
 	"                      print the sample ip only, not the callchain\n"
+	"      --header        list the perf.data header first, as perf script --header\n"
+	"      --header-only   list the header only\n"
 	"      --stats         count the records of each type instead\n"
 	"      --symfs DIR     look for binaries under DIR\n"
 	"  -h, --help          this help\n"
@@ -34,6 +36,7 @@ static const char usage_text[] =
 	"  kiln script -i perf.data\n"
 	"  kiln script -F comm,pid,tid,time,ip,event\n"
 	"  kiln script -F -period,+addr\n"
+	"  kiln script --header-only -i perf.data\n"
 	"  perf record -g -o - -- ./prog | kiln script -i -\n";
 
 int cmd_script(int argc, char **argv)
@@ -44,6 +47,8 @@ int cmd_script(int argc, char **argv)
 		{ "hide-call-graph", no_argument, NULL, 'G' },
 		{ "stats", no_argument, NULL, 1 },
 		{ "symfs", required_argument, NULL, 2 },
+		{ "header", no_argument, NULL, 3 },
+		{ "header-only", no_argument, NULL, 4 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -72,6 +77,12 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 2:
 			o.symfs = optarg;
+			break;
+		case 3:
+			o.header = true;
+			break;
+		case 4:
+			o.header_only = true;
 			break;
 		case 'h':
 			return cli_usage(stdout, usage_text, KILN_EXIT_OK);

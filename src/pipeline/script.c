@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -23,6 +24,7 @@
 #include "dso/dso.h"
 #include "dso/kallsyms.h"
 #include "output/script.h"
+#include "pipeline/script_int.h"
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
 #include "symbolize/symbolize.h"
@@ -507,6 +509,55 @@ static size_t build_callchain(struct script_ctx *x, const struct event *ev,
 	return n;
 }
 
+/* ---- the header listing ---- */
+
+/* The session's events as perf names them, for group descriptions; free with free(). */
+static const char **event_names(const struct script_ctx *x, struct script_header_events *ev)
+{
+	const char **names;
+	XALLOC_ARRAY(names, x->attrs->v.n ? x->attrs->v.n : 1);
+	for (size_t i = 0; i < x->attrs->v.n; i++)
+		names[i] = perf_name(x, &x->attrs->v.v[i]);
+	ev->names = names;
+	ev->n = x->attrs->v.n;
+	return names;
+}
+
+static void free_names(const char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)names[i]);
+	free(names);
+}
+
+/* perf dates the listing by the input's modification time. */
+static time_t input_mtime(const char *input)
+{
+	struct stat st;
+	int rc = strcmp(input, "-") ? stat(input, &st) : fstat(0, &st);
+	return rc ? 0 : st.st_mtime;
+}
+
+static void print_header(struct script_ctx *x)
+{
+	struct script_header_events ev;
+	const char **names = event_names(x, &ev);
+	script_header_print(x->o->out, x->h, input_mtime(x->o->input), &ev);
+	free_names(names, ev.n);
+}
+
+/* A pipe's feature, printed as perf prints it: when its record is read. */
+static void print_pipe_feature(void *arg, unsigned feat, bool ok)
+{
+	struct script_ctx *x = arg;
+	if (!ok)
+		return;
+	struct script_header_events ev;
+	const char **names = event_names(x, &ev);
+	script_header_feature(x->o->out, x->h, feat, true, &ev);
+	free_names(names, ev.n);
+}
+
 /* ---- the loop ---- */
 
 static void print_stats(FILE *out, const struct perf_reader_stats *rs)
@@ -629,11 +680,23 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 		}
 	}
 	struct perf_reader *r;
-	int err = perf_reader_open(&r, o->input, NULL);
+	struct perf_reader_opts ro = { 0 };
+	if (o->header) {
+		ro.on_feature = print_pipe_feature;
+		ro.on_feature_arg = &x;
+	}
+	int err = perf_reader_open(&r, o->input, &ro);
 	if (err)
 		return err;
 	x.h = perf_reader_info(r);
 	x.attrs = perf_reader_attrs(r);
+	if (o->header || o->header_only) {
+		print_header(&x);
+		if (o->header_only) {
+			perf_reader_free(r);
+			return 0;
+		}
+	}
 	strtab_init(&x.strs);
 	dso_set_init(&x.dsos);
 	x.dsos.symfs = o->symfs;

@@ -27,6 +27,8 @@ struct script_run_opts {
 	const char *symfs;
 	bool stats;           /* print record statistics instead of samples */
 	bool hide_callchain;  /* print the sample ip only (perf script -G) */
+	bool header;          /* list the perf.data header first (perf script --header) */
+	bool header_only;     /* list the header and stop (perf script --header-only) */
 	FILE *out;
 };
 
