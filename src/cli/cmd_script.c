@@ -106,9 +106,11 @@ int cmd_script(int argc, char **argv)
 	}
 	if (err) {
 		if (res.field_error) {
-			/* perf's own wording, so scripts that match it keep working. */
+			/* perf's own wording, so scripts that match it keep working. A
+			 * field asked for with -F is a usage error; perf's defaults
+			 * failing on the file's samples is the input's doing. */
 			fprintf(stderr, "%s\n", err_last()->msg);
-			return KILN_EXIT_USAGE;
+			return o.nfields ? KILN_EXIT_USAGE : KILN_EXIT_BADINPUT;
 		}
 		cli_error_last(o.input);
 		return err == -EBADMSG ? KILN_EXIT_BADINPUT : KILN_EXIT_FAIL;

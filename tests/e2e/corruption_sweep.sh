@@ -50,16 +50,6 @@ check() {
 		case $st in
 		0 | 3) ;;
 		4) grep -q "offset 0x" "$v.err" || why="exit 4 without an offset" ;;
-		2)
-			# KNOWN: kiln script refuses an attr without PERF_SAMPLE_IP with
-			# perf's message and the usage exit code (should be 3). Listed,
-			# not failed, until src/cli/cmd_script.c is fixed.
-			if [ $cmd = script ] && grep -q "^Display of symbols requested" "$v.err"; then
-				echo "KNOWN $(basename "$v") ($cmd): exit 2 for a bad attr"
-			else
-				why="exit 2"
-			fi
-			;;
 		124) why="timed out (20 s)" ;;
 		*) why="exit $st" ;;
 		esac
@@ -102,7 +92,6 @@ done
 secs=$(($(date +%s) - start))
 nin=$(ls "$T/in" | wc -l)
 echo "sweep: $nin inputs (fresh recording: $fresh), $nvar variants ($ncut cuts, $nflip flips), $((nvar * 2)) runs in ${secs}s"
-grep '^KNOWN ' "$T/bad" && sed -i '/^KNOWN /d' "$T/bad"
 if [ -s "$T/bad" ]; then
 	echo "$(wc -l <"$T/bad") bad runs:" >&2
 	head -40 "$T/bad" >&2

@@ -511,7 +511,7 @@ static int open_file_mode(struct perf_reader *r, struct cursor *c, uint64_t hdr_
 		memcpy(&asize, r->data + off + 4, 4);
 		if (asize == 0)
 			asize = PERF_ATTR_SIZE_VER0;
-		if (asize + 16 > attr_size)
+		if ((uint64_t)asize + 16 > attr_size) /* 64-bit: a huge asize must not wrap */
 			return err_corrupt_at(off + 4, "attr %llu: size %u does not fit the entry "
 						       "size %llu",
 					      (unsigned long long)a, asize,
@@ -1127,14 +1127,17 @@ static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, u
 			const uint8_t *p = *rec + 8;
 			size_t n = *len - 8;
 			if (type == EV_COMPRESSED2) {
-				uint64_t dsize;
-				if (n < 8)
-					return err_corrupt_at(*off, "COMPRESSED2 (83) record too short");
-				memcpy(&dsize, p, 8);
-				if (dsize > n - 8)
-					return err_corrupt_at(*off, "COMPRESSED2 (83) data size %llu beyond "
-								    "the record",
-							      (unsigned long long)dsize);
+				uint64_t dsize = 0;
+				if (n >= 8)
+					memcpy(&dsize, p, 8);
+				if (n < 8 || dsize > n - 8) {
+					int err = err_corrupt_at(*off, n < 8 ? "COMPRESSED2 (83) record too short"
+									    : "COMPRESSED2 (83) data size beyond the record");
+					if (stream_copy)
+						free((void *)*rec);
+					r->partial = true;
+					return err;
+				}
 				p += 8;
 				n = dsize;
 			}
