@@ -47,7 +47,6 @@ enum { OPT_TITLE = 3000, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_
 struct flame_ctx {
 	struct profile_cli pc;
 	struct svg_opts svg;
-	bool input_given;
 };
 
 static const char *const palettes[] = { "hot", "mem", "io", "red", "green", "blue", "aqua",
@@ -60,7 +59,6 @@ static int flame_option(int c, const char *arg, void *vctx)
 	switch (c) {
 	case 'i':
 		ctx->pc.po.input = arg;
-		ctx->input_given = true;
 		return 0;
 	case OPT_TITLE:
 		ctx->svg.title = arg;

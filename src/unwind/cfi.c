@@ -331,10 +331,6 @@ size_t cfi_table_count(const struct cfi_table *t)
 
 /* ---- CFA programs ---- */
 
-struct state {
-	struct cfi_row row;
-};
-
 static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off, uint32_t len,
 	       uint64_t loc, uint64_t pc, struct cfi_row *row, const struct cfi_row *initial,
 	       bool fde_part)

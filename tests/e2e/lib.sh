@@ -4,7 +4,8 @@
 set -u
 : "${KILN:?}" "${BURN:?}" "${TESTLIB:?}"
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+busy=
+trap '[ -n "$busy" ] && kill $busy 2>/dev/null; rm -rf "$T"' EXIT
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
@@ -21,4 +22,11 @@ need_perf_events() {
 }
 need_perf() {
 	command -v perf >/dev/null || skip "perf is not installed"
+}
+# Start the example workload busy in the background for a while; its pid
+# goes to $busy, and it is killed when the test exits.
+start_busy() {
+	"$BURN" 30 &
+	busy=$!
+	sleep 0.3
 }

@@ -3,10 +3,7 @@
 # that was already running (its state is synthesized from /proc).
 . "$(dirname "$0")/lib.sh"
 need_perf_events
-"$BURN" 30 &
-pid=$!
-trap 'kill $pid 2>/dev/null; rm -rf "$T"' EXIT
-sleep 0.3
+start_busy
 "$KILN" record -q -a -g -o "$T/a.data" -- sleep 1 || fail "record -a failed"
 "$KILN" collapse "$T/a.data" >"$T/a.folded" || fail "collapse failed"
 grep -q '^burn;.*main;render_frame;shade_pixels' "$T/a.folded" || fail "the running burn was not seen with symbols"

@@ -3,10 +3,8 @@
 # as the command runs, then stops while the target keeps running.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
-"$BURN" 30 &
-pid=$!
-trap 'kill $pid 2>/dev/null; rm -rf "$T"' EXIT
-sleep 0.3
+start_busy
+pid=$busy
 start=$(date +%s)
 "$KILN" record -q -g -p "$pid" -o "$T/p.data" -- sleep 1 || fail "record -p failed"
 end=$(date +%s)
