@@ -4,8 +4,11 @@
  * still mark where the text symbol before them ends), then only text
  * symbols and module symbols are kept. Aliases at one address stay in the
  * table so kallsyms_find() sees them all; lookups return the preferred
- * one, which sorts first. Names are copied into one pool sized from the
- * input, so memory is bounded by the text's length.
+ * one, which sorts first. Names are copied into one pool that grows with
+ * the kept names, so memory is bounded by the text's length. Files are
+ * read and parsed in 64 KiB pieces, never held whole; a table entry is
+ * 32 bytes and there is no name index (kallsyms_find scans: it is asked
+ * once or twice per run).
  */
 #include "dso/kallsyms.h"
 
@@ -28,27 +31,22 @@
 /* KSYM_NAME_LEN is 512 today; allow some slack. */
 #define KALLSYMS_MAX_NAME 1024
 
-#define NO_MODULE ((size_t)-1)
+#define NO_MODULE UINT32_MAX
+/* Read size of kallsyms_load: a line longer than this is malformed. */
+#define KALLSYMS_CHUNK ((size_t)64 << 10)
 
 struct ksym {
 	uint64_t addr, end;
-	size_t name, mod; /* offsets into the pool; mod is NO_MODULE for the core */
-	size_t seq;	  /* line order: the last tie-break */
-	uint8_t rank;	  /* alias preference, lower is better */
+	uint32_t name, mod; /* offsets into the pool; mod is NO_MODULE for the core */
+	uint32_t seq;	    /* line order: the last tie-break */
+	uint8_t rank;	    /* alias preference, lower is better */
 	bool keep;
-};
-
-/* The name index: kept symbols sorted by (name, index in syms). */
-struct kname {
-	const char *name;
-	size_t idx;
 };
 
 struct kallsyms {
 	char *pool;
 	size_t pool_len;
 	VEC(struct ksym) syms; /* kept symbols, sorted by (addr, rank, seq) */
-	struct kname *by_name; /* syms.n entries */
 	size_t bad;
 	bool restricted;
 };
@@ -58,7 +56,7 @@ struct parser {
 	bool perf; /* perf's table: see kallsyms_parse_perf() */
 	VEC(struct ksym) all;
 	size_t pool_cap;
-	size_t last_mod; /* module of the previous line, reused when equal */
+	uint32_t last_mod; /* module of the previous line, reused when equal */
 	size_t last_mod_len;
 	bool any_nonzero;
 };
@@ -111,18 +109,26 @@ static bool perf_keeps(char t)
 	       t == 'B';
 }
 
-/* Copy a string into the pool (which has room: see kallsyms_parse). */
-static size_t pool_add(struct parser *ps, const char *s, size_t n)
+/* Copy a string into the pool, growing it. The pool never exceeds the
+ * text (KALLSYMS_MAX_FILE for files), so offsets fit 32 bits. */
+static uint32_t pool_add(struct parser *ps, const char *s, size_t n)
 {
 	struct kallsyms *ks = ps->ks;
 	size_t off = ks->pool_len;
 
-	if (n + 1 > ps->pool_cap - ks->pool_len)
-		BUG("kallsyms pool overflow");
+	if (n + 1 > ps->pool_cap - ks->pool_len) {
+		size_t cap = ps->pool_cap ? ps->pool_cap : 4096;
+		while (n + 1 > cap - ks->pool_len)
+			cap *= 2;
+		ks->pool = xrealloc(ks->pool, cap);
+		ps->pool_cap = cap;
+	}
+	if (ks->pool_len + n + 1 > UINT32_MAX)
+		BUG("kallsyms pool beyond 4 GiB");
 	memcpy(ks->pool + off, s, n);
 	ks->pool[off + n] = '\0';
 	ks->pool_len += n + 1;
-	return off;
+	return (uint32_t)off;
 }
 
 /*
@@ -185,7 +191,7 @@ static bool parse_line(struct parser *ps, const char *p, const char *e)
 	struct ksym *s = VEC_PUSH_ZERO(&ps->all);
 	s->addr = addr;
 	/* perf keeps the last alias at an address: sort later lines first. */
-	s->seq = ps->perf ? SIZE_MAX - ps->all.n : ps->all.n - 1;
+	s->seq = ps->perf ? UINT32_MAX - (uint32_t)ps->all.n : (uint32_t)ps->all.n - 1;
 	s->rank = ps->perf ? 0 : type_rank(type);
 	s->keep = ps->perf || is_text(type) || mod;
 	s->mod = NO_MODULE;
@@ -293,59 +299,59 @@ static void finish_perf(struct parser *ps)
 	ps->all.n = ps->all.cap = 0;
 }
 
-static int kname_cmp(const void *a, const void *b)
+static void parser_init(struct parser *ps, bool perf)
 {
-	const struct kname *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	memset(ps, 0, sizeof(*ps));
+	ps->perf = perf;
+	ps->ks = xcalloc(1, sizeof(*ps->ks));
+	ps->last_mod = NO_MODULE;
 }
 
-/* Built after the pool has reached its final address. */
-static void build_name_index(struct kallsyms *ks)
+static void parse_one(struct parser *ps, const char *p, const char *le)
 {
-	XALLOC_ARRAY(ks->by_name, ks->syms.n ? ks->syms.n : 1);
-	for (size_t i = 0; i < ks->syms.n; i++) {
-		ks->by_name[i].name = ks->pool + ks->syms.v[i].name;
-		ks->by_name[i].idx = i;
+	const char *q = p;
+	while (q < le && is_blank(*q))
+		q++;
+	if (q < le && !parse_line(ps, p, le))
+		ps->ks->bad++;
+}
+
+/* Parse the complete lines in [text, text + len); returns the bytes used
+ * (all of them if 'last', else up to the last '\n'). */
+static size_t parse_text(struct parser *ps, const char *text, size_t len, bool last)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl && !last)
+			break;
+		const char *le = nl ? nl : end;
+		parse_one(ps, p, le);
+		p = nl ? nl + 1 : end;
 	}
-	qsort(ks->by_name, ks->syms.n, sizeof(*ks->by_name), kname_cmp);
+	return (size_t)(p - text);
+}
+
+static struct kallsyms *parser_finish(struct parser *ps)
+{
+	/* Restricted: lines were there, but every address read as zero. */
+	ps->ks->restricted = ps->all.n > 0 && !ps->any_nonzero;
+	if (ps->perf)
+		finish_perf(ps);
+	else
+		finish(ps);
+	ps->ks->pool = xrealloc(ps->ks->pool, ps->ks->pool_len ? ps->ks->pool_len : 1);
+	return ps->ks;
 }
 
 static struct kallsyms *parse(const char *text, size_t len, bool perf)
 {
-	struct parser ps = { .perf = perf };
-	const char *p = text, *end = text + len;
+	struct parser ps;
 
-	ps.ks = xcalloc(1, sizeof(*ps.ks));
-	ps.last_mod = NO_MODULE;
-	/* Each kept name or module plus its NUL is shorter than its line
-	 * (the address, type and brackets take more room), so len + 1 bytes
-	 * hold them all. */
-	ps.pool_cap = len + 1;
-	ps.ks->pool = xmalloc(ps.pool_cap);
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *q = p;
-		while (q < le && is_blank(*q))
-			q++;
-		if (q < le && !parse_line(&ps, p, le))
-			ps.ks->bad++;
-		p = nl ? nl + 1 : end;
-	}
-	/* Restricted: lines were there, but every address read as zero. */
-	ps.ks->restricted = ps.all.n > 0 && !ps.any_nonzero;
-	if (perf)
-		finish_perf(&ps);
-	else
-		finish(&ps);
-	ps.ks->pool = xrealloc(ps.ks->pool, ps.ks->pool_len ? ps.ks->pool_len : 1);
-	build_name_index(ps.ks);
-	return ps.ks;
+	parser_init(&ps, perf);
+	parse_text(&ps, text, len, true);
+	return parser_finish(&ps);
 }
 
 struct kallsyms *kallsyms_parse(const char *text, size_t len)
@@ -361,8 +367,10 @@ struct kallsyms *kallsyms_parse_perf(const char *text, size_t len)
 static int load(struct kallsyms **out, const char *path, bool perf)
 {
 	struct stat st;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = NULL;
+	struct parser ps;
+	size_t n = 0, total = 0;
+	bool skipping = false; /* inside an overlong line: drop up to its '\n' */
+	char *buf;
 	int fd, err = 0;
 
 	*out = NULL;
@@ -370,40 +378,47 @@ static int load(struct kallsyms **out, const char *path, bool perf)
 	if (fd < 0)
 		return fd;
 	/* st_size is 0 for proc files: read until EOF, with a ceiling. */
-	buf = xmalloc(cap);
+	parser_init(&ps, perf);
+	buf = xmalloc(KALLSYMS_CHUNK);
 	for (;;) {
-		if (n == cap) {
-			if (cap >= KALLSYMS_MAX_FILE) {
-				char c;
-				ssize_t r = read(fd, &c, 1);
-				if (r == 0)
-					break;
-				if (r < 0 && errno == EINTR)
-					continue;
-				err = r < 0 ? err_set(-errno, "cannot read '%s': %s", path,
-						      strerror(errno)) :
-					      err_set(-EFBIG, "'%s' is larger than %zu MiB", path,
-						      KALLSYMS_MAX_FILE >> 20);
-				goto out;
-			}
-			cap = cap * 2 > KALLSYMS_MAX_FILE ? KALLSYMS_MAX_FILE : cap * 2;
-			buf = xrealloc(buf, cap);
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
+		ssize_t r = read(fd, buf + n, KALLSYMS_CHUNK - n);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			err = err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
-			goto out;
+			break;
 		}
+		total += (size_t)r;
+		if (total > KALLSYMS_MAX_FILE) {
+			err = err_set(-EFBIG, "'%s' is larger than %zu MiB", path,
+				      KALLSYMS_MAX_FILE >> 20);
+			break;
+		}
+		n += (size_t)r;
+		size_t start = 0;
+		if (skipping) {
+			const char *nl = memchr(buf, '\n', n);
+			start = nl ? (size_t)(nl - buf) + 1 : n;
+			skipping = !nl && r > 0;
+		}
+		size_t used = start + parse_text(&ps, buf + start, n - start, r == 0);
+		if (used == 0 && n == KALLSYMS_CHUNK) { /* one line fills the buffer */
+			ps.ks->bad++;
+			skipping = true;
+			used = n;
+		}
+		memmove(buf, buf + used, n - used);
+		n -= used;
 		if (r == 0)
 			break;
-		n += (size_t)r;
 	}
-	*out = parse(buf, n, perf);
-out:
 	free(buf);
 	close(fd);
+	struct kallsyms *ks = parser_finish(&ps);
+	if (err)
+		kallsyms_free(ks);
+	else
+		*out = ks;
 	return err;
 }
 
@@ -422,7 +437,6 @@ void kallsyms_free(struct kallsyms *ks)
 	if (!ks)
 		return;
 	VEC_FREE(&ks->syms);
-	free(ks->by_name);
 	free(ks->pool);
 	free(ks);
 }
@@ -468,23 +482,15 @@ const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *
 
 bool kallsyms_find(const struct kallsyms *ks, const char *name, uint64_t *addr)
 {
-	size_t lo = 0, hi = ks->syms.n;
-
 	if (ks->restricted)
 		return false;
-	/* The first entry not below 'name'; among equal names (static
-	 * functions repeat) the lowest address. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(ks->by_name[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == ks->syms.n || strcmp(ks->by_name[lo].name, name) != 0)
-		return false;
-	*addr = ks->syms.v[ks->by_name[lo].idx].addr;
-	return true;
+	/* Sorted by address: the first match is the lowest address. */
+	for (size_t i = 0; i < ks->syms.n; i++)
+		if (!strcmp(ks->pool + ks->syms.v[i].name, name)) {
+			*addr = ks->syms.v[i].addr;
+			return true;
+		}
+	return false;
 }
 
 bool kallsyms_core_span(const struct kallsyms *ks, uint64_t *start, uint64_t *end)

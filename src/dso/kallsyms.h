@@ -43,7 +43,7 @@ const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *
 			    const char **module);
 /* Address of a kept symbol by exact name (e.g. "_text"); false if absent
  * or restricted. A repeated name (static functions) gives the lowest
- * address. O(log n). */
+ * address. O(n): meant for a few calls per run. */
 bool kallsyms_find(const struct kallsyms *ks, const char *name, uint64_t *addr);
 /* The range the core kernel's symbols cover (module symbols left out):
  * from the lowest start to the highest end. False if there are none. */
