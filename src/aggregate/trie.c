@@ -1,23 +1,44 @@
 /*
  * trie: stack aggregation (aggregate, L6). Children are found through one
- * hash map keyed by (parent, name, kind); sibling lists are linked in
- * insertion order and put in name order by trie_sort().
+ * open-addressing table of node ids hashed by (parent, name, kind), 4
+ * bytes a slot: the key is the node itself, compared exactly. Sibling
+ * lists are linked in insertion order and put in name order by
+ * trie_sort().
  */
 #include "aggregate/trie.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t key_of(uint32_t parent, uint32_t name, uint8_t kind)
+static size_t hash_of(uint32_t parent, uint32_t name, uint8_t kind)
 {
-	return hash_mix2(((uint64_t)parent << 8) | kind, name);
+	return (size_t)hash_mix2(((uint64_t)parent << 8) | kind, name);
+}
+
+/* Node 0 (the root) is nobody's child, so 0 marks an empty slot. */
+static void index_insert(struct trie *t, uint32_t id)
+{
+	const struct trie_node *n = &t->nodes.v[id];
+	size_t i = hash_of(n->parent, n->name, n->kind) & t->index_mask;
+	while (t->index[i])
+		i = (i + 1) & t->index_mask;
+	t->index[i] = id;
+}
+
+static void index_grow(struct trie *t)
+{
+	size_t slots = t->index ? (t->index_mask + 1) * 2 : 1024;
+	free(t->index);
+	t->index = xcalloc(slots, sizeof(*t->index));
+	t->index_mask = slots - 1;
+	for (uint32_t id = 1; id < t->nodes.n; id++)
+		index_insert(t, id);
 }
 
 void trie_init(struct trie *t, struct strtab *names)
 {
 	memset(t, 0, sizeof(*t));
 	t->names = names;
-	hashmap_init(&t->index);
 	struct trie_node *root = VEC_PUSH_ZERO(&t->nodes);
 	root->name = TRIE_NO_NAME;
 	root->kind = FRAME_PROCESS;
@@ -27,23 +48,20 @@ void trie_init(struct trie *t, struct strtab *names)
 void trie_release(struct trie *t)
 {
 	VEC_FREE(&t->nodes);
-	hashmap_release(&t->index);
+	free(t->index);
+	t->index = NULL;
+	t->index_mask = 0;
 }
 
 uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
-	/* The hash key can collide; chain through the sibling list to confirm. */
-	uint64_t k = key_of(parent, name, kind), v;
-	if (hashmap_get(&t->index, k, &v)) {
-		const struct trie_node *n = &t->nodes.v[v];
-		if (n->parent == parent && n->name == name && n->kind == kind)
-			return (uint32_t)v;
-	}
-	for (uint32_t c = t->nodes.v[parent].first_child; c != TRIE_NONE;
-	     c = t->nodes.v[c].next_sibling) {
-		const struct trie_node *n = &t->nodes.v[c];
-		if (n->name == name && n->kind == kind)
-			return c;
+	if (t->index) {
+		for (size_t i = hash_of(parent, name, kind) & t->index_mask; t->index[i];
+		     i = (i + 1) & t->index_mask) {
+			const struct trie_node *n = &t->nodes.v[t->index[i]];
+			if (n->parent == parent && n->name == name && n->kind == kind)
+				return t->index[i];
+		}
 	}
 	uint32_t id = (uint32_t)t->nodes.n;
 	struct trie_node *n = VEC_PUSH_ZERO(&t->nodes);
@@ -57,8 +75,12 @@ uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind
 	p->first_child = id;
 	if (n->depth > t->max_depth)
 		t->max_depth = n->depth;
-	if (!hashmap_get(&t->index, k, NULL))
-		hashmap_put(&t->index, k, id);
+	/* At most 3/4 full: grow (which indexes every node, this one too)
+	 * or insert. */
+	if (!t->index || (size_t)id * 4 > (t->index_mask + 1) * 3)
+		index_grow(t);
+	else
+		index_insert(t, id);
 	return id;
 }
 

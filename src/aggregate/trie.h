@@ -63,7 +63,8 @@ struct trie_node {
 struct trie {
 	struct strtab *names; /* borrowed */
 	VEC(struct trie_node) nodes;
-	struct hashmap index; /* (parent, name, kind) -> node */
+	uint32_t *index;      /* open addressing over (parent, name, kind): node id, 0 = empty */
+	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first child */
 	uint32_t max_depth;
 };
 

@@ -965,9 +965,16 @@ int elf_image_open(struct elf_image **out, const char *path)
 	}
 	(*out)->map = map;
 	(*out)->map_len = (size_t)st.st_size;
+	elf_image_drop_pages(*out);
 out:
 	close(fd);
 	return err;
+}
+
+void elf_image_drop_pages(const struct elf_image *img)
+{
+	if (img->map)
+		madvise(img->map, img->map_len, MADV_DONTNEED);
 }
 
 void elf_image_free(struct elf_image *img)

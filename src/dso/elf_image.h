@@ -32,8 +32,14 @@ struct elf_image;
  * (-EBADMSG with err_last() describing the problem). */
 int elf_image_parse(struct elf_image **out, const void *data, size_t len);
 /* Open and parse a file: regular files only, opened O_NONBLOCK so FIFOs and
- * devices never block. 0 or -errno. */
+ * devices never block. 0 or -errno. The file stays mapped; the pages the
+ * parse read are handed back (see elf_image_drop_pages). */
 int elf_image_open(struct elf_image **out, const char *path);
+/* Hand the file pages read so far back to the kernel (madvise DONTNEED on
+ * the read-only private mapping): everything stays readable, pages come
+ * back from the page cache when touched. For opened images only; a no-op
+ * for parsed memory. Keeps resident memory to what lookups really use. */
+void elf_image_drop_pages(const struct elf_image *img);
 void elf_image_free(struct elf_image *img);
 
 /* ET_EXEC, ET_DYN, ... (the e_type field). */

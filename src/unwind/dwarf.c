@@ -85,6 +85,11 @@ static const struct cfi_table *table_for(struct unwinder *u, uint32_t dso_id,
 			t = cfi_table_build(sec.data, sec.size, sec.vaddr, true);
 		}
 	}
+	/* The index is built: the section pages it read can go (rows read
+	 * their FDEs again on demand). */
+	elf_image_drop_pages(img);
+	if (dso_symbols(ds, d) && dso_symbols(ds, d) != img)
+		elf_image_drop_pages(dso_symbols(ds, d));
 	if (t) {
 		VEC_PUSH(&u->cfi, t);
 		*hashmap_slot(&u->tables, dso_id, 0, NULL) = u->cfi.n;
