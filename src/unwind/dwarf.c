@@ -111,11 +111,10 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 	for (unsigned r = 0; r < CFI_NREGS; r++) {
 		const struct cfi_rule *rule = &row->regs[r];
 		if (rule->kind == CFI_RULE_EXPR || rule->kind == CFI_RULE_VAL_EXPR ||
-		    rule->off != (int32_t)rule->off)
+		    rule->kind > 7 || rule->reg > 31 || rule->off != (int16_t)rule->off)
 			return false;
-		c->kind[r] = rule->kind;
-		c->reg[r] = rule->reg;
-		c->off[r] = (int32_t)rule->off;
+		c->rule[r] = (uint8_t)(rule->kind << 5 | rule->reg);
+		c->off[r] = (int16_t)rule->off;
 	}
 	return true;
 }
@@ -127,8 +126,8 @@ static void expand(const struct cfi_crow *c, struct cfi_row *row)
 	row->cfa_reg = c->cfa_reg;
 	row->signal_frame = c->signal_frame;
 	for (unsigned r = 0; r < CFI_NREGS; r++) {
-		row->regs[r].kind = c->kind[r];
-		row->regs[r].reg = c->reg[r];
+		row->regs[r].kind = c->rule[r] >> 5;
+		row->regs[r].reg = c->rule[r] & 31;
 		row->regs[r].off = c->off[r];
 	}
 }

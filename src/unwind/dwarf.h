@@ -28,15 +28,15 @@
 #include "unwind/cfi.h"
 #include "unwind/unwind.h"
 
-/* A cached CFI row, compact: only rows without DWARF expressions and with
- * 32-bit offsets are cached (nearly all of them). */
+/* A cached CFI row, compact (60 bytes): only rows without DWARF
+ * expressions, with a 32-bit CFA offset, 16-bit register offsets and
+ * register numbers below 32 are cached (nearly all of them). */
 struct cfi_crow {
 	int32_t cfa_off;
 	uint8_t cfa_reg;
 	uint8_t signal_frame;
-	uint8_t kind[CFI_NREGS];
-	uint8_t reg[CFI_NREGS];
-	int32_t off[CFI_NREGS];
+	uint8_t rule[CFI_NREGS]; /* kind (3 bits) << 5 | register (5 bits) */
+	int16_t off[CFI_NREGS];
 };
 
 struct unwinder {
