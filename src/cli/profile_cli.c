@@ -119,6 +119,13 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
 	if (st.lost)
 		fprintf(stderr, "warning: %s: lost %llu samples while recording\n", pc->po.input,
 			(unsigned long long)st.lost);
+	if (st.truncated)
+		fprintf(stderr,
+			"warning: %s: %llu of %llu stacks were cut short (the recorded stack copy "
+			"ended before the outermost caller): shown under " PROFILE_TRUNCATED_FRAME
+			"; record with a larger --call-graph dwarf,SIZE\n",
+			pc->po.input, (unsigned long long)st.truncated,
+			(unsigned long long)st.samples);
 	if (st.unknown_records)
 		fprintf(stderr, "warning: %s: skipped %llu records of unknown type\n",
 			pc->po.input, (unsigned long long)st.unknown_records);

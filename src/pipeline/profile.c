@@ -87,7 +87,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	hashmap_init(&fcache);
 
 	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
-	struct trie_frame frames[UNWIND_MAX_FRAMES + 1];
+	struct trie_frame frames[UNWIND_MAX_FRAMES + 2];
+	uint32_t truncated_name = strtab_intern_str(strs, PROFILE_TRUNCATED_FRAME);
 	bool kaslr_checked = false;
 	struct event ev;
 	int rc;
@@ -106,6 +107,10 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 					      ev.sid.tid, &o->frames);
 		unwinder_sample(&uw, &ev, stack);
 		size_t n = 1;
+		if (stack->truncated) {
+			st->truncated++;
+			frames[n++] = (struct trie_frame){ truncated_name, FRAME_UNKNOWN };
+		}
 		for (size_t i = stack->n; i-- > 0;) {
 			struct sym sym;
 			if (stack->frames[i].kernel && !kaslr_checked)

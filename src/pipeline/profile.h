@@ -21,8 +21,15 @@ struct profile_opts {
 	const char *symfs; /* prefix for binary paths, or NULL */
 };
 
+/* A stack known to be incomplete on the root side (the DWARF stack copy
+ * ended before the outermost frame, or the frame cap) keeps the frames
+ * found and gets this frame between the process frame and its outermost
+ * found caller, so cut stacks group apart instead of posing as roots. */
+#define PROFILE_TRUNCATED_FRAME "[truncated]"
+
 struct profile_stats {
 	uint64_t samples;
+	uint64_t truncated;    /* samples whose stack got PROFILE_TRUNCATED_FRAME */
 	uint64_t lost;         /* records lost (LOST records) */
 	uint64_t lost_samples; /* LOST_SAMPLES */
 	uint64_t unknown_records;

@@ -505,6 +505,9 @@ static size_t build_callchain(struct script_ctx *x, const struct event *ev,
 		for (; k < x->stack->n && users < MAX_STACK; k++, users++)
 			resolve(x, pid, PERF_RECORD_MISC_USER, x->stack->frames[k].ip,
 				&x->frames[n++]);
+		/* A stack cut short ends, as perf ends it, in an address of -1. */
+		if (x->stack->truncated && users < MAX_STACK)
+			resolve(x, pid, PERF_RECORD_MISC_USER, UINT64_MAX, &x->frames[n++]);
 	}
 	return n;
 }

@@ -224,8 +224,13 @@ static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 			break;
 		}
 	}
-	if (!(nvalid & (1u << CFI_RA)))
-		return -ENOENT; /* undefined return address: the outermost frame */
+	if (!(nvalid & (1u << CFI_RA))) {
+		/* The return address was saved beyond the stack copy: truncated.
+		 * Otherwise it is undefined: the outermost frame. */
+		if (row->regs[CFI_RA].kind != CFI_RULE_UNDEF && mem->ran_out)
+			return -ERANGE;
+		return -ENOENT;
+	}
 	/* The caller's SP is the CFA (x86_64), unless CFI said otherwise. */
 	if (!(nvalid & (1u << DW_SP)) || row->regs[DW_SP].kind == CFI_RULE_SAME) {
 		nregs[DW_SP] = cfa;
@@ -251,6 +256,12 @@ static int fp_step(uint64_t *regs, uint32_t *valid, struct stackmem *mem)
 	return 0;
 }
 
+static void truncated(struct unwinder *u, struct unwind_stack *st)
+{
+	st->truncated = true;
+	u->truncated++;
+}
+
 static void unwind_user(struct unwinder *u, const struct event *ev, struct unwind_stack *st)
 {
 	const struct ev_sample *s = &ev->u.sample;
@@ -270,14 +281,16 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 		return;
 	struct stackmem mem = { s->stack, regs[DW_SP], s->stack_dyn_size, false };
 	uint32_t pid = ev->sid.pid;
-	bool first = true, after_signal = false;
+	bool first = true, after_signal = false, same_sp = false;
 	for (unsigned step = 0; step < UNWIND_MAX_FRAMES; step++) {
 		uint64_t pc = regs[CFI_RA];
 		/* Callers are looked up (and reported) inside the call instruction. */
 		uint64_t at = first || after_signal ? pc : pc - 1;
 		unwind_push(st, at, false);
-		if (st->truncated)
+		if (st->truncated) { /* the frame cap */
+			u->truncated++;
 			return;
+		}
 		first = false;
 		const struct mapping *map = machine_find(u->m, pid, at, false);
 		if (!map)
@@ -288,33 +301,41 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 		int err = -ENOENT;
 		uint64_t vaddr;
 		struct cfi_row row;
+		mem.ran_out = false;
 		if (t && img && elf_image_offset_to_vaddr(img, at - map->start + map->pgoff, &vaddr) &&
 		    find_row(u, t, map->dso, vaddr, &row) == 0) {
 			err = cfi_step(&row, regs, &valid, &mem);
 			after_signal = row.signal_frame;
 			if (err == -ENOENT)
 				return; /* the outermost frame */
+			if (err == -ERANGE) {
+				truncated(u, st);
+				return;
+			}
 		}
 		if (err) {
 			u->no_cfi_steps++;
+			mem.ran_out = false;
 			err = fp_step(regs, &valid, &mem);
 			if (err) {
 				if (mem.ran_out)
-					st->truncated = true;
-				break;
+					truncated(u, st);
+				return;
 			}
 			u->fp_steps++;
 			after_signal = false;
 		}
 		if (regs[CFI_RA] == 0)
 			return;
-		if (regs[DW_SP] <= old_sp && !after_signal)
-			return; /* no progress: stop rather than loop */
+		/* No progress: stop rather than loop. The SP may stay put once
+		 * (a return address held in a register, as in __vfork after
+		 * its pop), if the pc moves. */
+		if (!after_signal && (regs[DW_SP] < old_sp ||
+				      (regs[DW_SP] == old_sp && (same_sp || regs[CFI_RA] == pc))))
+			return;
+		same_sp = regs[DW_SP] == old_sp;
 	}
-	if (mem.ran_out) {
-		st->truncated = true;
-		u->truncated++;
-	}
+	truncated(u, st); /* the frame cap */
 }
 
 void unwinder_sample(struct unwinder *u, const struct event *ev, struct unwind_stack *st)

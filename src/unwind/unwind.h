@@ -27,7 +27,9 @@ struct unwind_frame {
 struct unwind_stack {
 	struct unwind_frame frames[UNWIND_MAX_FRAMES];
 	size_t n;
-	bool truncated; /* more frames than UNWIND_MAX_FRAMES */
+	bool truncated; /* incomplete on the root side: more frames than
+			 * UNWIND_MAX_FRAMES, or (DWARF) the stack copy ended
+			 * before the outermost frame */
 };
 
 /* Append a frame; past UNWIND_MAX_FRAMES the stack is marked truncated. */
