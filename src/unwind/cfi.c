@@ -353,7 +353,7 @@ static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off,
 	struct cfi_row stack[MAX_STATE_DEPTH];
 	size_t depth = 0;
 	for (unsigned ops = 0; r.p < r.end; ops++) {
-		if (ops > MAX_CFA_OPS)
+		if (ops >= MAX_CFA_OPS)
 			return -EBADMSG;
 		uint8_t op = (uint8_t)rd_u(&r, 1);
 		uint8_t hi = op & 0xc0, lo = op & 0x3f;
