@@ -11,6 +11,7 @@
 #ifndef KILN_CLI_CLI_H
 #define KILN_CLI_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* The exit-code contract (README, kiln --help). */
@@ -34,6 +35,11 @@ void cli_error_last(const char *file);
 int cli_usage(FILE *f, const char *text, int code);
 /* Parse a decimal unsigned number; 0 on success. */
 int cli_parse_u64(const char *s, unsigned long long *v);
+/* perf's ownership rule for input files: a file owned by neither the
+ * effective user nor root is refused unless 'force' (-f). 0 to go on, or
+ * KILN_EXIT_FAIL with the message printed. Standard input ("-") and
+ * paths that cannot be stat'ed (the reader reports those) pass. */
+int cli_check_owner(const char *path, bool force);
 /* Exit code and message for an input that ended early. */
 int cli_report_partial(const char *file);
 

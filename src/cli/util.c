@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "cli/cli.h"
@@ -34,6 +36,17 @@ int cli_parse_u64(const char *s, unsigned long long *v)
 	if (errno || *end)
 		return -EINVAL;
 	return 0;
+}
+
+int cli_check_owner(const char *path, bool force)
+{
+	struct stat st;
+	if (force || !path || !strcmp(path, "-") || stat(path, &st))
+		return 0;
+	if (st.st_uid == 0 || st.st_uid == geteuid())
+		return 0;
+	fprintf(stderr, "error: %s: not owned by current user or root (use -f to override)\n", path);
+	return KILN_EXIT_FAIL;
 }
 
 int cli_report_partial(const char *file)
