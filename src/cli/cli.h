@@ -29,6 +29,11 @@ int cmd_flame(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 
 /* Shared helpers (cli/util.c). */
+/* From now on, everything written to stderr goes through sanitize_term
+ * (base/sanitize.h), a line at a time: names from profiles in warnings
+ * and errors cannot reach the terminal as control sequences. Data on
+ * stdout (perf script text, folded stacks) is not touched. */
+void cli_sanitize_stderr(void);
 /* Print "error: MSG" for the last recorded error, with the offset if any. */
 void cli_error_last(const char *file);
 /* Print usage text (with its EXAMPLES) to stdout for --help, or point to it on stderr. */
