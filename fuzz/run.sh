@@ -11,7 +11,7 @@
 set -u
 build=${1:?usage: fuzz/run.sh BUILD [TARGET...]}
 shift
-[ $# -gt 0 ] || set -- perfdata elf kallsyms event
+[ $# -gt 0 ] || set -- perfdata elf kallsyms event cfi dwarf_expr unwind maps scripttext
 secs=${FUZZ_SECONDS:-60}
 src=$(cd "$(dirname "$0")" && pwd)
 
@@ -21,6 +21,8 @@ max_len() {
 	perfdata) echo 262144 ;;
 	elf) echo 1048576 ;;
 	event) echo 65584 ;; # 48-byte prefix + the largest record
+	cfi | unwind) echo 262144 ;; # a real .eh_frame (+ registers and a stack copy)
+	scripttext) echo 131073 ;; # two lines at the 64 KiB cap
 	*) echo 65536 ;;
 	esac
 }

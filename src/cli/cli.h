@@ -11,6 +11,7 @@
 #ifndef KILN_CLI_CLI_H
 #define KILN_CLI_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* The exit-code contract (README, kiln --help). */
@@ -28,12 +29,22 @@ int cmd_flame(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 
 /* Shared helpers (cli/util.c). */
+/* From now on, everything written to stderr goes through sanitize_term
+ * (base/sanitize.h), a line at a time: names from profiles in warnings
+ * and errors cannot reach the terminal as control sequences. Data on
+ * stdout (perf script text, folded stacks) is not touched. */
+void cli_sanitize_stderr(void);
 /* Print "error: MSG" for the last recorded error, with the offset if any. */
 void cli_error_last(const char *file);
 /* Print usage text (with its EXAMPLES) to stdout for --help, or point to it on stderr. */
 int cli_usage(FILE *f, const char *text, int code);
 /* Parse a decimal unsigned number; 0 on success. */
 int cli_parse_u64(const char *s, unsigned long long *v);
+/* perf's ownership rule for input files: a file owned by neither the
+ * effective user nor root is refused unless 'force' (-f). 0 to go on, or
+ * KILN_EXIT_FAIL with the message printed. Standard input ("-") and
+ * paths that cannot be stat'ed (the reader reports those) pass. */
+int cli_check_owner(const char *path, bool force);
 /* Exit code and message for an input that ended early. */
 int cli_report_partial(const char *file);
 

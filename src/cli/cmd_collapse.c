@@ -33,6 +33,7 @@ static const char usage_text[] =
 	"      --jit           suffix JIT frames with _[j]\n"
 	"      --all           both --kernel and --jit\n"
 	"      --symfs DIR     look for binaries under DIR (perf.data)\n"
+	"  -f, --force         read a perf.data owned by neither you nor root\n"
 	"      --addrs         name frames without a symbol [dso <ADDR>] (text)\n"
 	"      --event-filter=EVENT\n"
 	"                      fold only samples of EVENT (text)\n"

@@ -33,6 +33,7 @@ static const char usage_text[] =
 	"      --countname NAME  what a sample is called (default samples)\n"
 	"      --inverted        icicle graph: roots at the top\n"
 	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR   as in kiln collapse\n"
+	"  -f, --force           read a perf.data owned by another user (as root)\n"
 	"  recording (with a command): -F HZ, -c N, -e SPEC, -p PID, -a, -m PAGES, -q\n"
 	"  -h, --help            this help\n"
 	"\n"
@@ -136,7 +137,7 @@ int cmd_flame(int argc, char **argv)
 	ro.cmdline = argv - 1;
 	ro.cmdline_n = argc + 1;
 	int code = KILN_EXIT_OK;
-	if (record_cli_parse(argc, argv, &ro, &x, "i:", extra, flame_option, &ctx)) {
+	if (record_cli_parse(argc, argv, &ro, &x, "i:f", extra, flame_option, &ctx)) {
 		fprintf(stderr, "See 'kiln flame --help'.\n");
 		record_cli_extra_release(&x);
 		return KILN_EXIT_USAGE;

@@ -30,6 +30,7 @@ static const char usage_text[] =
 	"      --header-only   list the header only\n"
 	"      --stats         count the records of each type instead\n"
 	"      --symfs DIR     look for binaries under DIR\n"
+	"  -f, --force         read a perf.data owned by neither you nor root\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"EXAMPLES\n"
@@ -49,15 +50,17 @@ int cmd_script(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 2 },
 		{ "header", no_argument, NULL, 3 },
 		{ "header-only", no_argument, NULL, 4 },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct script_run_opts o = { .input = "perf.data", .out = stdout };
 	const char *fields[16];
 	size_t nfields = 0;
+	bool force = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:F:Gh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:F:Ghf", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -84,6 +87,9 @@ int cmd_script(int argc, char **argv)
 		case 4:
 			o.header_only = true;
 			break;
+		case 'f':
+			force = true;
+			break;
 		case 'h':
 			return cli_usage(stdout, usage_text, KILN_EXIT_OK);
 		default:
@@ -97,6 +103,8 @@ int cmd_script(int argc, char **argv)
 	}
 	o.fields = fields;
 	o.nfields = nfields;
+	if (cli_check_owner(o.input, force))
+		return KILN_EXIT_FAIL;
 	struct script_run_result res;
 	err_clear();
 	int err = script_run(&o, &res);

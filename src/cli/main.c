@@ -49,6 +49,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	cli_sanitize_stderr();
 	if (argc < 2) {
 		usage(stderr);
 		return KILN_EXIT_USAGE;

@@ -16,7 +16,7 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 
-enum { OPT_PID = 2000, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_SYMFS };
+enum { OPT_PID = 2000, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_SYMFS, OPT_FORCE };
 enum { OPT_ADDRS = 2100, OPT_EVENT_FILTER };
 
 #define PERF_MAGIC_LEN 8
@@ -29,6 +29,7 @@ const struct option profile_cli_frame_options[] = {
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -60,6 +61,10 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 	case OPT_SYMFS:
 		pc->po.symfs = arg;
 		return 0;
+	case 'f':
+	case OPT_FORCE:
+		pc->force = true;
+		return 0;
 	default:
 		return -1;
 	}
@@ -80,7 +85,7 @@ int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char 
 	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:i:hf", longopts, NULL)) != -1) {
 		if (c == 'o') {
 			*output = optarg;
 		} else if (c == 'i') {
@@ -109,6 +114,8 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
 {
 	strtab_init(strs);
 	trie_init(t, strs);
+	if (cli_check_owner(pc->po.input, pc->force))
+		return KILN_EXIT_FAIL;
 	struct profile_stats st;
 	err_clear();
 	int err = profile_load(&pc->po, strs, t, &st);

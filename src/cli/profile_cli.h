@@ -15,6 +15,7 @@
 struct profile_cli {
 	struct profile_opts po;
 	const char *input_flag; /* -i, if given */
+	bool force;             /* -f: read an input another user owns */
 	/* collapse only, for perf script text: */
 	bool addrs;               /* --addrs */
 	const char *event_filter; /* --event-filter=EVENT */
@@ -29,7 +30,7 @@ int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char 
 		      const char *usage_text);
 /* The frame options as long options, shared with flame: ids 2000+. */
 extern const struct option profile_cli_frame_options[];
-/* Handle one of those options; 0 if it was one. */
+/* Handle one of those options (and 'f', -f); 0 if it was one. */
 int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg);
 /* Initialise strs and t, load pc->po.input, report problems; returns the
  * exit code (OK, PARTIAL, BADINPUT, FAIL). t and strs are always initialised. */

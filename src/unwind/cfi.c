@@ -12,10 +12,10 @@
 #include "base/vec.h"
 #include "base/xalloc.h"
 
-#define MAX_STATE_DEPTH 64
-#define MAX_CFA_OPS 100000
-#define MAX_EXPR_OPS 1000
-#define MAX_EXPR_STACK 64
+#define MAX_STATE_DEPTH CFI_MAX_STATE_DEPTH
+#define MAX_CFA_OPS CFI_MAX_CFA_OPS
+#define MAX_EXPR_OPS CFI_MAX_EXPR_OPS
+#define MAX_EXPR_STACK CFI_MAX_EXPR_STACK
 
 struct fde_ent {
 	uint64_t start, end;    /* [start, end) link-time pcs */
@@ -329,7 +329,21 @@ size_t cfi_table_count(const struct cfi_table *t)
 	return t->fdes.n;
 }
 
+void cfi_table_fde(const struct cfi_table *t, size_t i, uint64_t *start, uint64_t *end)
+{
+	*start = t->fdes.v[i].start;
+	*end = t->fdes.v[i].end;
+}
+
 /* ---- CFA programs ---- */
+
+/* A factored offset times the data alignment factor, wrapping as the
+ * two's-complement machine does (the file may ask for any product; signed
+ * overflow would be undefined). */
+static int64_t scale(uint64_t v, int64_t align)
+{
+	return (int64_t)(v * (uint64_t)align);
+}
 
 static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off, uint32_t len,
 	       uint64_t loc, uint64_t pc, struct cfi_row *row, const struct cfi_row *initial,
@@ -339,7 +353,7 @@ static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off,
 	struct cfi_row stack[MAX_STATE_DEPTH];
 	size_t depth = 0;
 	for (unsigned ops = 0; r.p < r.end; ops++) {
-		if (ops > MAX_CFA_OPS)
+		if (ops >= MAX_CFA_OPS)
 			return -EBADMSG;
 		uint8_t op = (uint8_t)rd_u(&r, 1);
 		uint8_t hi = op & 0xc0, lo = op & 0x3f;
@@ -351,7 +365,7 @@ static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off,
 		}
 		if (hi == 0x80) { /* offset */
 			reg = lo;
-			soff = (int64_t)rd_uleb(&r) * c->data_align;
+			soff = scale(rd_uleb(&r), c->data_align);
 			goto set_offset;
 		}
 		if (hi == 0xc0) { /* restore */
@@ -382,7 +396,7 @@ static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off,
 			goto advance;
 		case 0x05: /* offset_extended */
 			reg = rd_uleb(&r);
-			soff = (int64_t)rd_uleb(&r) * c->data_align;
+			soff = scale(rd_uleb(&r), c->data_align);
 			goto set_offset;
 		case 0x06: /* restore_extended */
 			reg = rd_uleb(&r);
@@ -461,26 +475,26 @@ static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off,
 		}
 		case 0x11: /* offset_extended_sf */
 			reg = rd_uleb(&r);
-			soff = rd_sleb(&r) * c->data_align;
+			soff = scale((uint64_t)rd_sleb(&r), c->data_align);
 			goto set_offset;
 		case 0x12: /* def_cfa_sf */
 			reg = rd_uleb(&r);
 			row->cfa_is_expr = false;
 			row->cfa_reg = reg < 255 ? (uint8_t)reg : 255;
-			row->cfa_off = rd_sleb(&r) * c->data_align;
+			row->cfa_off = scale((uint64_t)rd_sleb(&r), c->data_align);
 			continue;
 		case 0x13: /* def_cfa_offset_sf */
-			row->cfa_off = rd_sleb(&r) * c->data_align;
+			row->cfa_off = scale((uint64_t)rd_sleb(&r), c->data_align);
 			continue;
 		case 0x14: /* val_offset */
 			reg = rd_uleb(&r);
-			soff = (int64_t)rd_uleb(&r) * c->data_align;
+			soff = scale(rd_uleb(&r), c->data_align);
 			if (reg < CFI_NREGS)
 				row->regs[reg] = (struct cfi_rule){ .kind = CFI_RULE_VAL_OFFSET, .off = soff };
 			continue;
 		case 0x15: /* val_offset_sf */
 			reg = rd_uleb(&r);
-			soff = rd_sleb(&r) * c->data_align;
+			soff = scale((uint64_t)rd_sleb(&r), c->data_align);
 			if (reg < CFI_NREGS)
 				row->regs[reg] = (struct cfi_rule){ .kind = CFI_RULE_VAL_OFFSET, .off = soff };
 			continue;
@@ -489,7 +503,7 @@ static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off,
 			continue;
 		case 0x2f: /* GNU_negative_offset_extended */
 			reg = rd_uleb(&r);
-			soff = -(int64_t)rd_uleb(&r) * c->data_align;
+			soff = scale(-rd_uleb(&r), c->data_align);
 			goto set_offset;
 		default:
 			return -EBADMSG;
@@ -602,9 +616,14 @@ int cfi_eval(const uint8_t *expr, size_t len, const uint64_t *regs, uint32_t val
 		case 0x15: a = rd_u(&r, 1); NEED(a + 1); PUSH(st[sp - 1 - a]); break; /* pick */
 		case 0x16: NEED(2); a = st[sp - 1]; st[sp - 1] = st[sp - 2]; st[sp - 2] = a; break; /* swap */
 		case 0x17: NEED(3); a = st[sp - 1]; st[sp - 1] = st[sp - 2]; st[sp - 2] = st[sp - 3]; st[sp - 3] = a; break; /* rot */
-		case 0x19: NEED(1); st[sp - 1] = (uint64_t)llabs((long long)st[sp - 1]); break; /* abs */
+		case 0x19: NEED(1); if ((int64_t)st[sp - 1] < 0) st[sp - 1] = -st[sp - 1]; break; /* abs (INT64_MIN stays) */
 		case 0x1a: NEED(2); b = st[--sp]; st[sp - 1] &= b; break;   /* and */
-		case 0x1b: NEED(2); b = st[--sp]; if (!b) return -EINVAL; st[sp - 1] = (uint64_t)((int64_t)st[sp - 1] / (int64_t)b); break; /* div */
+		case 0x1b: /* div, signed; INT64_MIN / -1 wraps instead of trapping */
+			NEED(2); b = st[--sp];
+			if (!b)
+				return -EINVAL;
+			st[sp - 1] = b == UINT64_MAX ? -st[sp - 1] : (uint64_t)((int64_t)st[sp - 1] / (int64_t)b);
+			break;
 		case 0x1c: NEED(2); b = st[--sp]; st[sp - 1] -= b; break;   /* minus */
 		case 0x1d: NEED(2); b = st[--sp]; if (!b) return -EINVAL; st[sp - 1] %= b; break; /* mod */
 		case 0x1e: NEED(2); b = st[--sp]; st[sp - 1] *= b; break;   /* mul */

@@ -23,6 +23,13 @@
 #define CFI_NREGS 17 /* DWARF x86_64 registers 0..16 (16 = return address) */
 #define CFI_RA 16
 
+/* Limits (docs/LIMITS.md). Rules for registers >= CFI_NREGS are parsed and
+ * ignored, so the rule set never grows with the input. */
+#define CFI_MAX_STATE_DEPTH 64  /* DW_CFA_remember_state nesting; deeper: -EBADMSG */
+#define CFI_MAX_CFA_OPS 100000  /* CFA instructions run per lookup (CIE + FDE); more: -EBADMSG */
+#define CFI_MAX_EXPR_OPS 1000   /* DWARF expression operations executed; more: -EINVAL */
+#define CFI_MAX_EXPR_STACK 64   /* DWARF expression stack entries; more: -EINVAL */
+
 enum cfi_rule_kind {
 	CFI_RULE_SAME = 0, /* no rule: callee-saved keeps its value, others unknown */
 	CFI_RULE_UNDEF,    /* undefined (for the RA: the outermost frame) */
@@ -60,6 +67,8 @@ struct cfi_table;
 struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vaddr, bool debug_frame);
 void cfi_table_free(struct cfi_table *t);
 size_t cfi_table_count(const struct cfi_table *t);
+/* The i-th FDE's [start, end) in address order (i < cfi_table_count). */
+void cfi_table_fde(const struct cfi_table *t, size_t i, uint64_t *start, uint64_t *end);
 /* The row that holds at link-time address 'pc'. 0, -ENOENT if no FDE
  * covers it, or -EBADMSG if its instructions are malformed. */
 int cfi_find_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row);
@@ -69,7 +78,8 @@ int cfi_find_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row);
  * arithmetic, comparisons, deref, skip/bra) with 'initial' pushed first
  * (the CFA, for register rules). Registers come from regs[]/valid (DWARF
  * numbering); memory reads go through read_mem, which returns false for
- * addresses it cannot read. Bounded: at most 1000 operations, stack 64.
+ * addresses it cannot read. Bounded: at most CFI_MAX_EXPR_OPS operations
+ * (backward skip/bra included), CFI_MAX_EXPR_STACK stack entries.
  * 0 with *result, or -EINVAL.
  */
 typedef bool (*cfi_read_fn)(void *ctx, uint64_t addr, uint64_t *val);

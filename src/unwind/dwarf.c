@@ -262,25 +262,13 @@ static void truncated(struct unwinder *u, struct unwind_stack *st)
 	u->truncated++;
 }
 
-static void unwind_user(struct unwinder *u, const struct event *ev, struct unwind_stack *st)
+void dwarf_unwind_regs(struct unwinder *u, dwarf_lookup_fn lookup, void *ctx,
+		       uint64_t regs[CFI_NREGS], uint32_t valid, const uint8_t *stack, uint64_t size,
+		       struct unwind_stack *st)
 {
-	const struct ev_sample *s = &ev->u.sample;
-	uint64_t regs[CFI_NREGS] = { 0 };
-	uint32_t valid = 0;
-	size_t idx = 0;
-	for (unsigned bit = 0; bit < 64; bit++) {
-		if (!(s->user_regs_mask & (1ULL << bit)))
-			continue;
-		uint64_t v = ev_u64(s->user_regs, idx++);
-		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
-			regs[perf_to_dwarf[bit]] = v;
-			valid |= 1u << perf_to_dwarf[bit];
-		}
-	}
 	if (!(valid & (1u << CFI_RA)) || !(valid & (1u << DW_SP)))
 		return;
-	struct stackmem mem = { s->stack, regs[DW_SP], s->stack_dyn_size, false };
-	uint32_t pid = ev->sid.pid;
+	struct stackmem mem = { stack, regs[DW_SP], size, false };
 	bool first = true, after_signal = false, same_sp = false;
 	for (unsigned step = 0; step < UNWIND_MAX_FRAMES; step++) {
 		uint64_t pc = regs[CFI_RA];
@@ -292,18 +280,16 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 			return;
 		}
 		first = false;
-		const struct mapping *map = machine_find(u->m, pid, at, false);
-		if (!map)
+		uint32_t key;
+		const struct cfi_table *t = NULL;
+		uint64_t vaddr = 0;
+		if (!lookup(ctx, at, &key, &t, &vaddr))
 			return;
-		const struct elf_image *img;
-		const struct cfi_table *t = table_for(u, map->dso, &img);
 		uint64_t old_sp = regs[DW_SP];
 		int err = -ENOENT;
-		uint64_t vaddr;
 		struct cfi_row row;
 		mem.ran_out = false;
-		if (t && img && elf_image_offset_to_vaddr(img, at - map->start + map->pgoff, &vaddr) &&
-		    find_row(u, t, map->dso, vaddr, &row) == 0) {
+		if (t && find_row(u, t, key, vaddr, &row) == 0) {
 			err = cfi_step(&row, regs, &valid, &mem);
 			after_signal = row.signal_frame;
 			if (err == -ENOENT)
@@ -336,6 +322,46 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 		same_sp = regs[DW_SP] == old_sp;
 	}
 	truncated(u, st); /* the frame cap */
+}
+
+struct sample_ctx {
+	struct unwinder *u;
+	uint32_t pid;
+};
+
+/* dwarf_lookup_fn over the process's recorded mappings. */
+static bool lookup_map(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
+		       uint64_t *vaddr)
+{
+	struct sample_ctx *c = ctx;
+	const struct mapping *map = machine_find(c->u->m, c->pid, pc, false);
+	if (!map)
+		return false;
+	const struct elf_image *img;
+	*key = map->dso;
+	*t = table_for(c->u, map->dso, &img);
+	if (!img || !elf_image_offset_to_vaddr(img, pc - map->start + map->pgoff, vaddr))
+		*t = NULL;
+	return true;
+}
+
+static void unwind_user(struct unwinder *u, const struct event *ev, struct unwind_stack *st)
+{
+	const struct ev_sample *s = &ev->u.sample;
+	uint64_t regs[CFI_NREGS] = { 0 };
+	uint32_t valid = 0;
+	size_t idx = 0;
+	for (unsigned bit = 0; bit < 64; bit++) {
+		if (!(s->user_regs_mask & (1ULL << bit)))
+			continue;
+		uint64_t v = ev_u64(s->user_regs, idx++);
+		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
+			regs[perf_to_dwarf[bit]] = v;
+			valid |= 1u << perf_to_dwarf[bit];
+		}
+	}
+	struct sample_ctx c = { u, ev->sid.pid };
+	dwarf_unwind_regs(u, lookup_map, &c, regs, valid, s->stack, s->stack_dyn_size, st);
 }
 
 void unwinder_sample(struct unwinder *u, const struct event *ev, struct unwind_stack *st)

@@ -19,6 +19,7 @@
 #ifndef KILN_UNWIND_DWARF_H
 #define KILN_UNWIND_DWARF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/hashmap.h"
@@ -55,5 +56,30 @@ void unwinder_release(struct unwinder *u);
  * user frames unwound from its registers and stack copy (or the user part
  * of its callchain when it has no stack copy). */
 void unwinder_sample(struct unwinder *u, const struct event *ev, struct unwind_stack *st);
+
+/*
+ * Where a pc lies, for dwarf_unwind_regs(): false if it is in no known
+ * mapping (the stack ends there); else *key names its binary (the row
+ * cache is keyed by it), *t is the binary's CFI (NULL: none, use the frame
+ * pointer) and *vaddr the pc's link-time address in it.
+ */
+typedef bool (*dwarf_lookup_fn)(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
+				uint64_t *vaddr);
+
+/*
+ * The unwinding loop itself, free of perf.data and /proc (unwinder_sample
+ * uses it; fuzz_unwind drives it with synthetic CFI): from registers in
+ * DWARF numbering (bit r of 'valid' set when regs[r] is known; the return
+ * address register holds the pc) and the stack copy 'stack' of 'size'
+ * bytes that starts at regs[7] (rsp), push the user frames onto 'st'. Reads
+ * memory only inside the copy. Stops at UNWIND_MAX_FRAMES frames (the
+ * stack is then marked truncated), at an undefined return address, a
+ * return address of 0, no stack-pointer progress (except after a signal
+ * frame), or when the copy runs out (marked truncated). 'regs' is
+ * clobbered. The unwinder's 'm' is not used here.
+ */
+void dwarf_unwind_regs(struct unwinder *u, dwarf_lookup_fn lookup, void *ctx,
+		       uint64_t regs[CFI_NREGS], uint32_t valid, const uint8_t *stack, uint64_t size,
+		       struct unwind_stack *st);
 
 #endif

@@ -8,15 +8,20 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/log.h"
 #include "base/xalloc.h"
 #include "source/live/live.h"
+#include "source/live/maps.h"
 
 /* Append the sample_id_all trailer the tracking attr implies. */
 static void add_trailer(struct buf *b, const struct perf_event_attr *a, uint32_t pid, uint32_t tid,
@@ -49,13 +54,21 @@ static void begin(struct buf *b, uint32_t type, uint16_t misc)
 	buf_add(b, &h, sizeof(h));
 }
 
+/* 'n' bytes of a string (cut at a NUL), NUL-terminated and padded to 8 bytes. */
+static void add_padded_n(struct buf *b, const char *s, size_t n)
+{
+	static const char zeros[8];
+	const char *nul = memchr(s, 0, n);
+	if (nul)
+		n = (size_t)(nul - s);
+	buf_add(b, s, n);
+	buf_add(b, zeros, 8 - (n % 8));
+}
+
 /* NUL-terminate and pad a string to 8 bytes. */
 static void add_padded(struct buf *b, const char *s, size_t max)
 {
-	size_t n = strnlen(s, max);
-	static const char zeros[8];
-	buf_add(b, s, n);
-	buf_add(b, zeros, 8 - (n % 8));
+	add_padded_n(b, s, strnlen(s, max));
 }
 
 static int finish(struct buf *b, live_record_fn fn, void *arg)
@@ -110,54 +123,90 @@ int live_list_threads(pid_t pid, pid_t **tids, size_t *n)
 	return 0;
 }
 
+/* A name of 'n' bytes (cut at 'max' and at any NUL), NUL-terminated and
+ * padded to 8 bytes. */
+static void add_name(struct buf *b, const char *s, size_t n, size_t max)
+{
+	add_padded_n(b, s, n < max ? n : max);
+}
+
+struct maps_ctx {
+	uint32_t pid;
+	const struct perf_event_attr *a;
+	uint64_t id;
+	live_record_fn fn;
+	void *arg;
+	struct buf *b;
+};
+
+/* One MMAP2 record for an executable mapping (maps_fn). */
+static int synth_map(void *arg, const struct maps_entry *e)
+{
+	struct maps_ctx *c = arg;
+	struct buf *b = c->b;
+	if (e->perms[2] != 'x')
+		return 0;
+	const char *name = e->name;
+	size_t name_len = e->name_len;
+	if (!name_len) {
+		name = "//anon";
+		name_len = 6;
+	}
+	uint32_t prot = (e->perms[0] == 'r' ? PROT_READ : 0) | (e->perms[1] == 'w' ? PROT_WRITE : 0) |
+			PROT_EXEC;
+	uint32_t flags = e->perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	uint64_t len = e->end - e->start, ino_gen = 0;
+	begin(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	buf_add(b, &c->pid, 4);
+	buf_add(b, &c->pid, 4);
+	buf_add(b, &e->start, 8);
+	buf_add(b, &len, 8);
+	buf_add(b, &e->pgoff, 8);
+	buf_add(b, &e->maj, 4);
+	buf_add(b, &e->min, 4);
+	buf_add(b, &e->ino, 8);
+	buf_add(b, &ino_gen, 8);
+	buf_add(b, &prot, 4);
+	buf_add(b, &flags, 4);
+	add_name(b, name, name_len, 4095);
+	add_trailer(b, c->a, c->pid, c->pid, c->id);
+	return finish(b, c->fn, c->arg);
+}
+
+/* /proc/PID/maps is read whole (bounded: LIVE_MAPS_MAX_BYTES) and parsed
+ * by maps_parse. */
+#define LIVE_MAPS_MAX_BYTES ((size_t)64 << 20)
+
 static int synth_maps(pid_t pid, const struct perf_event_attr *a, uint64_t id, live_record_fn fn,
 		      void *arg, struct buf *b)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return 0; /* exited, or a kernel thread: nothing to say */
-	char *line = NULL;
-	size_t cap = 0;
-	int ret = 0;
-	while (getline(&line, &cap, f) > 0 && !ret) {
-		unsigned long long start, end, pgoff, ino;
-		unsigned maj, min;
-		char perms[8];
-		int consumed = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
-			   &min, &ino, &consumed) < 7)
-			continue;
-		if (strlen(perms) < 4 || perms[2] != 'x')
-			continue;
-		char *name = line + consumed;
-		name[strcspn(name, "\n")] = '\0';
-		if (!*name)
-			name = (char *)"//anon";
-		uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-				PROT_EXEC;
-		uint32_t flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		uint32_t upid = (uint32_t)pid;
-		uint64_t len = end - start, ino_gen = 0;
-		begin(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
-		buf_add(b, &upid, 4);
-		buf_add(b, &upid, 4);
-		buf_add(b, &start, 8);
-		buf_add(b, &len, 8);
-		buf_add(b, &pgoff, 8);
-		buf_add(b, &maj, 4);
-		buf_add(b, &min, 4);
-		buf_add(b, &ino, 8);
-		buf_add(b, &ino_gen, 8);
-		buf_add(b, &prot, 4);
-		buf_add(b, &flags, 4);
-		add_padded(b, name, 4095);
-		add_trailer(b, a, upid, upid, id);
-		ret = finish(b, fn, arg);
+	struct buf text;
+	buf_init(&text, LIVE_MAPS_MAX_BYTES);
+	char chunk[16384];
+	ssize_t got;
+	bool capped = false;
+	while ((got = read(fd, chunk, sizeof(chunk))) > 0) {
+		if (buf_add(&text, chunk, (size_t)got)) {
+			capped = true;
+			break;
+		}
 	}
-	free(line);
-	fclose(f);
+	close(fd);
+	if (capped)
+		log_warn("%s: more than %zu MiB; mappings past that are not synthesized", path,
+			 LIVE_MAPS_MAX_BYTES >> 20);
+	struct maps_ctx c = { (uint32_t)pid, a, id, fn, arg, b };
+	struct maps_stats st;
+	int ret = maps_parse(text.p ? text.p : "", text.len, synth_map, &c, &st);
+	if (st.bad || st.long_lines)
+		log_warn("%s: %llu unreadable lines skipped", path,
+			 (unsigned long long)(st.bad + st.long_lines));
+	buf_release(&text);
 	return ret;
 }
 
