@@ -44,7 +44,7 @@ static void check_kaslr(struct machine *m, struct dso_set *dsos, bool *checked)
 	}
 }
 
-/* Read on a second thread (readahead.h) when there is a second CPU, the
+/* Read and unwind on a second thread (readahead.h) when there is a second CPU, the
  * input is a file (pipe mode adds attrs while reading), and KILN_THREADS
  * is not 1. The output is the same either way. */
 static bool use_readahead(const struct perf_header_info *h)
@@ -105,8 +105,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	bool kaslr_checked = false;
 	struct event ev;
 	int rc;
-	struct readahead *ra = use_readahead(h) ? readahead_start(r) : NULL;
-	while ((rc = ra ? readahead_next(ra, &ev) : perf_reader_next(r, &ev)) == 1) {
+	struct readahead *ra = use_readahead(h) ? readahead_start(r, true, o->symfs) : NULL;
+	while ((rc = ra ? readahead_next(ra, &ev, stack) : perf_reader_next(r, &ev)) == 1) {
 		if (ev.type != PERF_RECORD_SAMPLE) {
 			machine_apply(&m, &ev);
 			if (ev.type == PERF_RECORD_LOST)
@@ -119,7 +119,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		const struct thread *th = machine_thread(&m, ev.sid.pid, ev.sid.tid);
 		frames[0] = frame_for_process(strs, strtab_get(strs, th->comm), ev.sid.pid,
 					      ev.sid.tid, &o->frames);
-		unwinder_sample(&uw, &ev, stack);
+		if (!ra) /* else the reader thread unwound it */
+			unwinder_sample(&uw, &ev, stack);
 		size_t n = 1;
 		if (stack->truncated) {
 			st->truncated++;
