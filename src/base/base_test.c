@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -13,6 +14,7 @@
 #include "base/cursor.h"
 #include "base/err.h"
 #include "base/hashmap.h"
+#include "base/ofile.h"
 #include "base/strtab.h"
 
 static void test_buf_ceiling(void **state)
@@ -126,6 +128,25 @@ static void test_cursor(void **state)
 	assert_string_equal(err_last()->msg, "bad thing 7");
 }
 
+/* A device target is written in place, never replaced by a rename. */
+static void test_ofile_device(void **state)
+{
+	struct stat st;
+	struct ofile of;
+	(void)state;
+	if (stat("/dev/null", &st) || !S_ISCHR(st.st_mode))
+		skip();
+	assert_int_equal(ofile_open(&of, "/dev/null"), 0);
+	assert_true(fputs("discarded\n", of.f) >= 0);
+	assert_int_equal(ofile_commit(&of), 0);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(ofile_open(&of, "/dev/null"), 0);
+	ofile_abort(&of);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_hashmap),
 		cmocka_unit_test(test_cursor),
+		cmocka_unit_test(test_ofile_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

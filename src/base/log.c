@@ -24,9 +24,16 @@ void log_set_level(enum log_level max)
 	max_level = max;
 }
 
+static _Thread_local bool thread_quiet;
+
+void log_set_thread_quiet(bool quiet)
+{
+	thread_quiet = quiet;
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
-	if (level > max_level)
+	if (level > max_level || thread_quiet)
 		return;
 	char msg[1024];
 	va_list ap;

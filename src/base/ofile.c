@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -15,6 +16,18 @@ int ofile_open(struct ofile *of, const char *path)
 	memset(of, 0, sizeof(*of));
 	if (!strcmp(path, "-")) {
 		of->f = stdout;
+		return 0;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 || !(of->f = fdopen(fd, "w"))) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			return err_set(-e, "cannot open '%s': %s", path, strerror(e));
+		}
+		of->path = xstrdup(path);
 		return 0;
 	}
 	const char *slash = strrchr(path, '/');
@@ -44,6 +57,19 @@ int ofile_open(struct ofile *of, const char *path)
 
 int ofile_commit(struct ofile *of)
 {
+	if (!of->tmp && of->path) { /* written in place */
+		int err = 0;
+		if (fflush(of->f) || ferror(of->f))
+			err = -(errno ? errno : EIO);
+		if (fclose(of->f) && !err)
+			err = -(errno ? errno : EIO);
+		if (err)
+			err_set(err, "cannot write '%s': %s", of->path, strerror(-err));
+		free(of->path);
+		of->path = NULL;
+		of->f = NULL;
+		return err;
+	}
 	if (!of->tmp) {
 		if (fflush(of->f) || ferror(of->f))
 			return err_set(-EIO, "cannot write to standard output: %s", strerror(errno));
@@ -69,6 +95,13 @@ int ofile_commit(struct ofile *of)
 
 void ofile_abort(struct ofile *of)
 {
+	if (!of->tmp && of->path) { /* written in place: nothing to remove */
+		fclose(of->f);
+		free(of->path);
+		of->path = NULL;
+		of->f = NULL;
+		return;
+	}
 	if (!of->tmp)
 		return;
 	if (of->f)

@@ -6,6 +6,9 @@
  * is renamed over the target only by ofile_commit(), so a half-written
  * SVG or folded file never takes the real name, and the previous file
  * stays intact until the new one is complete. The path "-" means stdout.
+ * A target that exists and is neither a regular file nor a directory (a
+ * device such as /dev/null, a FIFO) is written in place: renaming over it
+ * would replace the device with a regular file.
  */
 #ifndef KILN_BASE_OFILE_H
 #define KILN_BASE_OFILE_H
@@ -15,7 +18,7 @@
 struct ofile {
 	FILE *f;
 	char *path; /* target, NULL for stdout */
-	char *tmp;  /* temporary name, NULL for stdout */
+	char *tmp;  /* temporary name, NULL for stdout and in-place targets */
 };
 
 /* 0 or -errno (err_last() says why). */

@@ -19,6 +19,8 @@ static const char usage_text[] =
 	"Render the stacks of a perf.data as an interactive SVG flame graph: hover for\n"
 	"name, samples and percentage, click to zoom, Ctrl-F to search by regex. With a\n"
 	"command, record it first (call graphs on) into the -i file, then render.\n"
+	"DWARF stacks cut short by the end of the stack copy stand under a\n"
+	"[truncated] frame (see kiln collapse --help).\n"
 	"\n"
 	"options:\n"
 	"  -i, --input FILE      perf.data to read (and record into) (default perf.data)\n"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/log.h"
@@ -14,6 +15,7 @@
 #include "symbolize/symbolize.h"
 #include "unwind/dwarf.h"
 #include "unwind/unwind.h"
+#include "pipeline/readahead.h"
 
 /* Use /proc/kallsyms only for a profile of this very kernel: same release,
  * and (checked at the first kernel address) the same _text after KASLR. */
@@ -40,6 +42,17 @@ static void check_kaslr(struct machine *m, struct dso_set *dsos, bool *checked)
 		kallsyms_free(dsos->ksyms);
 		dsos->ksyms = NULL;
 	}
+}
+
+/* Read and unwind on a second thread (readahead.h) when there is a second CPU, the
+ * input is a file (pipe mode adds attrs while reading), and KILN_THREADS
+ * is not 1. The output is the same either way. */
+static bool use_readahead(const struct perf_header_info *h)
+{
+	const char *env = getenv("KILN_THREADS");
+	if (h->pipe_mode || (env && !strcmp(env, "1")))
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
 /* Frame names per (symbol, dso, mode): naming builds and interns a string,
@@ -92,7 +105,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	bool kaslr_checked = false;
 	struct event ev;
 	int rc;
-	while ((rc = perf_reader_next(r, &ev)) == 1) {
+	struct readahead *ra = use_readahead(h) ? readahead_start(r, true, o->symfs) : NULL;
+	while ((rc = ra ? readahead_next(ra, &ev, stack) : perf_reader_next(r, &ev)) == 1) {
 		if (ev.type != PERF_RECORD_SAMPLE) {
 			machine_apply(&m, &ev);
 			if (ev.type == PERF_RECORD_LOST)
@@ -105,7 +119,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		const struct thread *th = machine_thread(&m, ev.sid.pid, ev.sid.tid);
 		frames[0] = frame_for_process(strs, strtab_get(strs, th->comm), ev.sid.pid,
 					      ev.sid.tid, &o->frames);
-		unwinder_sample(&uw, &ev, stack);
+		if (!ra) /* else the reader thread unwound it */
+			unwinder_sample(&uw, &ev, stack);
 		size_t n = 1;
 		if (stack->truncated) {
 			st->truncated++;
@@ -120,6 +135,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		}
 		trie_add(t, frames, n, 1);
 	}
+	readahead_stop(ra);
 	const struct perf_reader_stats *rs = perf_reader_stats(r);
 	st->unknown_records = rs->unknown_records;
 	st->partial = perf_reader_partial(r) || rc < 0;

@@ -34,6 +34,8 @@ for m in recurse plt signal threads tail noreturn; do
 	echo "$m: $(head -1 "$T/$m.cmp")"
 done
 grep -q ';recurse;recurse;recurse;' "$T/recurse.kiln" || fail "no deep recursion"
+# The default stack copy holds the whole recursion: nothing is cut.
+! grep -q "\[truncated\]" "$T/recurse.kiln" || fail "recursion marked [truncated] with a full stack copy"
 grep -q ';cmp;spin' "$T/plt.kiln" || fail "no callback from qsort"
 grep -q ';on_prof;handler_work;spin' "$T/signal.kiln" || fail "no stacks through the signal frame"
 grep -q ';start_thread;worker;spin' "$T/threads.kiln" || fail "no thread stacks"

@@ -20,9 +20,18 @@ A final "ffffffffffffffff [unknown] ([unknown])" frame is how perf marks a
 stack whose unwinding ran out of stack copy; it is dropped before the
 comparison and counted as "perf marked cut".
 
-"agreement" is identical / (identical + kiln_short + different): the
-share of samples where kiln's frames equal perf's, among the samples where
-perf's unwind did not stop early. Exits 1 if it is below MIN (default 0).
+Three shares are printed:
+  kiln has every frame perf found
+      (identical + perf_short) / matched: kiln's stack starts with all of
+      perf's frames, leaf first (perf's frames are a prefix of kiln's);
+  agreement where perf did not stop early
+      identical / (identical + kiln_short + different): all samples but
+      those where perf's stack is a proper prefix of kiln's;
+  agreement where perf reached the outermost frame
+      the same share over the samples whose perf stack ends in an entry
+      point (_start, clone, clone3: perf unwound all the way down).
+The exit status is 1 if the first share is below MIN (default 0), or
+if kiln stopped early in more than 1 - MIN of the samples.
 
 usage: sample_compare.py KILN_TEXT PERF_TEXT [MIN] [EXAMPLES]
 """
@@ -64,6 +73,14 @@ def load(path):
     return samples
 
 
+ENTRY = re.compile(r'^\S+ (_start|__?clone3?|clone3?)(@@\S+)? \(')
+
+
+def outermost(frames):
+    """True if the stack ends in a process or thread entry point."""
+    return bool(frames) and ENTRY.match(frames[-1]) is not None
+
+
 def addrs(frames):
     """(ip, dso) of each frame line "ip sym (dso)"."""
     out = []
@@ -84,7 +101,7 @@ def main():
     need = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
     nex = int(sys.argv[4]) if len(sys.argv) > 4 else 8
     cls = Counter()
-    perf_cut = kiln_cut = both_cut = names_differ = 0
+    perf_cut = kiln_cut = both_cut = names_differ = perf_complete = complete_same = 0
     where_kiln = Counter()  # (kiln's last frame, perf's next) for kiln_short
     where_diff = Counter()  # (kiln frame, perf frame) at the first difference
     matched = 0
@@ -98,7 +115,11 @@ def main():
         perf_cut += pc
         kiln_cut += kc
         names = kf, pf
+        complete = outermost(pf)
         kf, pf = addrs(kf), addrs(pf)
+        if complete:
+            perf_complete += 1
+            complete_same += kf == pf
         if kf == pf:
             cls['identical'] += 1
             if names[0] != names[1]:
@@ -123,17 +144,24 @@ def main():
     print('marked cut (ffffffffffffffff frame): perf %d, kiln %d, both and identical %d'
           % (perf_cut, kiln_cut, both_cut))
     print('names differ (same addresses): %d' % names_differ)
+    found = (cls['identical'] + cls['perf_short']) / max(matched, 1)
+    print("kiln has every frame perf found: %.4f (%d of %d)"
+          % (found, cls['identical'] + cls['perf_short'], matched))
     base = cls['identical'] + cls['kiln_short'] + cls['different']
     share = cls['identical'] / base if base else 0.0
     print('agreement where perf did not stop early: %.4f (%d of %d)'
           % (share, cls['identical'], base))
+    share2 = complete_same / perf_complete if perf_complete else 0.0
+    print('agreement where perf reached the outermost frame: %.4f (%d of %d)'
+          % (share2, complete_same, perf_complete))
     for title, where in (('kiln stopped early at', where_kiln),
                          ('first different frame (kiln | perf)', where_diff)):
         if where:
             print(title + ':')
             for (a, b), n in where.most_common(nex):
                 print('  %6d  %s | %s' % (n, a, b))
-    sys.exit(0 if matched and share >= need else 1)
+    ok = matched and found >= need and cls['kiln_short'] <= (1 - need) * matched
+    sys.exit(0 if ok else 1)
 
 
 main()

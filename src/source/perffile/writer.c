@@ -63,6 +63,12 @@ static int write_all(int fd, const void *p, size_t n)
 int perf_writer_open(struct perf_writer **out, const char *path)
 {
 	*out = NULL;
+	/* The file is renamed over the target: never over a device or FIFO
+	 * (as root, /dev/null would become a regular file). Not -EINVAL, which
+	 * the CLI reads as a usage error. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return err_set(-EISDIR, "cannot write '%s': not a regular file", path);
 	char *dup = xstrdup(path);
 	char *dir = dirname(dup);
 	char *tmp = xasprintf("%s/.%s.kiln-tmp-%d", dir, strrchr(path, '/') ? strrchr(path, '/') + 1 : path,

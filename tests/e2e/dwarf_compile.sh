@@ -1,0 +1,69 @@
+#!/bin/sh
+# A real program: a `g++ -O2` compile of a small C++ file (about a second
+# of cc1plus), recorded by perf with --call-graph dwarf. kiln script and
+# perf script --no-inline print every sample's frames; matched sample by
+# sample (tests/lib/sample_compare.py), kiln's stack must start with every
+# frame perf found (perf's frames, leaf first, are a prefix of kiln's:
+# identical, or perf stopped early and kiln found more callers) for >= 98%
+# of the samples, and kiln may stop before perf in at most 2%. In kiln's
+# folded stacks, every hot stack (>= 2 samples and >= 0.2% of them) that is
+# not marked [truncated] reaches main, and >= 95% of the weight that is
+# not marked does. The output is the same with one thread (KILN_THREADS=1).
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+need_perf
+command -v g++ >/dev/null || skip "g++ is not installed"
+cat >"$T/small.cpp" <<'CPP'
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+std::map<std::string, std::vector<int>> build(int n)
+{
+	std::map<std::string, std::vector<int>> m;
+	for (int i = 0; i < n; i++)
+		m[std::to_string(i)].push_back(i);
+	return m;
+}
+void sort_all(std::map<std::string, std::vector<int>> &m)
+{
+	for (auto &kv : m)
+		std::sort(kv.second.begin(), kv.second.end());
+}
+CPP
+perf record -q --call-graph dwarf -F 1000 -o "$T/cc.data" -- g++ -O2 -c "$T/small.cpp" \
+	-o "$T/small.o" 2>"$T/err" || fail "perf record failed: $(cat "$T/err")"
+fields=comm,pid,tid,time,ip,sym,dso
+"$KILN" script -F $fields -i "$T/cc.data" >"$T/kiln.txt" 2>"$T/err" ||
+	fail "kiln script failed: $(cat "$T/err")"
+perf script --no-inline -F $fields -i "$T/cc.data" >"$T/perf.txt" 2>/dev/null ||
+	fail "perf script failed"
+python3 "$TESTLIB/sample_compare.py" "$T/kiln.txt" "$T/perf.txt" 0.98 >"$T/cmp" ||
+	fail "kiln's stacks disagree with perf's: $(cat "$T/cmp")"
+cat "$T/cmp"
+grep -q '^samples: kiln [0-9]*, perf [0-9]*, matched [0-9][0-9][0-9]' "$T/cmp" ||
+	fail "fewer than 100 samples matched"
+"$KILN" collapse "$T/cc.data" >"$T/kiln.folded" 2>"$T/err" || fail "collapse failed: $(cat "$T/err")"
+awk '
+	{ total += $NF; w[NR] = $NF; line[NR] = $0 }
+	END {
+		for (i = 1; i <= NR; i++) {
+			if (line[i] ~ /;\[truncated\];/)
+				continue
+			marked += w[i]
+			if (line[i] ~ /;main;/)
+				main += w[i]
+			else if (w[i] >= 2 && w[i] >= 0.002 * total) {
+				print "hot stack without main: " line[i]
+				bad = 1
+			}
+		}
+		printf "%d of %d unmarked samples reach main\n", main, marked
+		if (bad || marked == 0 || main < 0.95 * marked)
+			exit 1
+	}' "$T/kiln.folded" >"$T/main" || fail "$(cat "$T/main")"
+cat "$T/main"
+# The reader thread changes nothing: the same bytes with it and without.
+KILN_THREADS=1 "$KILN" collapse "$T/cc.data" >"$T/one.folded" 2>/dev/null || fail "collapse failed"
+cmp -s "$T/kiln.folded" "$T/one.folded" || fail "output differs with KILN_THREADS=1"
+echo ok
