@@ -94,7 +94,7 @@ static const struct cfi_table *table_for(struct unwinder *u, uint32_t dso_id,
 
 /* Rows are cached per (dso, pc): a profile revisits the same return
  * addresses over and over. Bounded: past the cap, rows are recomputed. */
-#define ROW_CACHE_MAX (1u << 16)
+#define ROW_CACHE_MAX DWARF_ROW_CACHE_MAX
 
 static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 {

@@ -29,6 +29,10 @@
 #include "unwind/cfi.h"
 #include "unwind/unwind.h"
 
+/* Rows cached per unwinder (docs/LIMITS.md); past it, rows are recomputed
+ * for each lookup instead of cached: same results, more time. */
+#define DWARF_ROW_CACHE_MAX (1u << 16)
+
 /* A cached CFI row, compact: only rows without DWARF expressions and with
  * 32-bit offsets are cached (nearly all of them). */
 struct cfi_crow {
