@@ -3,7 +3,8 @@
 # and endless NUL bytes on stdin fail the magic check at once (exit 3),
 # never read up to the 4 GiB text cap; a directory is exit 1; a named FIFO
 # holding a perf.data is refused with a hint (stdin streams instead); and
-# stdout closed early (`kiln script | head -1`) ends quietly, as perf does.
+# stdout closed early (`kiln script | head -1`) ends quietly, as perf does;
+# a header with data size 0 is read to the end of the file as partial.
 . "$(dirname "$0")/lib.sh"
 data=$(dirname "$0")/../../fuzz/corpus/perfdata/kiln-g-burn.data
 code() { timeout 20 "$@" >"$T/out" 2>"$T/err"; echo $?; }
@@ -28,6 +29,17 @@ kill $w 2>/dev/null
 [ "$st" = 3 ] || fail "perf.data in a named FIFO: exit $st, want 3: $(cat "$T/err")"
 grep -q "pipe it into 'kiln collapse -'" "$T/err" || fail "no hint for the FIFO: $(cat "$T/err")"
 "$KILN" collapse - <"$data" >"$T/stdin.folded" || fail "the same perf.data on stdin failed"
+
+# A header whose data size is 0 (a recorder killed before finishing, P5):
+# warn as perf does, read to the end of the file, partial (exit 4).
+python3 -c "
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[48:56] = bytes(8)
+open(sys.argv[2], 'wb').write(b)" "$data" "$T/z0.data"
+[ "$(code "$KILN" collapse "$T/z0.data")" = 4 ] || fail "data size 0: not exit 4: $(cat "$T/err")"
+grep -q "data size is 0 (was the recording properly finished?)" "$T/err" || fail "data size 0: $(cat "$T/err")"
+grep -q "^burn;" "$T/out" || fail "data size 0: no stacks from the data"
 
 # stdout closed early: no message, status 0 or SIGPIPE's 141.
 "$KILN" script -i "$data" 2>"$T/err" | head -1 >/dev/null

@@ -14,11 +14,30 @@ readable() { # FILE WHAT: kiln reads it with samples of burn
 	grep -q '^burn;' "$T/c.folded" || fail "$2: no samples of burn"
 }
 child_of() { pgrep -P "$1" | head -1; }
+# Wait (up to 20 s) until kiln's workload has exec'd burn, then let it run
+# 0.5 s: on a loaded machine kiln's setup alone can take a second.
+running() {
+	i=0
+	while [ $i -lt 200 ]; do
+		c=$(child_of "$1")
+		[ -n "$c" ] && readlink /proc/"$c"/exe 2>/dev/null | grep -q burn && { sleep 0.5; return; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "the workload never started"
+}
+
+# 0. -p of a process that does not exist: exit 1, named, no file.
+"$KILN" record -q -p 999999 -o "$T/none.data" -- sleep 0.1 2>"$T/err"
+st=$?
+[ $st = 1 ] || fail "-p 999999: exit $st, want 1"
+grep -q "no such process: 999999" "$T/err" || fail "-p 999999: $(cat "$T/err")"
+[ -e "$T/none.data" ] && fail "-p 999999 left a file"
 
 # 1. Two SIGINTs 50 ms apart.
 "$KILN" record -q -g -o "$T/int2.data" -- "$BURN" 30 &
 k=$!
-sleep 1
+running $k
 kill -INT $k
 sleep 0.05
 kill -INT $k 2>/dev/null
@@ -26,12 +45,12 @@ wait $k
 st=$?
 [ $st = 130 ] || fail "double SIGINT: exit $st, want 130"
 readable "$T/int2.data" "double SIGINT"
-pgrep -f "$BURN 30" >/dev/null && fail "double SIGINT: the workload is still running"
+kill -0 "$c" 2>/dev/null && fail "double SIGINT: the workload is still running"
 
 # 2. SIGINT to the process group (kiln and the workload both get it).
 setsid "$KILN" record -q -g -o "$T/pg.data" -- "$BURN" 30 &
 k=$!
-sleep 1
+running $k
 /bin/kill -INT -- -$k
 wait $k
 st=$?
@@ -41,7 +60,7 @@ readable "$T/pg.data" "group SIGINT"
 # 3. The workload killed by SIGKILL.
 "$KILN" record -q -g -o "$T/kill.data" -- "$BURN" 30 &
 k=$!
-sleep 1
+running $k
 c=$(child_of $k)
 [ -n "$c" ] || fail "no workload process under kiln"
 kill -KILL "$c"
@@ -54,7 +73,7 @@ readable "$T/kill.data" "workload SIGKILLed"
 start_busy
 "$KILN" record -q -g -p "$busy" -o "$T/p.data" &
 k=$!
-sleep 1
+sleep 2 # attaching takes about a second on a loaded 2-core machine
 kill -KILL "$busy"
 t0=$(date +%s)
 wait $k
@@ -68,7 +87,7 @@ readable "$T/p.data" "-p target SIGKILLed"
 cp "$T/p.data" "$T/prev.data"
 "$KILN" record -q -g -o "$T/prev.data" -- "$BURN" 30 &
 k=$!
-sleep 1
+running $k
 c=$(child_of $k)
 kill -KILL $k
 wait $k 2>/dev/null
