@@ -274,6 +274,14 @@ static int read_rest(int fd, struct input *in, size_t cap, const char *name)
 	}
 }
 
+/* Text never starts with NUL bytes: stop at once (stdin from /dev/zero)
+ * instead of reading up to TEXT_INPUT_MAX. */
+static int not_text(const char *name)
+{
+	return err_set(-EINVAL, "%s: not a perf.data file, nor perf script output (NUL bytes in its first 8)",
+		       name);
+}
+
 static int input_open(const char *path, struct input *in)
 {
 	memset(in, 0, sizeof(*in));
@@ -292,12 +300,21 @@ static int input_open(const char *path, struct input *in)
 		goto out;
 	}
 	size_t cap = 1 << 20;
+	if (!is_stdin && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		/* /dev/zero or /dev/urandom would be read as text without end. */
+		err = err_set(-EINVAL, "'%s' is a device, not a perf.data or perf script text", path);
+		goto out;
+	}
 	if (S_ISREG(st.st_mode)) {
 		off_t off = is_stdin ? lseek(0, 0, SEEK_CUR) : 0;
 		char magic[PERF_MAGIC_LEN];
 		ssize_t k = off < 0 ? -1 : pread(fd, magic, sizeof(magic), off);
 		if (k == (ssize_t)sizeof(magic) && is_perf_magic(magic)) {
 			in->perfdata = true;
+			goto out;
+		}
+		if (k > 0 && memchr(magic, 0, (size_t)k)) {
+			err = not_text(name);
 			goto out;
 		}
 		if (off >= 0 && st.st_size > off) {
@@ -335,6 +352,10 @@ static int input_open(const char *path, struct input *in)
 			err = relay_stdin(in->data, in->len, &in->relay);
 			if (!err)
 				in->perfdata = true;
+			goto out;
+		}
+		if (memchr(in->data, 0, in->len)) {
+			err = not_text(name);
 			goto out;
 		}
 	}

@@ -96,6 +96,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	symbolizer_init(&sz, &m, strs);
 	struct unwinder uw;
 	unwinder_init(&uw, &m);
+	unwinder_set_arch(&uw, h->arch);
 	struct hashmap fcache;
 	hashmap_init(&fcache);
 

@@ -714,6 +714,7 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	x.m.keep_maps_on_exec = true; /* perf keeps them: execve's own samples resolve */
 	symbolizer_init(&x.sz, &x.m, &x.strs);
 	unwinder_init(&x.uw, &x.m);
+	unwinder_set_arch(&x.uw, x.h->arch);
 	x.stack = xmalloc(sizeof(*x.stack));
 	XALLOC_ARRAY(x.frames, MAX_STACK * 2 + 1);
 

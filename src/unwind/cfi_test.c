@@ -263,6 +263,42 @@ static void test_frames_per_stack(void **state)
 	assert_true(st.truncated);
 }
 
+/* One CFI row for every pc in [FDE_START, FDE_START + FDE_LEN). */
+static bool one_fde(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
+		    uint64_t *vaddr)
+{
+	*key = (uint32_t)(pc / FDE_LEN); /* a binary per sample: distinct cache keys */
+	*t = ctx;
+	*vaddr = FDE_START + pc % FDE_LEN;
+	return true;
+}
+
+static void test_row_cache_cap(void **state)
+{
+	(void)state;
+	/* CFA = rsp + 8, RA at CFA - 8: each sample's leaf returns to 0, the end. */
+	struct sec s = eh_frame(NULL, 0);
+	struct cfi_table *t = cfi_table_build(s.p, s.n, 0, false);
+	struct unwinder u;
+	unwinder_init(&u, NULL);
+	uint64_t zero = 0;
+	static struct unwind_stack st;
+	for (uint64_t i = 0; i < DWARF_ROW_CACHE_MAX + 100; i++) {
+		uint64_t regs[CFI_NREGS] = { 0 };
+		regs[7] = 0x7000;
+		regs[CFI_RA] = FDE_START + FDE_LEN * i;
+		memset(&st, 0, sizeof(st));
+		dwarf_unwind_regs(&u, one_fde, t, regs, (1u << 7) | (1u << CFI_RA),
+				  (const uint8_t *)&zero, 8, &st);
+		assert_int_equal(st.n, 1);
+	}
+	assert_int_equal(u.row_cache.n, DWARF_ROW_CACHE_MAX);
+	assert_int_equal(u.row_misses, DWARF_ROW_CACHE_MAX + 100);
+	unwinder_release(&u);
+	cfi_table_free(t);
+	free(s.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_expr_stack),
 		cmocka_unit_test(test_expr_int64_min),
 		cmocka_unit_test(test_frames_per_stack),
+		cmocka_unit_test(test_row_cache_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

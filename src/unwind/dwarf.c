@@ -5,8 +5,11 @@
 #include "unwind/dwarf.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "base/xalloc.h"
 #include "dso/dso.h"
 
 /* perf register bit → DWARF number (x86_64); -1 for registers CFI never uses. */
@@ -46,8 +49,16 @@ void unwinder_init(struct unwinder *u, struct machine *m)
 	hashmap_init(&u->rows);
 }
 
+void unwinder_set_arch(struct unwinder *u, const char *arch)
+{
+	free(u->foreign_arch);
+	u->foreign_arch = arch && *arch && strcmp(arch, "x86_64") ? xstrdup(arch) : NULL;
+}
+
 void unwinder_release(struct unwinder *u)
 {
+	free(u->foreign_arch);
+	u->foreign_arch = NULL;
 	for (size_t i = 0; i < u->cfi.n; i++)
 		cfi_table_free(u->cfi.v[i]);
 	VEC_FREE(&u->cfi);
@@ -99,7 +110,7 @@ static const struct cfi_table *table_for(struct unwinder *u, uint32_t dso_id,
 
 /* Rows are cached per (dso, pc): a profile revisits the same return
  * addresses over and over. Bounded: past the cap, rows are recomputed. */
-#define ROW_CACHE_MAX (1u << 16)
+#define ROW_CACHE_MAX DWARF_ROW_CACHE_MAX
 
 static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 {
@@ -371,6 +382,13 @@ void unwinder_sample(struct unwinder *u, const struct event *ev, struct unwind_s
 	unwind_sample(ev, st);
 	if (!has_stack)
 		return;
+	if (u->foreign_arch) {
+		if (!u->foreign_samples++)
+			log_warn("recorded on %s: DWARF unwinding is for x86_64 only; those user "
+				 "stacks show the sampled ip only",
+				 u->foreign_arch);
+		return;
+	}
 	u->samples++;
 	/* Keep the kernel part of the callchain; the user part comes from the stack copy. */
 	size_t k = 0;

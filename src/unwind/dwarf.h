@@ -29,6 +29,10 @@
 #include "unwind/cfi.h"
 #include "unwind/unwind.h"
 
+/* Rows cached per unwinder (docs/LIMITS.md); past it, rows are recomputed
+ * for each lookup instead of cached: same results, more time. */
+#define DWARF_ROW_CACHE_MAX (1u << 16)
+
 /* A cached CFI row, compact (60 bytes): only rows without DWARF
  * expressions, with a 32-bit CFA offset, 16-bit register offsets and
  * register numbers below 32 are cached (nearly all of them). */
@@ -48,10 +52,18 @@ struct unwinder {
 	VEC(struct cfi_crow) row_cache;
 	VEC(uint64_t) row_keys; /* (dso, pc) each cached row answers, to confirm hash hits */
 	uint64_t samples, truncated, no_cfi_steps, fp_steps, row_hits, row_misses;
+	char *foreign_arch;      /* recorded on this other architecture: no DWARF unwinding */
+	uint64_t foreign_samples; /* samples whose stack copy was not unwound for that reason */
 };
 
 void unwinder_init(struct unwinder *u, struct machine *m);
 void unwinder_release(struct unwinder *u);
+/* The architecture the profile was recorded on (perf's HEADER_ARCH, uname
+ * -m; NULL if unknown: taken as x86_64). Register numbering and CFI
+ * here are x86_64's: samples of any other architecture keep their
+ * callchain (or ip) only, with one warning, and are counted in
+ * foreign_samples. */
+void unwinder_set_arch(struct unwinder *u, const char *arch);
 /* The whole stack of a sample, leaf first: the kernel callchain, then the
  * user frames unwound from its registers and stack copy (or the user part
  * of its callchain when it has no stack copy). */
