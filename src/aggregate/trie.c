@@ -107,3 +107,95 @@ void trie_sort(struct trie *t)
 	}
 	VEC_FREE(&kids);
 }
+
+uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
+{
+	uint64_t v;
+	if (hashmap_get(&t->index, key_of(parent, name, kind), &v)) {
+		const struct trie_node *n = &t->nodes.v[v];
+		if (n->parent == parent && n->name == name && n->kind == kind)
+			return (uint32_t)v;
+	}
+	for (uint32_t c = t->nodes.v[parent].first_child; c != TRIE_NONE;
+	     c = t->nodes.v[c].next_sibling) {
+		const struct trie_node *n = &t->nodes.v[c];
+		if (n->name == name && n->kind == kind)
+			return c;
+	}
+	return TRIE_NONE;
+}
+
+/* A new child of 'parent', even if one with the same (name, kind) exists. */
+static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
+{
+	uint32_t id = (uint32_t)t->nodes.n;
+	struct trie_node *n = VEC_PUSH_ZERO(&t->nodes);
+	struct trie_node *p = &t->nodes.v[parent];
+	n->name = name;
+	n->kind = kind;
+	n->parent = parent;
+	n->first_child = TRIE_NONE;
+	n->next_sibling = p->first_child;
+	n->depth = p->depth + 1;
+	p->first_child = id;
+	if (n->depth > t->max_depth)
+		t->max_depth = n->depth;
+	uint64_t k = key_of(parent, name, kind);
+	if (!hashmap_get(&t->index, k, NULL))
+		hashmap_put(&t->index, k, id);
+	return id;
+}
+
+void trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
+		    size_t n, uint64_t weight)
+{
+	size_t same = 0;
+	while (same < n && same < ch->path.n) {
+		const struct trie_node *p = &t->nodes.v[ch->path.v[same]];
+		if (p->name != frames[same].name || p->kind != frames[same].kind)
+			break;
+		same++;
+	}
+	ch->path.n = same;
+	uint32_t cur = same ? ch->path.v[same - 1] : 0;
+	for (size_t i = same; i < n; i++) {
+		cur = new_child(t, cur, frames[i].name, frames[i].kind);
+		VEC_PUSH(&ch->path, cur);
+	}
+	t->nodes.v[0].total += weight;
+	for (size_t i = 0; i < n; i++)
+		t->nodes.v[ch->path.v[i]].total += weight;
+	t->nodes.v[cur].self += weight;
+}
+
+void trie_chart_finish(struct trie *t, struct trie_chart *ch)
+{
+	/* Children were prepended: reverse each sibling list into insertion order. */
+	for (size_t p = 0; p < t->nodes.n; p++) {
+		uint32_t prev = TRIE_NONE, c = t->nodes.v[p].first_child;
+		while (c != TRIE_NONE) {
+			uint32_t next = t->nodes.v[c].next_sibling;
+			t->nodes.v[c].next_sibling = prev;
+			prev = c;
+			c = next;
+		}
+		t->nodes.v[p].first_child = prev;
+	}
+	VEC_FREE(&ch->path);
+}
+
+void trie_reverse(const struct trie *src, struct trie *dst)
+{
+	VEC(struct trie_frame) fr = { 0 };
+	for (uint32_t id = 1; id < src->nodes.n; id++) {
+		const struct trie_node *n = &src->nodes.v[id];
+		if (!n->self)
+			continue;
+		fr.n = 0;
+		for (uint32_t c = id; c != 0; c = src->nodes.v[c].parent)
+			VEC_PUSH(&fr, ((struct trie_frame){ src->nodes.v[c].name,
+							    src->nodes.v[c].kind }));
+		trie_add(dst, fr.v, fr.n, n->self);
+	}
+	VEC_FREE(&fr);
+}
