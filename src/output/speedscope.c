@@ -73,6 +73,7 @@ struct ss {
 	struct hashmap frame_of; /* (name << 8 | kind) -> frame index + 1 */
 	VEC(uint32_t) frames;    /* frame index -> a node with that frame */
 	VEC(uint32_t) path;      /* frame indexes of the current stack */
+	bool merged;      /* true: one profile for all; false: one per root child, its frame left out */
 };
 
 static uint32_t frame_index(struct ss *s, uint32_t node)
@@ -93,7 +94,9 @@ static void number(struct ss *s, uint32_t root)
 	VEC_PUSH(&st, root);
 	while (st.n) {
 		uint32_t id = st.v[--st.n];
-		if (id != 0)
+		/* Per-thread profiles leave their thread frames out of the stacks. */
+		bool top = trie_node(s->t, id)->parent == 0 && !s->merged;
+		if (id != 0 && !top)
 			frame_index(s, id);
 		/* push children in reverse so the first is visited first */
 		size_t mark = st.n;
@@ -190,6 +193,7 @@ static void profile(struct ss *s, uint32_t top, bool skip_top, bool comma)
 int speedscope_write(FILE *f, const struct trie *t, const struct export_opts *o)
 {
 	struct ss s = { .f = f, .t = t, .o = o };
+	s.merged = o->merge || trie_node(t, 0)->first_child == TRIE_NONE;
 	hashmap_init(&s.frame_of);
 	number(&s, 0);
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
