@@ -60,9 +60,11 @@ static void run(const char *text, size_t size, bool reverse, bool chart)
 		strtab_init(&s2);
 		trie_init(&t2, &s2);
 		foldedtext_parse(out, outlen, NULL, &s2, &t2, NULL, &st2);
-		/* Lines whose stack ended in " N" are re-read as differential; skip those. */
+		/* Lines whose stack ended in " N" are re-read as differential; skip
+		 * those. A line with an empty stack counts at the root, and folded
+		 * text has no line for that. */
 		if (st2.differential == 0)
-			fuzz_check(t2.nodes.v[0].total == t.nodes.v[0].total);
+			fuzz_check(t2.nodes.v[0].total == t.nodes.v[0].total - t.nodes.v[0].self);
 		trie_release(&t2);
 		strtab_release(&s2);
 	}

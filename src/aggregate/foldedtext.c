@@ -212,17 +212,6 @@ static bool split_frames(struct parse *p, const char *s, size_t n)
 	return !cut;
 }
 
-/* The node a stack of p->frames ended at (after adding it). */
-static uint32_t leaf_of(struct parse *p)
-{
-	if (p->o->chart)
-		return p->frames.n ? p->chart.path.v[p->frames.n - 1] : 0;
-	uint32_t cur = 0;
-	for (size_t i = 0; i < p->frames.n; i++)
-		cur = trie_find(p->t, cur, p->frames.v[i].name, p->frames.v[i].kind);
-	return cur;
-}
-
 static void add_line(struct parse *p, const char *s, size_t n)
 {
 	size_t at;
@@ -256,11 +245,11 @@ static void add_line(struct parse *p, const char *s, size_t n)
 		p->st->saturated++;
 		b = room;
 	}
+	uint32_t leaf;
 	if (p->o->chart)
-		trie_chart_add(p->t, &p->chart, p->frames.v, p->frames.n, b);
+		leaf = trie_chart_add(p->t, &p->chart, p->frames.v, p->frames.n, b);
 	else
-		trie_add(p->t, p->frames.v, p->frames.n, b);
-	uint32_t leaf = leaf_of(p);
+		leaf = trie_add(p->t, p->frames.v, p->frames.n, b);
 	if (p->first.n < p->t->nodes.n) {
 		VEC_RESERVE(&p->first, p->t->nodes.n);
 		memset(p->first.v + p->first.n, 0, (p->t->nodes.n - p->first.n) * sizeof(uint64_t));

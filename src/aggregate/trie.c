@@ -62,7 +62,7 @@ uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind
 	return id;
 }
 
-void trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight)
+uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight)
 {
 	uint32_t cur = 0;
 	t->nodes.v[0].total += weight;
@@ -71,6 +71,7 @@ void trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_
 		t->nodes.v[cur].total += weight;
 	}
 	t->nodes.v[cur].self += weight;
+	return cur;
 }
 
 const char *trie_name(const struct trie *t, uint32_t id)
@@ -146,8 +147,8 @@ static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_
 	return id;
 }
 
-void trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
-		    size_t n, uint64_t weight)
+uint32_t trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
+			size_t n, uint64_t weight)
 {
 	size_t same = 0;
 	while (same < n && same < ch->path.n) {
@@ -166,6 +167,7 @@ void trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_fra
 	for (size_t i = 0; i < n; i++)
 		t->nodes.v[ch->path.v[i]].total += weight;
 	t->nodes.v[cur].self += weight;
+	return cur;
 }
 
 void trie_chart_finish(struct trie *t, struct trie_chart *ch)

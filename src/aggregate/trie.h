@@ -69,8 +69,8 @@ struct trie {
 
 void trie_init(struct trie *t, struct strtab *names);
 void trie_release(struct trie *t);
-/* Add a stack, root first (frames[0] is normally the process frame). */
-void trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
+/* Add a stack, root first (frames[0] is normally the process frame); returns its leaf node. */
+uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
 /* Returns the child of 'parent' with (name, kind), creating it if absent. */
 uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind);
 /* Sort every sibling list by name bytes then kind (invariant 3). */
@@ -95,8 +95,8 @@ uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t
 struct trie_chart {
 	VEC(uint32_t) path; /* nodes of the last stack added, root first, root excluded */
 };
-void trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
-		    size_t n, uint64_t weight);
+uint32_t trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
+			size_t n, uint64_t weight);
 void trie_chart_finish(struct trie *t, struct trie_chart *ch);
 
 /*
