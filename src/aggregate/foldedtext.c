@@ -183,38 +183,96 @@ struct parse {
 	struct trie_chart chart;
 	VEC(struct trie_frame) frames;
 	VEC(uint64_t) first; /* node -> A count */
+	/*
+	 * The previous line's stack, to skip the frames it shares with this
+	 * one (folded text is usually sorted, so neighbours share long
+	 * prefixes): its bytes (they stay in the input), its frames
+	 * (p->frames, before any reversal) and, outside charts, their nodes.
+	 */
+	const char *prev;
+	size_t prev_len;
+	size_t prev_frames;
+	VEC(uint32_t) path;
 };
 
-/* Split the stack into frames (p->frames); false if it had too many. */
-static bool split_frames(struct parse *p, const char *s, size_t n)
+/*
+ * Split the stack into frames (p->frames); false if it had too many.
+ * Frames this stack shares with the previous one, byte for byte and up to
+ * a ';' in both, are kept from it instead of being interned again; their
+ * number goes to *shared.
+ */
+static bool split_frames(struct parse *p, const char *s, size_t n, size_t *shared)
 {
 	bool cut = false;
-	size_t start = 0;
-	p->frames.n = 0;
+	size_t start = 0, keep = 0;
+
+	if (p->prev && !p->o->reverse) {
+		size_t lim = n < p->prev_len ? n : p->prev_len, l = 0;
+		while (l < lim && s[l] == p->prev[l])
+			l++;
+		for (size_t i = 0; i < l && keep < p->prev_frames; i++) {
+			if (s[i] == ';') {
+				keep++;
+				start = i + 1;
+			}
+		}
+	}
+	*shared = keep;
+	p->frames.n = keep;
 	if (n == 0)
 		return true;
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && s[i] != ';')
-			continue;
-		if (p->frames.n == FOLDEDTEXT_MAX_FRAMES) {
-			cut = true;
-			break;
+	if (start <= n) {
+		for (size_t i = start; i <= n; i++) {
+			if (i < n && s[i] != ';')
+				continue;
+			if (p->frames.n == FOLDEDTEXT_MAX_FRAMES) {
+				cut = true;
+				break;
+			}
+			size_t fl = i - start;
+			struct trie_frame f = { strtab_intern(p->strs, s + start, fl),
+						kind_of(s + start, fl, p->frames.n) };
+			VEC_PUSH(&p->frames, f);
+			start = i + 1;
 		}
-		size_t fl = i - start;
-		struct trie_frame f = { strtab_intern(p->strs, s + start, fl),
-					kind_of(s + start, fl, p->frames.n) };
-		VEC_PUSH(&p->frames, f);
-		start = i + 1;
 	}
 	/* Perl's split drops empty trailing fields. */
 	while (p->frames.n && strtab_len(p->strs, p->frames.v[p->frames.n - 1].name) == 0)
 		p->frames.n--;
+	if (*shared > p->frames.n)
+		*shared = p->frames.n;
+	p->prev = s;
+	p->prev_len = n;
+	p->prev_frames = p->frames.n;
 	return !cut;
+}
+
+/* trie_add, reusing the nodes of the first 'shared' frames from the previous stack. */
+static uint32_t add_stack(struct parse *p, size_t shared, uint64_t w)
+{
+	struct trie *t = p->t;
+	uint32_t cur = 0;
+
+	if (shared > p->path.n)
+		shared = p->path.n;
+	t->nodes.v[0].total += w;
+	for (size_t i = 0; i < shared; i++) {
+		cur = p->path.v[i];
+		t->nodes.v[cur].total += w;
+	}
+	p->path.n = shared;
+	for (size_t i = shared; i < p->frames.n; i++) {
+		cur = trie_child(t, cur, p->frames.v[i].name, p->frames.v[i].kind);
+		t->nodes.v[cur].total += w;
+		VEC_PUSH(&p->path, cur);
+	}
+	t->nodes.v[cur].self += w;
+	return cur;
 }
 
 static void add_line(struct parse *p, const char *s, size_t n)
 {
-	size_t at;
+	size_t at, shared;
 	if (!split_count(s, n, &at)) {
 		p->st->ignored++;
 		return;
@@ -230,15 +288,8 @@ static void add_line(struct parse *p, const char *s, size_t n)
 	}
 	if (sat)
 		p->st->saturated++;
-	if (!split_frames(p, s, stack_len))
+	if (!split_frames(p, s, stack_len, &shared))
 		p->st->truncated++;
-	if (p->o->reverse) {
-		for (size_t i = 0, j = p->frames.n; i + 1 < j; i++, j--) {
-			struct trie_frame x = p->frames.v[i];
-			p->frames.v[i] = p->frames.v[j - 1];
-			p->frames.v[j - 1] = x;
-		}
-	}
 	/* Keep totals from wrapping: clamp the weight to what the root can take. */
 	uint64_t room = UINT64_MAX - p->t->nodes.v[0].total;
 	if (b > room) {
@@ -246,10 +297,20 @@ static void add_line(struct parse *p, const char *s, size_t n)
 		b = room;
 	}
 	uint32_t leaf;
-	if (p->o->chart)
+	if (p->o->reverse) {
+		struct trie_frame *f = p->frames.v;
+		for (size_t i = 0, j = p->frames.n; i + 1 < j; i++, j--) {
+			struct trie_frame x = f[i];
+			f[i] = f[j - 1];
+			f[j - 1] = x;
+		}
+		leaf = p->o->chart ? trie_chart_add(p->t, &p->chart, f, p->frames.n, b)
+				   : trie_add(p->t, f, p->frames.n, b);
+	} else if (p->o->chart) {
 		leaf = trie_chart_add(p->t, &p->chart, p->frames.v, p->frames.n, b);
-	else
-		leaf = trie_add(p->t, p->frames.v, p->frames.n, b);
+	} else {
+		leaf = add_stack(p, shared, b);
+	}
 	if (p->first.n < p->t->nodes.n) {
 		VEC_RESERVE(&p->first, p->t->nodes.n);
 		memset(p->first.v + p->first.n, 0, (p->t->nodes.n - p->first.n) * sizeof(uint64_t));
@@ -295,6 +356,7 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 	else
 		trie_sort(t);
 	VEC_FREE(&p.frames);
+	VEC_FREE(&p.path);
 	if (first && st->differential) {
 		/* Nodes created after the last line's leaf still need a slot. */
 		VEC_RESERVE(&p.first, t->nodes.n + 1);

@@ -30,21 +30,9 @@ void trie_release(struct trie *t)
 	hashmap_release(&t->index);
 }
 
-uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
+/* A new child of 'parent', even if one with the same (name, kind) exists. */
+static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
-	/* The hash key can collide; chain through the sibling list to confirm. */
-	uint64_t k = key_of(parent, name, kind), v;
-	if (hashmap_get(&t->index, k, &v)) {
-		const struct trie_node *n = &t->nodes.v[v];
-		if (n->parent == parent && n->name == name && n->kind == kind)
-			return (uint32_t)v;
-	}
-	for (uint32_t c = t->nodes.v[parent].first_child; c != TRIE_NONE;
-	     c = t->nodes.v[c].next_sibling) {
-		const struct trie_node *n = &t->nodes.v[c];
-		if (n->name == name && n->kind == kind)
-			return c;
-	}
 	uint32_t id = (uint32_t)t->nodes.n;
 	struct trie_node *n = VEC_PUSH_ZERO(&t->nodes);
 	struct trie_node *p = &t->nodes.v[parent];
@@ -57,9 +45,19 @@ uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind
 	p->first_child = id;
 	if (n->depth > t->max_depth)
 		t->max_depth = n->depth;
-	if (!hashmap_get(&t->index, k, NULL))
-		hashmap_put(&t->index, k, id);
+	/* One probe: index it unless its key is taken (by a collision, or by an
+	 * earlier twin in a flame chart). */
+	bool inserted;
+	hashmap_slot(&t->index, key_of(parent, name, kind), id, &inserted);
+	if (!inserted)
+		t->unindexed++;
 	return id;
+}
+
+uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
+{
+	uint32_t c = trie_find(t, parent, name, kind);
+	return c != TRIE_NONE ? c : new_child(t, parent, name, kind);
 }
 
 uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight)
@@ -117,6 +115,9 @@ uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t
 		if (n->parent == parent && n->name == name && n->kind == kind)
 			return (uint32_t)v;
 	}
+	/* The index holds every node unless a key was taken: then look at the siblings. */
+	if (!t->unindexed)
+		return TRIE_NONE;
 	for (uint32_t c = t->nodes.v[parent].first_child; c != TRIE_NONE;
 	     c = t->nodes.v[c].next_sibling) {
 		const struct trie_node *n = &t->nodes.v[c];
@@ -124,27 +125,6 @@ uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t
 			return c;
 	}
 	return TRIE_NONE;
-}
-
-/* A new child of 'parent', even if one with the same (name, kind) exists. */
-static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
-{
-	uint32_t id = (uint32_t)t->nodes.n;
-	struct trie_node *n = VEC_PUSH_ZERO(&t->nodes);
-	struct trie_node *p = &t->nodes.v[parent];
-	n->name = name;
-	n->kind = kind;
-	n->parent = parent;
-	n->first_child = TRIE_NONE;
-	n->next_sibling = p->first_child;
-	n->depth = p->depth + 1;
-	p->first_child = id;
-	if (n->depth > t->max_depth)
-		t->max_depth = n->depth;
-	uint64_t k = key_of(parent, name, kind);
-	if (!hashmap_get(&t->index, k, NULL))
-		hashmap_put(&t->index, k, id);
-	return id;
 }
 
 uint32_t trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,

@@ -65,6 +65,7 @@ struct trie {
 	VEC(struct trie_node) nodes;
 	struct hashmap index; /* (parent, name, kind) -> node */
 	uint32_t max_depth;
+	uint32_t unindexed;   /* nodes left out of 'index' (their 64-bit key collided) */
 };
 
 void trie_init(struct trie *t, struct strtab *names);
