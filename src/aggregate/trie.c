@@ -53,16 +53,9 @@ void trie_release(struct trie *t)
 	t->index_mask = 0;
 }
 
-uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
+/* A new child of 'parent', even if one with the same (name, kind) exists. */
+static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
-	if (t->index) {
-		for (size_t i = hash_of(parent, name, kind) & t->index_mask; t->index[i];
-		     i = (i + 1) & t->index_mask) {
-			const struct trie_node *n = &t->nodes.v[t->index[i]];
-			if (n->parent == parent && n->name == name && n->kind == kind)
-				return t->index[i];
-		}
-	}
 	uint32_t id = (uint32_t)t->nodes.n;
 	struct trie_node *n = VEC_PUSH_ZERO(&t->nodes);
 	struct trie_node *p = &t->nodes.v[parent];
@@ -76,7 +69,8 @@ uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind
 	if (n->depth > t->max_depth)
 		t->max_depth = n->depth;
 	/* At most 3/4 full: grow (which indexes every node, this one too)
-	 * or insert. */
+	 * or insert. Twins (a flame chart's) are indexed too; lookups find
+	 * the first. */
 	if (!t->index || (size_t)id * 4 > (t->index_mask + 1) * 3)
 		index_grow(t);
 	else
@@ -84,7 +78,13 @@ uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind
 	return id;
 }
 
-void trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight)
+uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
+{
+	uint32_t c = trie_find(t, parent, name, kind);
+	return c != TRIE_NONE ? c : new_child(t, parent, name, kind);
+}
+
+uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight)
 {
 	uint32_t cur = 0;
 	t->nodes.v[0].total += weight;
@@ -93,6 +93,7 @@ void trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_
 		t->nodes.v[cur].total += weight;
 	}
 	t->nodes.v[cur].self += weight;
+	return cur;
 }
 
 const char *trie_name(const struct trie *t, uint32_t id)
@@ -128,4 +129,72 @@ void trie_sort(struct trie *t)
 		t->nodes.v[kids.v[kids.n - 1]].next_sibling = TRIE_NONE;
 	}
 	VEC_FREE(&kids);
+}
+
+uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
+{
+	if (!t->index)
+		return TRIE_NONE;
+	for (size_t i = hash_of(parent, name, kind) & t->index_mask; t->index[i];
+	     i = (i + 1) & t->index_mask) {
+		const struct trie_node *n = &t->nodes.v[t->index[i]];
+		if (n->parent == parent && n->name == name && n->kind == kind)
+			return t->index[i];
+	}
+	return TRIE_NONE;
+}
+
+uint32_t trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
+			size_t n, uint64_t weight)
+{
+	size_t same = 0;
+	while (same < n && same < ch->path.n) {
+		const struct trie_node *p = &t->nodes.v[ch->path.v[same]];
+		if (p->name != frames[same].name || p->kind != frames[same].kind)
+			break;
+		same++;
+	}
+	ch->path.n = same;
+	uint32_t cur = same ? ch->path.v[same - 1] : 0;
+	for (size_t i = same; i < n; i++) {
+		cur = new_child(t, cur, frames[i].name, frames[i].kind);
+		VEC_PUSH(&ch->path, cur);
+	}
+	t->nodes.v[0].total += weight;
+	for (size_t i = 0; i < n; i++)
+		t->nodes.v[ch->path.v[i]].total += weight;
+	t->nodes.v[cur].self += weight;
+	return cur;
+}
+
+void trie_chart_finish(struct trie *t, struct trie_chart *ch)
+{
+	/* Children were prepended: reverse each sibling list into insertion order. */
+	for (size_t p = 0; p < t->nodes.n; p++) {
+		uint32_t prev = TRIE_NONE, c = t->nodes.v[p].first_child;
+		while (c != TRIE_NONE) {
+			uint32_t next = t->nodes.v[c].next_sibling;
+			t->nodes.v[c].next_sibling = prev;
+			prev = c;
+			c = next;
+		}
+		t->nodes.v[p].first_child = prev;
+	}
+	VEC_FREE(&ch->path);
+}
+
+void trie_reverse(const struct trie *src, struct trie *dst)
+{
+	VEC(struct trie_frame) fr = { 0 };
+	for (uint32_t id = 1; id < src->nodes.n; id++) {
+		const struct trie_node *n = &src->nodes.v[id];
+		if (!n->self)
+			continue;
+		fr.n = 0;
+		for (uint32_t c = id; c != 0; c = src->nodes.v[c].parent)
+			VEC_PUSH(&fr, ((struct trie_frame){ src->nodes.v[c].name,
+							    src->nodes.v[c].kind }));
+		trie_add(dst, fr.v, fr.n, n->self);
+	}
+	VEC_FREE(&fr);
 }

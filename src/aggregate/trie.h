@@ -70,8 +70,8 @@ struct trie {
 
 void trie_init(struct trie *t, struct strtab *names);
 void trie_release(struct trie *t);
-/* Add a stack, root first (frames[0] is normally the process frame). */
-void trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
+/* Add a stack, root first (frames[0] is normally the process frame); returns its leaf node. */
+uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
 /* Returns the child of 'parent' with (name, kind), creating it if absent. */
 uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind);
 /* Sort every sibling list by name bytes then kind (invariant 3). */
@@ -82,5 +82,29 @@ static inline const struct trie_node *trie_node(const struct trie *t, uint32_t i
 }
 /* The name of a node ("" for the root). */
 const char *trie_name(const struct trie *t, uint32_t id);
+/* The child of 'parent' with (name, kind), or TRIE_NONE: never creates one. */
+uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t kind);
+
+/*
+ * Flame charts (flamegraph.pl --flamechart): stacks kept in the order they
+ * come, a stack merged only with the one just before it (their common
+ * prefix), so the x axis is time. Add every stack with trie_chart_add,
+ * then call trie_chart_finish (instead of trie_sort) to put siblings in
+ * insertion order. The same (name, kind) may then occur more than once
+ * among siblings; trie_child/trie_find see only one of them.
+ */
+struct trie_chart {
+	VEC(uint32_t) path; /* nodes of the last stack added, root first, root excluded */
+};
+uint32_t trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
+			size_t n, uint64_t weight);
+void trie_chart_finish(struct trie *t, struct trie_chart *ch);
+
+/*
+ * Fill 'dst' (initialised over the same strtab) with the stacks of 'src'
+ * reversed: leaf first, root frame last (flamegraph.pl --reverse). Weights
+ * are kept; 'dst' is left unsorted.
+ */
+void trie_reverse(const struct trie *src, struct trie *dst);
 
 #endif

@@ -27,6 +27,8 @@ int cmd_record(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Shared helpers (cli/util.c). */
 /* From now on, everything written to stderr goes through sanitize_term

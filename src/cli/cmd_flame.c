@@ -1,115 +1,81 @@
 /*
- * cmd_flame: `kiln flame` (cli, L9): perf.data → interactive SVG flame
- * graph; with `-- CMD` it records the command first (call graphs on).
+ * cmd_flame: `kiln flame` (cli, L9): a perf.data, folded stacks or perf
+ * script text → interactive SVG flame graph, with flamegraph.pl's options;
+ * with `-- CMD` it records the command first (call graphs on).
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
-#include "base/ofile.h"
 #include "cli/cli.h"
+#include "cli/graph_cli.h"
 #include "cli/profile_cli.h"
 #include "cli/record_cli.h"
-#include "output/svg.h"
 
 static const char usage_text[] =
-	"usage: kiln flame [options] [-i perf.data] [-o flame.svg] [-- command [args...]]\n"
+	"usage: kiln flame [options] [-i INPUT | INPUT] [-o flame.svg] [-- command [args...]]\n"
 	"\n"
-	"Render the stacks of a perf.data as an interactive SVG flame graph: hover for\n"
-	"name, samples and percentage, click to zoom, Ctrl-F to search by regex. With a\n"
-	"command, record it first (call graphs on) into the -i file, then render.\n"
-	"DWARF stacks cut short by the end of the stack copy stand under a\n"
-	"[truncated] frame (see kiln collapse --help).\n"
+	"Render an interactive SVG flame graph: hover for name, samples and percentage,\n"
+	"click to zoom, Ctrl-F to search by regex (\"Matched: x%%\"), zoom and search kept in\n"
+	"the URL. INPUT is a perf.data, folded stacks (\"a;b;c 12\", as stackcollapse-perf.pl\n"
+	"and kiln collapse print them; two counts per line, as difffolded.pl prints, make\n"
+	"a differential graph) or perf script text: the first bytes decide; '-' is\n"
+	"standard input. With a command (after --), record it first (call graphs on) into\n"
+	"the -i file, then render. DWARF stacks cut short by the end of the stack copy\n"
+	"stand under a [truncated] frame (see kiln collapse --help).\n"
 	"\n"
 	"options:\n"
-	"  -i, --input FILE      perf.data to read (and record into) (default perf.data)\n"
+	"  -i, --input FILE      input (default perf.data)\n"
 	"  -o, --output FILE     SVG to write (default flame.svg; - for stdout)\n"
-	"      --title TEXT      title (default \"Flame Graph\")\n"
-	"      --subtitle TEXT   second title line\n"
-	"      --width PX        image width (default 1200)\n"
-	"      --height PX       frame height (default 16)\n"
-	"      --minwidth PX     omit frames narrower than this (default 0.1)\n"
-	"      --colors PALETTE  hot (default), mem, io, red, green, blue, aqua, yellow,\n"
-	"                        purple, orange\n"
-	"      --countname NAME  what a sample is called (default samples)\n"
-	"      --inverted        icicle graph: roots at the top\n"
 	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR   as in kiln collapse\n"
 	"  -f, --force           read a perf.data owned by another user (as root)\n"
 	"  recording (with a command): -F HZ, -c N, -e SPEC, -p PID, -a, -m PAGES, -q\n"
 	"  -h, --help            this help\n"
 	"\n"
+	"%s"
+	"\n"
 	"EXAMPLES\n"
 	"  kiln flame -i perf.data -o flame.svg\n"
 	"  kiln flame -o flame.svg -- ./myprog args\n"
-	"  kiln flame --title 'my service' -p 1234 -- sleep 10\n";
-
-enum { OPT_TITLE = 3000, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_COLORS,
-       OPT_COUNTNAME, OPT_INVERTED };
+	"  kiln collapse perf.data | kiln flame --colors java --minwidth 0.5%% -o f.svg -\n"
+	"  kiln flame --title 'my service' -p 1234 -- sleep 10\n"
+	"  kiln flame --flamechart --countname ms trace.folded -o chart.svg\n";
 
 struct flame_ctx {
 	struct profile_cli pc;
-	struct svg_opts svg;
+	struct graph_cli g;
 };
-
-static const char *const palettes[] = { "hot", "mem", "io", "red", "green", "blue", "aqua",
-					"yellow", "purple", "orange" };
 
 static int flame_option(int c, const char *arg, void *vctx)
 {
 	struct flame_ctx *ctx = vctx;
-	char *end;
-	switch (c) {
-	case 'i':
+	if (c == 'i') {
 		ctx->pc.po.input = arg;
 		return 0;
-	case OPT_TITLE:
-		ctx->svg.title = arg;
-		return 0;
-	case OPT_SUBTITLE:
-		ctx->svg.subtitle = arg;
-		return 0;
-	case OPT_COUNTNAME:
-		ctx->svg.countname = arg;
-		return 0;
-	case OPT_INVERTED:
-		ctx->svg.inverted = true;
-		return 0;
-	case OPT_WIDTH:
-	case OPT_HEIGHT: {
-		unsigned long v = strtoul(arg, &end, 10);
-		if (*end || v < 10 || v > 100000) {
-			fprintf(stderr, "error: --%s takes a number of pixels, not '%s'\n",
-				c == OPT_WIDTH ? "width" : "height", arg);
-			return -1;
-		}
-		if (c == OPT_WIDTH)
-			ctx->svg.width = (unsigned)v;
-		else
-			ctx->svg.frame_height = (unsigned)v;
-		return 0;
 	}
-	case OPT_MINWIDTH: {
-		double v = strtod(arg, &end);
-		if (*end || v < 0 || v > 10000) {
-			fprintf(stderr, "error: --minwidth takes pixels, not '%s'\n", arg);
-			return -1;
-		}
-		ctx->svg.minwidth = v;
-		return 0;
+	int r = graph_cli_option(&ctx->g, c, arg);
+	if (r <= 0)
+		return r;
+	return profile_cli_frame_option(&ctx->pc, c, arg);
+}
+
+static int print_usage(FILE *f, int code)
+{
+	fprintf(f, usage_text, graph_cli_help);
+	return code;
+}
+
+/* delta[node] = B's count of the stacks ending there minus A's (first). */
+static int64_t *deltas(const struct trie *t, const uint64_t *first)
+{
+	int64_t *d;
+	XALLOC_ARRAY(d, t->nodes.n ? t->nodes.n : 1);
+	for (size_t i = 0; i < t->nodes.n; i++) {
+		double v = (double)t->nodes.v[i].self - (double)first[i];
+		d[i] = v > 9e18 ? INT64_MAX : v < -9e18 ? -INT64_MAX : (int64_t)v;
 	}
-	case OPT_COLORS:
-		for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++) {
-			if (!strcmp(arg, palettes[i])) {
-				ctx->svg.palette = (enum svg_palette)i;
-				return 0;
-			}
-		}
-		fprintf(stderr, "error: unknown palette '%s'\n", arg);
-		return -1;
-	default:
-		return profile_cli_frame_option(&ctx->pc, c, arg);
-	}
+	return d;
 }
 
 int cmd_flame(int argc, char **argv)
@@ -117,20 +83,14 @@ int cmd_flame(int argc, char **argv)
 	struct flame_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	profile_cli_init(&ctx.pc);
-	svg_opts_default(&ctx.svg);
-	struct option extra[16];
+	graph_cli_init(&ctx.g);
+	struct option extra[64];
 	size_t n = 0;
-	for (; profile_cli_frame_options[n].name; n++)
-		extra[n] = profile_cli_frame_options[n];
+	for (size_t i = 0; profile_cli_frame_options[i].name; i++)
+		extra[n++] = profile_cli_frame_options[i];
+	for (size_t i = 0; graph_cli_options[i].name; i++)
+		extra[n++] = graph_cli_options[i];
 	extra[n++] = (struct option){ "input", required_argument, NULL, 'i' };
-	extra[n++] = (struct option){ "title", required_argument, NULL, OPT_TITLE };
-	extra[n++] = (struct option){ "subtitle", required_argument, NULL, OPT_SUBTITLE };
-	extra[n++] = (struct option){ "width", required_argument, NULL, OPT_WIDTH };
-	extra[n++] = (struct option){ "height", required_argument, NULL, OPT_HEIGHT };
-	extra[n++] = (struct option){ "minwidth", required_argument, NULL, OPT_MINWIDTH };
-	extra[n++] = (struct option){ "colors", required_argument, NULL, OPT_COLORS };
-	extra[n++] = (struct option){ "countname", required_argument, NULL, OPT_COUNTNAME };
-	extra[n++] = (struct option){ "inverted", no_argument, NULL, OPT_INVERTED };
 	extra[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	struct record_opts ro = { 0 };
@@ -146,8 +106,34 @@ int cmd_flame(int argc, char **argv)
 	}
 	if (x.help) {
 		record_cli_extra_release(&x);
-		return cli_usage(stdout, usage_text, KILN_EXIT_OK);
+		return print_usage(stdout, KILN_EXIT_OK);
 	}
+	/* A word not after "--" is the input, and options may follow it. */
+	if (ro.argv && strcmp(ro.argv[-1], "--")) {
+		char **rest = ro.argv;
+		int rn = 0;
+		while (rest[rn])
+			rn++;
+		ctx.pc.po.input = rest[0];
+		ro.argv = NULL;
+		if (rn > 1 && record_cli_parse(rn, rest, &ro, &x, "i:", extra, flame_option, &ctx)) {
+			fprintf(stderr, "See 'kiln flame --help'.\n");
+			record_cli_extra_release(&x);
+			return KILN_EXIT_USAGE;
+		}
+		if (ro.argv && strcmp(ro.argv[-1], "--")) {
+			fprintf(stderr, "error: unexpected argument '%s' (a command goes after --)\n",
+				ro.argv[0]);
+			record_cli_extra_release(&x);
+			return KILN_EXIT_USAGE;
+		}
+		if (x.help) {
+			record_cli_extra_release(&x);
+			return print_usage(stdout, KILN_EXIT_OK);
+		}
+	}
+	ctx.pc.po.reverse = ctx.g.reverse;
+	ctx.pc.po.chart = ctx.g.chart;
 	/* In flame, -o names the SVG; the recording goes to the -i file. */
 	const char *svg_path = ro.output ? ro.output : "flame.svg";
 	if (ro.argv || ro.npids || ro.system_wide) {
@@ -170,22 +156,16 @@ int cmd_flame(int argc, char **argv)
 
 	struct strtab strs;
 	struct trie t;
-	code = profile_cli_load(&ctx.pc, &strs, &t);
+	struct graph_input gi;
+	code = profile_cli_load_graph(&ctx.pc, &strs, &t, &gi);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
-		struct ofile of;
-		if (ofile_open(&of, svg_path)) {
-			cli_error_last(NULL);
-			code = KILN_EXIT_FAIL;
-		} else if (svg_write(of.f, &t, &ctx.svg) || ofile_commit(&of)) {
-			if (of.f)
-				ofile_abort(&of);
-			cli_error_last(NULL);
-			code = KILN_EXIT_FAIL;
-		} else if (strcmp(svg_path, "-")) {
-			fprintf(stderr, "[ kiln flame: wrote %s (%llu samples) ]\n", svg_path,
-				(unsigned long long)t.nodes.v[0].total);
-		}
+		int64_t *delta = gi.first ? deltas(&t, gi.first) : NULL;
+		int wcode = graph_cli_write(&ctx.g, &t, gi.divisor, delta, svg_path, "flame");
+		if (wcode)
+			code = wcode;
+		free(delta);
 	}
+	free(gi.first);
 	trie_release(&t);
 	strtab_release(&strs);
 	record_cli_extra_release(&x);

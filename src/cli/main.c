@@ -20,7 +20,9 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "Run a command (or watch processes, or the machine) and record a perf.data" },
 	{ "collapse", cmd_collapse, "Fold the stacks of a perf.data into lines for flame graph tools" },
 	{ "script", cmd_script, "Print every sample as perf script does (or --stats: record counts)" },
-	{ "flame", cmd_flame, "Render an interactive SVG flame graph (from perf.data, or record first)" },
+	{ "flame", cmd_flame, "Render an interactive SVG flame graph (perf.data, folded or perf script text, or record first)" },
+	{ "diff", cmd_diff, "Differential flame graph of two profiles (red grew, blue shrank)" },
+	{ "export", cmd_export, "Convert a profile to speedscope JSON, pprof or folded stacks" },
 };
 
 static void usage(FILE *f)
@@ -44,7 +46,9 @@ static void usage(FILE *f)
 		   "   kiln record -g -o perf.data -- ./myprog args\n"
 		   "   kiln flame -i perf.data -o flame.svg\n"
 		   "   kiln flame -o flame.svg -- ./myprog args\n"
-		   "   kiln collapse perf.data > out.folded\n");
+		   "   kiln collapse perf.data > out.folded\n"
+		   "   kiln diff before.data after.data -o diff.svg\n"
+		   "   kiln export --format pprof -i perf.data -o profile.pb.gz\n");
 }
 
 int main(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "aggregate/foldedtext.h"
 #include "aggregate/scripttext.h"
 #include "base/err.h"
 #include "base/xalloc.h"
@@ -136,7 +137,8 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
 	if (st.unknown_records)
 		fprintf(stderr, "warning: %s: skipped %llu records of unknown type\n",
 			pc->po.input, (unsigned long long)st.unknown_records);
-	trie_sort(t);
+	if (!pc->po.chart)
+		trie_sort(t);
 	if (st.partial)
 		return cli_report_partial(pc->po.input);
 	if (st.samples == 0) {
@@ -469,6 +471,87 @@ int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct tri
 	strtab_init(strs);
 	trie_init(t, strs);
 	int code = load_text(pc, &in, strs, t);
+	free(in.data);
+	return code;
+}
+
+static int load_folded(struct profile_cli *pc, const struct input *in, struct strtab *strs,
+		       struct trie *t, struct graph_input *gi)
+{
+	const char *name = strcmp(pc->po.input, "-") ? pc->po.input : "<stdin>";
+	struct foldedtext_opts fo = {
+		.frac_digits = foldedtext_frac_digits(in->data, in->len),
+		.reverse = pc->po.reverse,
+		.chart = pc->po.chart,
+	};
+	struct foldedtext_stats st;
+	foldedtext_parse(in->data, in->len, &fo, strs, t, &gi->first, &st);
+	gi->divisor = 1;
+	for (unsigned i = 0; i < fo.frac_digits; i++)
+		gi->divisor *= 10;
+	if (st.ignored)
+		fprintf(stderr, "warning: %s: ignored %llu lines with invalid format\n", name,
+			(unsigned long long)st.ignored);
+	if (st.long_lines)
+		fprintf(stderr, "warning: %s: skipped %llu lines longer than %u MiB\n", name,
+			(unsigned long long)st.long_lines, FOLDEDTEXT_MAX_LINE >> 20);
+	if (st.truncated)
+		fprintf(stderr, "warning: %s: %llu stacks cut to their first %u frames\n", name,
+			(unsigned long long)st.truncated, FOLDEDTEXT_MAX_FRAMES);
+	if (st.saturated)
+		fprintf(stderr, "warning: %s: %llu counts too large, clamped\n", name,
+			(unsigned long long)st.saturated);
+	if (trie_node(t, 0)->total == 0 && !gi->first) {
+		fprintf(stderr, "error: %s: no stack counts found\n", name);
+		return KILN_EXIT_BADINPUT;
+	}
+	return KILN_EXIT_OK;
+}
+
+int profile_cli_load_graph(struct profile_cli *pc, struct strtab *strs, struct trie *t,
+			   struct graph_input *gi)
+{
+	struct input in;
+	memset(gi, 0, sizeof(*gi));
+	gi->divisor = 1;
+	err_clear();
+	int err = input_open(pc->po.input, &in);
+	if (err) {
+		strtab_init(strs);
+		trie_init(t, strs);
+		cli_error_last(NULL);
+		return err == -EINVAL || err == -EFBIG ? KILN_EXIT_BADINPUT : KILN_EXIT_FAIL;
+	}
+	if (in.perfdata) {
+		gi->kind = GRAPH_INPUT_PERFDATA;
+		int code = profile_cli_load(pc, strs, t);
+		if (in.relay)
+			relay_finish(in.relay);
+		return code;
+	}
+	strtab_init(strs);
+	trie_init(t, strs);
+	int code;
+	if (foldedtext_detect(in.data, in.len)) {
+		gi->kind = GRAPH_INPUT_FOLDED;
+		code = load_folded(pc, &in, strs, t, gi);
+	} else if (pc->po.chart) {
+		fprintf(stderr, "error: --flamechart needs a perf.data or folded stacks, and '%s' "
+				"is perf script text (its samples are not in time order once folded)\n",
+			pc->po.input);
+		code = KILN_EXIT_USAGE;
+	} else {
+		gi->kind = GRAPH_INPUT_SCRIPT;
+		code = load_text(pc, &in, strs, t);
+		if (pc->po.reverse && (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL)) {
+			struct trie r;
+			trie_init(&r, strs);
+			trie_reverse(t, &r);
+			trie_sort(&r);
+			trie_release(t);
+			*t = r;
+		}
+	}
 	free(in.data);
 	return code;
 }

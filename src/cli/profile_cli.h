@@ -44,4 +44,22 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
  */
 int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct trie *t);
 
+/* What profile_cli_load_graph read. */
+enum graph_input_kind { GRAPH_INPUT_PERFDATA, GRAPH_INPUT_FOLDED, GRAPH_INPUT_SCRIPT };
+struct graph_input {
+	enum graph_input_kind kind;
+	uint64_t *first;  /* folded text with two counts per line: A's count by node (heap) */
+	uint64_t divisor; /* counts in the trie are the input's times this (fractional counts) */
+};
+
+/*
+ * For the commands that draw (flame, diff, export): like
+ * profile_cli_load_any, and the text may also be folded stacks
+ * (aggregate/foldedtext.h; detected from its first line). pc->po.reverse
+ * and pc->po.chart apply to every kind (a flame chart of perf script text
+ * is refused: exit 2). gi->first must be freed.
+ */
+int profile_cli_load_graph(struct profile_cli *pc, struct strtab *strs, struct trie *t,
+			   struct graph_input *gi);
+
 #endif

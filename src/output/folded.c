@@ -53,13 +53,32 @@ static int cmp_item(const void *a, const void *b)
 	}
 }
 
-static void emit(FILE *f, const struct trie *t, uint32_t parent, struct buf *path)
+struct emit_ctx {
+	const uint64_t *first; /* two columns: the first's counts by node, or NULL */
+	uint64_t divisor;      /* counts are printed divided by it (a power of ten) */
+};
+
+static void put_count(FILE *f, uint64_t v, uint64_t divisor)
+{
+	if (divisor <= 1) {
+		fprintf(f, "%llu", (unsigned long long)v);
+		return;
+	}
+	int digits = 0;
+	for (uint64_t d = divisor; d > 1; d /= 10)
+		digits++;
+	fprintf(f, "%llu.%0*llu", (unsigned long long)(v / divisor), digits,
+		(unsigned long long)(v % divisor));
+}
+
+static void emit(FILE *f, const struct trie *t, uint32_t parent, struct buf *path,
+		 const struct emit_ctx *ec)
 {
 	VEC(struct item) items = { 0 };
 	for (uint32_t c = trie_node(t, parent)->first_child; c != TRIE_NONE;
 	     c = trie_node(t, c)->next_sibling) {
 		const struct trie_node *n = trie_node(t, c);
-		if (n->self)
+		if (n->self || (ec->first && ec->first[c]))
 			VEC_PUSH(&items, ((struct item){ trie_name(t, c), c, ' ' }));
 		if (n->first_child != TRIE_NONE)
 			VEC_PUSH(&items, ((struct item){ trie_name(t, c), c, ';' }));
@@ -71,12 +90,17 @@ static void emit(FILE *f, const struct trie *t, uint32_t parent, struct buf *pat
 		const struct item *it = &items.v[i];
 		if (it->term == ' ') {
 			fwrite(path->p ? path->p : "", 1, len, f);
-			fprintf(f, "%s %llu\n", it->name,
-				(unsigned long long)trie_node(t, it->node)->self);
+			fprintf(f, "%s ", it->name);
+			if (ec->first) {
+				put_count(f, ec->first[it->node], ec->divisor);
+				fputc(' ', f);
+			}
+			put_count(f, trie_node(t, it->node)->self, ec->divisor);
+			fputc('\n', f);
 		} else {
 			buf_addstr(path, it->name);
 			buf_addch(path, ';');
-			emit(f, t, it->node, path);
+			emit(f, t, it->node, path, ec);
 			path->len = len;
 			if (path->p)
 				path->p[len] = '\0';
@@ -87,9 +111,15 @@ static void emit(FILE *f, const struct trie *t, uint32_t parent, struct buf *pat
 
 int folded_write(FILE *f, const struct trie *t)
 {
+	return folded_write_ex(f, t, NULL, 1);
+}
+
+int folded_write_ex(FILE *f, const struct trie *t, const uint64_t *first, uint64_t divisor)
+{
 	struct buf path;
+	struct emit_ctx ec = { first, divisor };
 	buf_init(&path, (size_t)1 << 30);
-	emit(f, t, 0, &path);
+	emit(f, t, 0, &path, &ec);
 	buf_release(&path);
 	return ferror(f) ? -EIO : 0;
 }

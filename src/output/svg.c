@@ -18,6 +18,7 @@
 
 #include "base/hashmap.h"
 #include "base/vec.h"
+#include "output/palmap.h"
 
 /*
  * Layout, as in flamegraph.pl (non-inverted; 'inverted' mirrors the rows):
@@ -60,6 +61,9 @@ struct svg_ctx {
 	uint32_t rows;          /* frame rows drawn (deepest drawn depth + 1) */
 	struct clean countname; /* cleaned, parentheses made brackets */
 	struct clean name;      /* scratch for the frame being written */
+	uint64_t timemax;       /* samples across the whole width (the root's, or --total) */
+	double maxdelta;        /* largest |delta| of a differential graph, at least 1 */
+	uint64_t rng;           /* SVG_COLOR_RANDOM's state */
 };
 
 /* A stack entry of the depth-first walk: a node whose children are visited. */
@@ -80,6 +84,9 @@ void svg_opts_default(struct svg_opts *o)
 	o->fontsize = 12;
 	o->fontwidth = 0.59;
 	o->palette = SVG_PALETTE_HOT;
+	o->nametype = "Function:";
+	o->factor = 1;
+	o->divisor = 1;
 }
 
 /* Zero or out-of-range fields fall back to the defaults. */
@@ -93,7 +100,13 @@ static void opts_fix(struct svg_opts *o, const struct svg_opts *in)
 	else
 		*o = d;
 	if (!o->title)
-		o->title = d.title;
+		o->title = o->chart ? "Flame Chart" : o->inverted ? "Icicle Graph" : d.title;
+	if (!o->nametype)
+		o->nametype = d.nametype;
+	if (!(o->factor > 0 && o->factor < 1e12))
+		o->factor = 1;
+	if (o->divisor == 0)
+		o->divisor = 1;
 	if (!o->countname)
 		o->countname = d.countname;
 	if (!o->fonttype)
@@ -116,7 +129,7 @@ static void opts_fix(struct svg_opts *o, const struct svg_opts *in)
 		o->fontsize = d.fontsize;
 	if (!(o->fontwidth > 0 && o->fontwidth <= 10))
 		o->fontwidth = d.fontwidth;
-	if ((unsigned)o->palette > SVG_PALETTE_ORANGE)
+	if ((unsigned)o->palette >= SVG_PALETTE_COUNT)
 		o->palette = SVG_PALETTE_HOT;
 }
 
@@ -412,18 +425,186 @@ static struct rgb palette_color(enum svg_palette p, double v1, double v2, double
 		c.g = 90 + (int)(65 * v1);
 		c.b = 0;
 		break;
+	default:
+		break;
 	}
 	return c;
 }
 
-static struct rgb frame_color(enum svg_palette p, const char *name, size_t len, uint8_t kind)
+/* flamegraph.pl's namehash: the first three characters, early ones weighing most. */
+static double namehash(const char *s, size_t n)
 {
-	uint64_t h = hash_mix2(hash_bytes(name, len), 0x6b696c6e); /* "kiln" */
-	double v1 = (double)(h & 0xffff) / 65536.0;
-	double v2 = (double)((h >> 16) & 0xffff) / 65536.0;
-	double v3 = (double)((h >> 32) & 0xffff) / 65536.0;
+	double vector = 0, weight = 1, max = 1;
+	unsigned mod = 10;
 
-	if (p == SVG_PALETTE_HOT) {
+	/* A "module`" prefix is cut to its first character. */
+	for (size_t i = 1; i < n; i++) {
+		if (s[i] == '`') {
+			s += i + 1;
+			n -= i + 1;
+			break;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = (unsigned char)s[i] % mod;
+		vector += (double)v / (double)(mod - 1) * weight;
+		mod++;
+		max += weight;
+		weight *= 0.70;
+		if (mod > 12)
+			break;
+	}
+	return 1 - vector / max;
+}
+
+static double rng_next(uint64_t *st)
+{
+	/* xorshift64*: deterministic for a seed, no libc state. */
+	uint64_t x = *st;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*st = x;
+	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0;
+}
+
+static bool has(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; i + k <= n; i++)
+		if (!memcmp(s + i, needle, k))
+			return true;
+	return false;
+}
+
+
+static bool starts(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return n >= k && !memcmp(s, prefix, k);
+}
+
+/* flamegraph.pl's java palette: its name rules, with kiln's frame kinds for the annotations. */
+static enum svg_palette java_hue(const char *s, size_t n, uint8_t kind)
+{
+	static const char *const pkgs[] = { "java/", "javax/", "jdk/", "net/", "org/",
+					    "com/",  "io/",    "sun/" };
+	const char *p = s;
+	size_t m = n;
+
+	if (kind == FRAME_JIT)
+		return SVG_PALETTE_GREEN;
+	if (kind == FRAME_INLINE)
+		return SVG_PALETTE_AQUA;
+	if (m && p[0] == 'L') {
+		p++;
+		m--;
+	}
+	for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]); i++)
+		if (starts(p, m, pkgs[i]) || starts(s, n, pkgs[i]))
+			return SVG_PALETTE_GREEN;
+	if (has(s, n, ":::"))
+		return SVG_PALETTE_GREEN;
+	if (has(s, n, "::"))
+		return SVG_PALETTE_YELLOW;
+	if (kind == FRAME_KERNEL)
+		return SVG_PALETTE_ORANGE;
+	return SVG_PALETTE_RED;
+}
+
+static enum svg_palette js_hue(const char *s, size_t n, uint8_t kind)
+{
+	if (kind == FRAME_JIT)
+		return memchr(s, '/', n) ? SVG_PALETTE_GREEN : SVG_PALETTE_AQUA;
+	if (has(s, n, "::"))
+		return SVG_PALETTE_YELLOW;
+	const char *slash = memchr(s, '/', n);
+	if (slash && has(slash, n - (size_t)(slash - s), ".js"))
+		return SVG_PALETTE_GREEN;
+	if (memchr(s, ':', n))
+		return SVG_PALETTE_AQUA;
+	if (n == 1 && s[0] == ' ')
+		return SVG_PALETTE_GREEN;
+	if (kind == FRAME_KERNEL)
+		return SVG_PALETTE_ORANGE;
+	return SVG_PALETTE_RED;
+}
+
+static enum svg_palette perl_hue(const char *s, size_t n, uint8_t kind)
+{
+	if (has(s, n, "::"))
+		return SVG_PALETTE_YELLOW;
+	if (has(s, n, "Perl") || has(s, n, ".pl"))
+		return SVG_PALETTE_GREEN;
+	if (kind == FRAME_KERNEL)
+		return SVG_PALETTE_ORANGE;
+	return SVG_PALETTE_RED;
+}
+
+/* True if a "--" frame (a chain graph's waker separator) is below 'id'. */
+static bool below_separator(const struct trie *t, uint32_t id)
+{
+	for (uint32_t p = trie_node(t, id)->parent; p != TRIE_NONE && p != 0;
+	     p = trie_node(t, p)->parent) {
+		const struct trie_node *n = trie_node(t, p);
+		if (strtab_len(t->names, n->name) == 2 && !strcmp(strtab_get(t->names, n->name), "--"))
+			return true;
+	}
+	return false;
+}
+
+/* flamegraph.pl's color_scale: white for no change, red for growth, blue for shrinkage. */
+static struct rgb delta_color(const struct svg_ctx *c, int64_t delta)
+{
+	double v = (double)delta, max = c->maxdelta;
+	struct rgb col = { 255, 255, 255 };
+
+	if (c->o.negate)
+		v = -v;
+	if (v > 0)
+		col.g = col.b = (int)(210 * (max - v) / max);
+	else if (v < 0)
+		col.r = col.g = (int)(210 * (max + v) / max);
+	return col;
+}
+
+static struct rgb frame_color(struct svg_ctx *c, uint32_t id, const char *name, size_t len,
+			      uint8_t kind)
+{
+	enum svg_palette p = c->o.palette;
+	double v1, v2, v3;
+	uint8_t m[3];
+
+	if (len == 2 && !memcmp(name, "--", 2))
+		return (struct rgb){ 160, 160, 160 };
+	if (len == 1 && name[0] == '-')
+		return (struct rgb){ 200, 200, 200 };
+	if (c->o.delta)
+		return delta_color(c, c->o.delta[id]);
+	if (c->o.palmap && palmap_get(c->o.palmap, name, len, m))
+		return (struct rgb){ m[0], m[1], m[2] };
+
+	if (c->o.color_mode == SVG_COLOR_HASH) {
+		char rev[NAME_CAP];
+		size_t n = len < NAME_CAP ? len : NAME_CAP;
+		for (size_t i = 0; i < n; i++)
+			rev[i] = name[len - 1 - i];
+		v1 = namehash(name, len);
+		v2 = v3 = namehash(rev, n);
+	} else if (c->o.color_mode == SVG_COLOR_RANDOM) {
+		v1 = rng_next(&c->rng);
+		v2 = rng_next(&c->rng);
+		v3 = rng_next(&c->rng);
+	} else {
+		uint64_t h = hash_mix2(hash_bytes(name, len), 0x6b696c6e); /* "kiln" */
+		v1 = (double)(h & 0xffff) / 65536.0;
+		v2 = (double)((h >> 16) & 0xffff) / 65536.0;
+		v3 = (double)((h >> 32) & 0xffff) / 65536.0;
+	}
+
+	switch (p) {
+	case SVG_PALETTE_HOT:
+		/* kiln's addition: frame kinds get their own hues, as in the java palette. */
 		switch (kind) {
 		case FRAME_KERNEL:
 			p = SVG_PALETTE_ORANGE;
@@ -444,8 +625,42 @@ static struct rgb frame_color(enum svg_palette p, const char *name, size_t len, 
 		default:
 			break;
 		}
+		break;
+	case SVG_PALETTE_JAVA:
+		p = java_hue(name, len, kind);
+		break;
+	case SVG_PALETTE_JS:
+		p = js_hue(name, len, kind);
+		break;
+	case SVG_PALETTE_PERL:
+		p = perl_hue(name, len, kind);
+		break;
+	case SVG_PALETTE_WAKEUP:
+		p = SVG_PALETTE_AQUA;
+		break;
+	case SVG_PALETTE_CHAIN:
+		p = below_separator(c->t, id) ? SVG_PALETTE_AQUA : SVG_PALETTE_BLUE;
+		break;
+	default:
+		break;
 	}
-	return palette_color(p, v1, v2, v3);
+	struct rgb col = palette_color(p, v1, v2, v3);
+	if (c->o.palmap) {
+		m[0] = (uint8_t)col.r;
+		m[1] = (uint8_t)col.g;
+		m[2] = (uint8_t)col.b;
+		palmap_put(c->o.palmap, name, len, m);
+	}
+	return col;
+}
+
+/* The name without a stackcollapse annotation ("_[k]", "_[j]", "_[i]", "_[w]"), as shown. */
+static size_t shown_len(const char *s, size_t n)
+{
+	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
+	    strchr("kjiw", s[n - 2]) && s[n - 2])
+		return n - 4;
+	return n;
 }
 
 static void node_name(const struct svg_ctx *c, uint32_t id, const char **s, size_t *len)
@@ -471,12 +686,34 @@ static double row_y(const struct svg_ctx *c, uint32_t depth)
 	return c->height - c->bottom - (depth + 1) * fh + 1;
 }
 
+/* A count as shown: times --factor, over the divisor, rounded, with commas. */
+static const char *fmt_shown(const struct svg_ctx *c, char *out, uint64_t n)
+{
+	double v = (double)n * c->o.factor / (double)c->o.divisor;
+	uint64_t r = v < 1.8e19 ? (uint64_t)llround(v) : UINT64_MAX;
+
+	return fmt_count(out, r);
+}
+
+/* A signed percentage with two decimals and a sign when positive ("+1.25", "-0.50"). */
+static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
+{
+	long long h = whole ? llround(d * 10000.0 / (double)whole) : 0;
+	const char *sign = h > 0 ? "+" : h < 0 ? "-" : "";
+
+	if (h < 0)
+		h = -h;
+	snprintf(out, NUM_MAX, "%s%lld.%02lld", sign, h / 100, h % 100);
+	return out;
+}
+
 static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start)
 {
 	const struct trie_node *n = trie_node(c->t, id);
 	char a[NUM_MAX], b[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
+	uint64_t width = id == 0 ? c->timemax : n->total;
 	long long x1 = to_tenths(XPAD + (double)start * c->scale);
-	long long x2 = to_tenths(XPAD + (double)(start + n->total) * c->scale);
+	long long x2 = to_tenths(XPAD + (double)(start + width) * c->scale);
 	double y = row_y(c, n->depth), w = (double)(x2 - x1) / 10;
 	const char *name;
 	size_t len, chars, lablen;
@@ -484,15 +721,20 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start)
 
 	node_name(c, id, &name, &len);
 	/* The root is coloured like code, not like the processes above it. */
-	col = frame_color(c->o.palette, name, len, id == 0 ? FRAME_USER : n->kind);
-	clean_name(&c->name, name, len);
+	col = frame_color(c, id, name, len, id == 0 ? FRAME_USER : n->kind);
+	clean_name(&c->name, name, id == 0 ? len : shown_len(name, len));
 
 	fprintf(c->f, "<g class=\"f\" k:s=\"%llu\" k:n=\"%llu\"><title>",
-		(unsigned long long)start, (unsigned long long)n->total);
+		(unsigned long long)start, (unsigned long long)width);
 	put_esc(c->f, c->name.s, c->name.len);
-	fprintf(c->f, " (%s ", fmt_count(cnt, n->total));
+	fprintf(c->f, " (%s ", fmt_shown(c, cnt, width));
 	put_esc(c->f, c->countname.s, c->countname.len);
-	fprintf(c->f, ", %s%%)</title>", fmt_pct(pct, n->total, trie_node(c->t, 0)->total));
+	fprintf(c->f, ", %s%%", fmt_pct(pct, width, c->timemax));
+	if (c->o.delta && id != 0) {
+		double dv = (double)c->o.delta[id];
+		fprintf(c->f, "; %s%%", fmt_delta_pct(pct, c->o.negate ? -dv : dv, c->timemax));
+	}
+	fputs(")</title>", c->f);
 	fprintf(c->f,
 		"<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"rgb(%d,%d,%d)\""
 		" rx=\"2\" ry=\"2\"/>",
@@ -580,7 +822,7 @@ static const char script[] =
 	"var svg, details, matched, searchbtn, icbtn, unzoombtn;\n"
 	"var xpad = 10, usable = 1, cw = 1, fh = 1, inverted = false;\n"
 	"var frames = [], byel = new Map(), root = null;\n"
-	"var zoomed = null, term = null, icase = false;\n"
+	"var zoomed = null, term = null, icase = false, nametype = 'Function:';\n"
 	"\n"
 	"function num(e, a) { return parseFloat(e.getAttributeNS(NS, a)); }\n"
 	"function child(e, tag) {\n"
@@ -776,6 +1018,7 @@ static const char script[] =
 	"\tcw = num(svg, 'cw');\n"
 	"\tfh = num(svg, 'fh');\n"
 	"\tinverted = svg.getAttributeNS(NS, 'inv') === '1';\n"
+	"\tnametype = svg.getAttributeNS(NS, 'nt') || '';\n"
 	"\tfor (var g = box.firstChild; g; g = g.nextSibling) {\n"
 	"\t\tif (g.nodeType !== 1 || g.localName !== 'g')\n"
 	"\t\t\tcontinue;\n"
@@ -806,7 +1049,7 @@ static const char script[] =
 	"\tbox.addEventListener('mouseover', function (e) {\n"
 	"\t\tvar f = frameOf(e.target);\n"
 	"\t\tif (f)\n"
-	"\t\t\tdetails.textContent = 'Function: ' + f.title.textContent;\n"
+	"\t\t\tdetails.textContent = nametype + ' ' + f.title.textContent;\n"
 	"\t});\n"
 	"\tbox.addEventListener('mouseout', function (e) {\n"
 	"\t\tif (frameOf(e.target))\n"
@@ -859,18 +1102,80 @@ static const char script[] =
 	"})();\n"
 	"]]></script>\n";
 
+/*
+ * flamegraph.pl's --bgcolors: yellow (default for hot, java, js, perl),
+ * green (mem), blue (io, wakeup, chain), grey (the flat palettes), or one
+ * "#rrggbb" colour. Anything else was refused by the CLI (svg_bgcolors_ok);
+ * here it falls back to the palette's default.
+ */
+static void background(const struct svg_opts *o, const char **bg1, const char **bg2,
+		       char flat[8])
+{
+	const char *name = o->bgcolors;
+
+	if (name && name[0] == '#' && svg_bgcolors_ok(name)) {
+		memcpy(flat, name, 7);
+		flat[7] = '\0';
+		*bg1 = *bg2 = flat;
+		return;
+	}
+	if (!name || !svg_bgcolors_ok(name)) {
+		switch (o->palette) {
+		case SVG_PALETTE_MEM:
+			name = "green";
+			break;
+		case SVG_PALETTE_IO:
+		case SVG_PALETTE_WAKEUP:
+		case SVG_PALETTE_CHAIN:
+			name = "blue";
+			break;
+		case SVG_PALETTE_HOT:
+		case SVG_PALETTE_JAVA:
+		case SVG_PALETTE_JS:
+		case SVG_PALETTE_PERL:
+			name = "yellow";
+			break;
+		default:
+			name = "grey";
+			break;
+		}
+	}
+	if (!strcmp(name, "blue")) {
+		*bg1 = "#eeeeee";
+		*bg2 = "#e0e0ff";
+	} else if (!strcmp(name, "green")) {
+		*bg1 = "#eef2ee";
+		*bg2 = "#e0ffe0";
+	} else if (!strcmp(name, "grey")) {
+		*bg1 = "#f8f8f8";
+		*bg2 = "#e8e8e8";
+	} else {
+		*bg1 = "#eeeeee";
+		*bg2 = "#eeeeb0";
+	}
+}
+
+bool svg_bgcolors_ok(const char *s)
+{
+	if (!strcmp(s, "yellow") || !strcmp(s, "blue") || !strcmp(s, "green") ||
+	    !strcmp(s, "grey"))
+		return true;
+	if (s[0] != '#' || strlen(s) != 7)
+		return false;
+	for (int i = 1; i < 7; i++)
+		if (!strchr("0123456789abcdefABCDEF", s[i]))
+			return false;
+	return true;
+}
+
 static void write_header(struct svg_ctx *c)
 {
 	char a[NUM_MAX], b[NUM_MAX], d[NUM_MAX], e[NUM_MAX], g[NUM_MAX];
-	const char *bg1 = "#eeeeee", *bg2 = "#eeeeb0";
+	const char *bg1, *bg2;
+	char flat[8];
 	double w = c->o.width, fs = c->o.fontsize;
 
-	if (c->o.palette == SVG_PALETTE_MEM) {
-		bg2 = "#e0e0ff";
-	} else if (c->o.palette != SVG_PALETTE_HOT) {
-		bg1 = "#f8f8f8";
-		bg2 = "#e8e8e8";
-	}
+	background(&c->o, &bg1, &bg2, flat);
 	fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n"
 	      "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\""
 	      " \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n",
@@ -878,10 +1183,12 @@ static void write_header(struct svg_ctx *c)
 	fprintf(c->f,
 		"<svg version=\"1.1\" width=\"%u\" height=\"%s\" viewBox=\"0 0 %u %s\""
 		" xmlns=\"http://www.w3.org/2000/svg\" xmlns:k=\"" SVG_NS "\""
-		" k:xpad=\"%s\" k:w=\"%s\" k:cw=\"%s\" k:fh=\"%u\" k:inv=\"%d\" font-family=\"",
+		" k:xpad=\"%s\" k:w=\"%s\" k:cw=\"%s\" k:fh=\"%u\" k:inv=\"%d\" k:nt=\"",
 		c->o.width, fmt_num(a, c->height), c->o.width, fmt_num(b, c->height),
 		fmt_num(d, XPAD), fmt_num(e, w - 2 * XPAD), fmt_num(g, c->cw), c->o.frame_height,
 		c->o.inverted ? 1 : 0);
+	put_text(c, c->o.nametype);
+	fputs("\" font-family=\"", c->f);
 	put_text(c, c->o.fonttype);
 	fprintf(c->f, "\" font-size=\"%s\">\n", fmt_num(a, fs));
 	if (c->o.notes) {
@@ -970,7 +1277,19 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 			fmt_num(a, c->o.width / 2.0), fmt_num(b, c->top + c->o.frame_height));
 		fputs("No samples</text>\n", c->f);
 	} else {
-		c->scale = (c->o.width - 2 * XPAD) / (double)total;
+		c->timemax = total;
+		if (c->o.total > total)
+			c->timemax = c->o.total;
+		c->scale = (c->o.width - 2 * XPAD) / (double)c->timemax;
+		if (c->o.minwidth_percent)
+			c->o.minwidth = (double)c->timemax * c->o.minwidth / 100 * c->scale;
+		c->maxdelta = 1;
+		for (size_t i = 0; c->o.delta && i < t->nodes.n; i++) {
+			double v = fabs((double)c->o.delta[i]);
+			if (v > c->maxdelta)
+				c->maxdelta = v;
+		}
+		c->rng = c->o.seed ? c->o.seed : 0x9e3779b97f4a7c15ULL;
 		walk(c, false);
 		c->height = c->top + (double)c->rows * c->o.frame_height + c->bottom;
 		write_header(c);

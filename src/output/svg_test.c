@@ -585,6 +585,185 @@ static void test_write_error(void **state)
 	fx_free(x);
 }
 
+/* The <g> of the frame titled 'name' (its title starts "name ("), or NULL. */
+static const char *frame_of(const char *svg, const char *name)
+{
+	char key[256];
+	snprintf(key, sizeof(key), "<title>%s (", name);
+	return strstr(svg, key);
+}
+
+/* The fill of the frame titled 'name' ("rgb(...)"), copied into out. */
+static void fill_of(const char *svg, const char *name, char *out, size_t n)
+{
+	const char *g = frame_of(svg, name);
+	assert_non_null(g);
+	const char *f = strstr(g, "fill=\"");
+	assert_non_null(f);
+	f += 6;
+	const char *e = strchr(f, '"');
+	snprintf(out, n, "%.*s", (int)(e - f), f);
+}
+
+static void test_flamegraph_options(void **state)
+{
+	(void)state;
+	struct fx *x = fx_new();
+	ADD(x, 30, P("p"), U("a"));
+	ADD(x, 10, P("p"), U("b"));
+	struct svg_opts o;
+	char *s;
+
+	svg_opts_default(&o);
+	o.title = NULL;
+	o.chart = true;
+	o.nametype = "Frame<&>:";
+	o.bgcolors = "#12aB3c";
+	o.factor = 2;
+	s = render(&x->t, &o, NULL);
+	assert_non_null(strstr(s, ">Flame Chart</text>"));
+	assert_non_null(strstr(s, "k:nt=\"Frame&lt;&amp;&gt;:\""));
+	assert_int_equal(count(s, "stop-color=\"#12aB3c\""), 2);
+	assert_non_null(strstr(s, "<title>a (60 samples, 75.00%)</title>"));
+	free(s);
+
+	svg_opts_default(&o);
+	o.title = NULL;
+	o.inverted = true;
+	o.total = 80; /* the whole width stands for 80: "a" takes 30/80 */
+	o.divisor = 10;
+	s = render(&x->t, &o, NULL);
+	assert_non_null(strstr(s, ">Icicle Graph</text>"));
+	assert_non_null(strstr(s, "<title>a (3 samples, 37.50%)</title>"));
+	assert_non_null(strstr(s, "k:n=\"80\"><title>all (8 samples"));
+	free(s);
+
+	/* --minwidth 30%: "b" (25%) is pruned, "a" (75%) stays. */
+	svg_opts_default(&o);
+	o.minwidth = 30;
+	o.minwidth_percent = true;
+	s = render(&x->t, &o, NULL);
+	assert_non_null(frame_of(s, "a"));
+	assert_null(frame_of(s, "b"));
+	free(s);
+	fx_free(x);
+}
+
+static void test_color_modes(void **state)
+{
+	(void)state;
+	struct fx *x = fx_new();
+	ADD(x, 3, P("p"), U("a"), U("work"));
+	ADD(x, 2, P("p"), U("-"), U("--"));
+	struct svg_opts o;
+	char c[64], *s, *s2;
+
+	/* --hash: flamegraph.pl's namehash, worked out by hand for "a" and "work". */
+	svg_opts_default(&o);
+	o.color_mode = SVG_COLOR_HASH;
+	s = render(&x->t, &o, NULL);
+	fill_of(s, "a", c, sizeof(c));
+	assert_string_equal(c, "rgb(235,140,33)");
+	fill_of(s, "work", c, sizeof(c));
+	assert_string_equal(c, "rgb(236,133,34)");
+	fill_of(s, "-", c, sizeof(c));
+	assert_string_equal(c, "rgb(200,200,200)");
+	fill_of(s, "--", c, sizeof(c));
+	assert_string_equal(c, "rgb(160,160,160)");
+	free(s);
+
+	/* --random: the same bytes for the same seed, others for another. */
+	o.color_mode = SVG_COLOR_RANDOM;
+	o.seed = 7;
+	s = render(&x->t, &o, NULL);
+	s2 = render(&x->t, &o, NULL);
+	assert_string_equal(s, s2);
+	free(s2);
+	o.seed = 8;
+	s2 = render(&x->t, &o, NULL);
+	assert_string_not_equal(s, s2);
+	free(s);
+	free(s2);
+	fx_free(x);
+}
+
+static void test_palettes(void **state)
+{
+	(void)state;
+	struct fx *x = fx_new();
+	ADD(x, 1, P("java"), U("java/lang/Thread.run"), U("JVM::call"), K("do_syscall_64"));
+	ADD(x, 1, P("java"), J("Lfoo/Bar;::baz_[j]"));
+	ADD(x, 1, P("java"), U("main"), U("--"), U("waker"));
+	struct svg_opts o;
+	char c[64];
+	int r, g, b;
+
+	svg_opts_default(&o);
+	o.palette = SVG_PALETTE_JAVA;
+	char *s = render(&x->t, &o, NULL);
+	fill_of(s, "java/lang/Thread.run", c, sizeof(c)); /* green */
+	assert_int_equal(sscanf(c, "rgb(%d,%d,%d)", &r, &g, &b), 3);
+	assert_true(g >= 200 && r < 120 && b < 120);
+	fill_of(s, "JVM::call", c, sizeof(c)); /* yellow */
+	assert_int_equal(sscanf(c, "rgb(%d,%d,%d)", &r, &g, &b), 3);
+	assert_true(r == g && r >= 175 && b <= 70);
+	fill_of(s, "do_syscall_64", c, sizeof(c)); /* orange */
+	assert_int_equal(sscanf(c, "rgb(%d,%d,%d)", &r, &g, &b), 3);
+	assert_true(r >= 190 && b == 0);
+	/* the annotation is not shown, the JIT frame is green */
+	fill_of(s, "Lfoo/Bar;::baz", c, sizeof(c));
+	assert_int_equal(sscanf(c, "rgb(%d,%d,%d)", &r, &g, &b), 3);
+	assert_true(g >= 200 && r < 120);
+	assert_null(strstr(s, "_[j]"));
+	free(s);
+
+	o.palette = SVG_PALETTE_CHAIN;
+	s = render(&x->t, &o, NULL);
+	fill_of(s, "waker", c, sizeof(c)); /* aqua above "--" */
+	assert_int_equal(sscanf(c, "rgb(%d,%d,%d)", &r, &g, &b), 3);
+	assert_true(r < 120 && g >= 165 && g == b);
+	fill_of(s, "main", c, sizeof(c)); /* blue below */
+	assert_int_equal(sscanf(c, "rgb(%d,%d,%d)", &r, &g, &b), 3);
+	assert_true(b >= 205 && r == g);
+	free(s);
+	fx_free(x);
+}
+
+static void test_differential(void **state)
+{
+	(void)state;
+	struct fx *x = fx_new();
+	ADD(x, 10, P("p"), U("grew"));
+	ADD(x, 10, P("p"), U("shrank"));
+	ADD(x, 10, P("p"), U("same"));
+	int64_t *delta = calloc(x->t.nodes.n, sizeof(*delta));
+	for (uint32_t i = 0; i < x->t.nodes.n; i++) {
+		const char *n = trie_name(&x->t, i);
+		delta[i] = !strcmp(n, "grew") ? 5 : !strcmp(n, "shrank") ? -5 : 0;
+	}
+	struct svg_opts o;
+	char c[64];
+	svg_opts_default(&o);
+	o.delta = delta;
+	char *s = render(&x->t, &o, NULL);
+	fill_of(s, "grew", c, sizeof(c));
+	assert_string_equal(c, "rgb(255,0,0)");
+	fill_of(s, "shrank", c, sizeof(c));
+	assert_string_equal(c, "rgb(0,0,255)");
+	fill_of(s, "same", c, sizeof(c));
+	assert_string_equal(c, "rgb(255,255,255)");
+	assert_non_null(strstr(s, "<title>grew (10 samples, 33.33%; +16.67%)</title>"));
+	free(s);
+	o.negate = true;
+	s = render(&x->t, &o, NULL);
+	fill_of(s, "grew", c, sizeof(c));
+	assert_string_equal(c, "rgb(0,0,255)");
+	assert_non_null(strstr(s, "<title>grew (10 samples, 33.33%; -16.67%)</title>"));
+	free(s);
+	free(delta);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +776,10 @@ int main(void)
 		cmocka_unit_test(test_minwidth_prunes),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_flamegraph_options),
+		cmocka_unit_test(test_color_modes),
+		cmocka_unit_test(test_palettes),
+		cmocka_unit_test(test_differential),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,6 +104,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	struct trie_frame frames[UNWIND_MAX_FRAMES + 2];
 	uint32_t truncated_name = strtab_intern_str(strs, PROFILE_TRUNCATED_FRAME);
 	bool kaslr_checked = false;
+	struct trie_chart chart = { 0 };
 	struct event ev;
 	int rc;
 	struct readahead *ra = use_readahead(h) ? readahead_start(r, true, o->symfs) : NULL;
@@ -134,9 +135,21 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
 			frames[n++] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
 		}
-		trie_add(t, frames, n, 1);
+		if (o->reverse) {
+			for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+				struct trie_frame x = frames[i];
+				frames[i] = frames[j - 1];
+				frames[j - 1] = x;
+			}
+		}
+		if (o->chart)
+			trie_chart_add(t, &chart, frames, n, 1);
+		else
+			trie_add(t, frames, n, 1);
 	}
 	readahead_stop(ra);
+	if (o->chart)
+		trie_chart_finish(t, &chart);
 	const struct perf_reader_stats *rs = perf_reader_stats(r);
 	st->unknown_records = rs->unknown_records;
 	st->partial = perf_reader_partial(r) || rc < 0;

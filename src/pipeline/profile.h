@@ -19,6 +19,8 @@ struct profile_opts {
 	const char *input;
 	struct frame_opts frames;
 	const char *symfs; /* prefix for binary paths, or NULL */
+	bool reverse;      /* stacks leaf first (flamegraph.pl --reverse) */
+	bool chart;        /* time order, adjacent stacks merged (--flamechart; trie_chart_finish) */
 };
 
 /* A stack known to be incomplete on the root side (the DWARF stack copy

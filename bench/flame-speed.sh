@@ -1,0 +1,112 @@
+#!/bin/sh
+# kiln flame / kiln collapse against FlameGraph's Perl scripts, side by side
+# on the same inputs: wall time, CPU time (user + system), peak RSS, and the
+# ratios (goal: kiln at least 20x faster). On a shared, loaded machine the
+# CPU-time ratio is the steadier one; both are printed.
+#   (a) the folded stacks of out/compile.data (the DWARF compile recording,
+#       folded once by kiln collapse), rendered to SVG;
+#   (b) a synthetic folded file of a million distinct stacks, rendered;
+#   (c) perf script text of out/compile.data → folded (stackcollapse-perf.pl),
+#       and the whole text → SVG pipeline.
+# FLAMEGRAPH_DIR names a directory holding flamegraph.pl and
+# stackcollapse-perf.pl (FlameGraph's); without it only kiln is timed.
+# Usage: flame-speed.sh [COMPILE.DATA]   (KILN=path/to/kiln to override)
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+kiln=${KILN:-$here/../build/kiln}
+data=${1:-$here/out/compile.data}
+out=${BENCH_OUT:-$here/out}
+mkdir -p "$out"
+fg=${FLAMEGRAPH_DIR:-}
+if [ -n "$fg" ] && [ ! -f "$fg/flamegraph.pl" ]; then
+	echo "FLAMEGRAPH_DIR=$fg has no flamegraph.pl" >&2
+	exit 2
+fi
+[ -n "$fg" ] || echo "note: FLAMEGRAPH_DIR not set: FlameGraph's Perl scripts are skipped, kiln alone is timed"
+
+# run NAME OUTFILE CMD...: wall and CPU seconds and peak RSS (MB) of CMD,
+# stdout to OUTFILE; sets $last (wall) and $lastcpu
+run() {
+	name=$1 o=$2
+	shift 2
+	/usr/bin/time -f "%e %U %S %M" -o "$out/.time" "$@" >"$o" 2>"$out/.err" || {
+		echo "$name failed: $(tail -2 "$out/.err")" >&2
+		exit 1
+	}
+	set -- $(cat "$out/.time")
+	last=$1
+	lastcpu=$(echo "$2 + $3" | bc)
+	printf '  %-30s wall %7.2f s  cpu %7.2f s  peak %6d MB\n' "$name" "$1" "$lastcpu" $(($4 / 1024))
+}
+ratio() { echo "scale=1; $1 / $2" | bc; }
+# ratios NAME REF_WALL REF_CPU KILN_WALL KILN_CPU
+ratios() {
+	echo "  ratio $1: wall $(ratio "$2" "$4")x, cpu $(ratio "$3" "$5")x"
+}
+
+if [ ! -f "$data" ]; then
+	echo "no $data: record it with bench/record-compile.sh" >&2
+	exit 2
+fi
+echo "== (a) folded stacks of $data"
+[ -s "$out/compile.folded" ] || "$kiln" collapse "$data" >"$out/compile.folded" 2>/dev/null
+echo "  input: $(wc -l <"$out/compile.folded") lines, $(du -k "$out/compile.folded" | cut -f1) KB"
+run "kiln flame" "$out/a.kiln.svg" "$kiln" flame "$out/compile.folded" -o -
+tk=$last ck=$lastcpu
+if [ -n "$fg" ]; then
+	run "flamegraph.pl" "$out/a.pl.svg" perl "$fg/flamegraph.pl" "$out/compile.folded"
+	ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
+fi
+
+echo "== (b) synthetic: a million distinct folded stacks"
+if [ ! -s "$out/synthetic.folded" ]; then
+	python3 - "$out/synthetic.folded" <<'PY'
+import sys
+# Deterministic: a linear congruential generator picks depth and names.
+x = 12345
+def rnd(n):
+    global x
+    x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+    return (x >> 33) % n
+with open(sys.argv[1], "w") as f:
+    for i in range(1000000):
+        depth = 4 + rnd(28)
+        frames = ["proc%d" % rnd(4)]
+        for d in range(depth - 1):
+            frames.append("fn_%d_%d" % (d, rnd(3 + d)))
+        frames.append("leaf_%d" % i)
+        f.write("%s %d\n" % (";".join(frames), 1 + rnd(50)))
+PY
+fi
+echo "  input: $(wc -l <"$out/synthetic.folded") lines, $(du -k "$out/synthetic.folded" | cut -f1) KB"
+run "kiln flame" "$out/b.kiln.svg" "$kiln" flame "$out/synthetic.folded" -o -
+tk=$last ck=$lastcpu
+if [ -n "$fg" ]; then
+	run "flamegraph.pl" "$out/b.pl.svg" perl "$fg/flamegraph.pl" "$out/synthetic.folded"
+	ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
+fi
+
+echo "== (c) perf script text of $data"
+if command -v perf >/dev/null; then
+	[ -s "$out/compile.script" ] || perf script -i "$data" >"$out/compile.script" 2>/dev/null
+	echo "  input: $(wc -l <"$out/compile.script") lines, $(du -k "$out/compile.script" | cut -f1) KB"
+	run "kiln collapse (text)" "$out/c.kiln.folded" "$kiln" collapse "$out/compile.script"
+	tc=$last cc=$lastcpu
+	run "kiln flame (text)" "$out/c.kiln.svg" "$kiln" flame "$out/compile.script" -o -
+	tf=$last cf=$lastcpu
+	if [ -n "$fg" ]; then
+		run "stackcollapse-perf.pl" "$out/c.pl.folded" perl "$fg/stackcollapse-perf.pl" "$out/compile.script"
+		tsc=$last csc=$lastcpu
+		ratios "stackcollapse-perf.pl / kiln collapse" "$tsc" "$csc" "$tc" "$cc"
+		run "flamegraph.pl (its folded)" "$out/c.pl.svg" perl "$fg/flamegraph.pl" "$out/c.pl.folded"
+		ratios "stackcollapse-perf.pl + flamegraph.pl / kiln flame" \
+			"$(echo "$tsc + $last" | bc)" "$(echo "$csc + $lastcpu" | bc)" "$tf" "$cf"
+		if cmp -s "$out/c.kiln.folded" "$out/c.pl.folded"; then
+			echo "  folded output: identical"
+		else
+			echo "  folded output: differs ($(diff "$out/c.kiln.folded" "$out/c.pl.folded" | grep -c '^[<>]') lines)"
+		fi
+	fi
+else
+	echo "  perf is not installed: skipped"
+fi

@@ -1,0 +1,373 @@
+/*
+ * foldedtext: folded stacks ("a;b;c 12") → stack trie, flamegraph.pl's
+ * input rules (aggregate, L6). One pass over the lines; the count is
+ * found from the end of the line, so a line costs its length once.
+ */
+#include "aggregate/foldedtext.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/vec.h"
+
+static bool is_space(char c)
+{
+	/* Perl's \s (ASCII): space, \t, \n, \v, \f, \r */
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * If the n bytes at 's' end in "<ws>COUNT", set *count_at to the count's
+ * first byte and return true; the stack is s[0 .. *count_at - 1).
+ */
+static bool split_count(const char *s, size_t n, size_t *count_at)
+{
+	size_t i = n;
+	while (i > 0 && is_digit(s[i - 1]))
+		i--;
+	if (i > 0 && s[i - 1] == '.') {
+		size_t dot = i - 1;
+		i = dot;
+		while (i > 0 && is_digit(s[i - 1]))
+			i--;
+		if (i == dot)
+			return false; /* ".5": no digit before the point */
+	} else if (i == n) {
+		return false;
+	}
+	if (i == 0 || !is_space(s[i - 1]))
+		return false;
+	*count_at = i;
+	return true;
+}
+
+static uint64_t pow10u(unsigned k)
+{
+	uint64_t p = 1;
+	while (k--)
+		p *= 10;
+	return p;
+}
+
+/* The count at [s, s + n) times 10^digits, rounded; saturates (and says so). */
+static uint64_t parse_count(const char *s, size_t n, unsigned digits, bool *sat)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	for (; i < n && is_digit(s[i]); i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10) {
+			*sat = true;
+			return UINT64_MAX;
+		}
+		v = v * 10 + d;
+	}
+	uint64_t scale = pow10u(digits);
+	if (v > UINT64_MAX / scale) {
+		*sat = true;
+		return UINT64_MAX;
+	}
+	v *= scale;
+	if (i < n && s[i] == '.')
+		i++;
+	uint64_t frac = 0;
+	unsigned k = 0;
+	for (; k < digits; k++) {
+		frac *= 10;
+		if (i < n)
+			frac += (uint64_t)(s[i++] - '0');
+	}
+	if (i < n && s[i] >= '5')
+		frac++; /* round half up on the first dropped digit */
+	if (v > UINT64_MAX - frac) {
+		*sat = true;
+		return UINT64_MAX;
+	}
+	return v + frac;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b, uint64_t *saturated)
+{
+	if (a > UINT64_MAX - b) {
+		(*saturated)++;
+		return UINT64_MAX;
+	}
+	return a + b;
+}
+
+unsigned foldedtext_frac_digits(const char *data, size_t len)
+{
+	unsigned best = 0;
+	size_t pos = 0;
+	while (pos < len && best < FOLDEDTEXT_MAX_DIGITS) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		size_t n = end - pos;
+		const char *s = data + pos;
+		if (n && s[n - 1] == '\r')
+			n--;
+		/* Both columns of a differential line may have fractions. */
+		for (int col = 0; col < 2 && n; col++) {
+			size_t at;
+			if (!split_count(s, n, &at))
+				break;
+			const char *dot = memchr(s + at, '.', n - at);
+			if (dot) {
+				size_t d = n - (size_t)(dot + 1 - s);
+				if (d > best)
+					best = d > FOLDEDTEXT_MAX_DIGITS ? FOLDEDTEXT_MAX_DIGITS
+									 : (unsigned)d;
+			}
+			n = at - 1;
+		}
+		pos = end + 1;
+	}
+	return best;
+}
+
+bool foldedtext_detect(const char *data, size_t len)
+{
+	size_t pos = 0;
+	while (pos < len) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		const char *s = data + pos;
+		size_t n = end - pos;
+		pos = end + 1;
+		if (n && s[n - 1] == '\r')
+			n--;
+		size_t blank = 0;
+		while (blank < n && is_space(s[blank]))
+			blank++;
+		if (blank == n || s[0] == '#')
+			continue;
+		if (blank > 0 || memchr(s, '\0', n))
+			return false;
+		size_t at;
+		return split_count(s, n, &at);
+	}
+	return false;
+}
+
+static uint8_t kind_of(const char *s, size_t n, size_t index)
+{
+	if (index == 0)
+		return FRAME_PROCESS;
+	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']') {
+		switch (s[n - 2]) {
+		case 'k':
+			return FRAME_KERNEL;
+		case 'j':
+			return FRAME_JIT;
+		case 'i':
+			return FRAME_INLINE;
+		default:
+			break;
+		}
+	}
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
+		return FRAME_UNKNOWN;
+	return FRAME_USER;
+}
+
+struct parse {
+	const struct foldedtext_opts *o;
+	struct strtab *strs;
+	struct trie *t;
+	struct foldedtext_stats *st;
+	struct trie_chart chart;
+	VEC(struct trie_frame) frames;
+	VEC(uint64_t) first; /* node -> A count */
+	/*
+	 * The previous line's stack, to skip the frames it shares with this
+	 * one (folded text is usually sorted, so neighbours share long
+	 * prefixes): its bytes (they stay in the input), its frames
+	 * (p->frames, before any reversal) and, outside charts, their nodes.
+	 */
+	const char *prev;
+	size_t prev_len;
+	size_t prev_frames;
+	VEC(uint32_t) path;
+};
+
+/*
+ * Split the stack into frames (p->frames); false if it had too many.
+ * Frames this stack shares with the previous one, byte for byte and up to
+ * a ';' in both, are kept from it instead of being interned again; their
+ * number goes to *shared.
+ */
+static bool split_frames(struct parse *p, const char *s, size_t n, size_t *shared)
+{
+	bool cut = false;
+	size_t start = 0, keep = 0;
+
+	if (p->prev && !p->o->reverse) {
+		size_t lim = n < p->prev_len ? n : p->prev_len, l = 0;
+		while (l < lim && s[l] == p->prev[l])
+			l++;
+		for (size_t i = 0; i < l && keep < p->prev_frames; i++) {
+			if (s[i] == ';') {
+				keep++;
+				start = i + 1;
+			}
+		}
+	}
+	*shared = keep;
+	p->frames.n = keep;
+	if (n == 0)
+		return true;
+	if (start <= n) {
+		for (size_t i = start; i <= n; i++) {
+			if (i < n && s[i] != ';')
+				continue;
+			if (p->frames.n == FOLDEDTEXT_MAX_FRAMES) {
+				cut = true;
+				break;
+			}
+			size_t fl = i - start;
+			struct trie_frame f = { strtab_intern(p->strs, s + start, fl),
+						kind_of(s + start, fl, p->frames.n) };
+			VEC_PUSH(&p->frames, f);
+			start = i + 1;
+		}
+	}
+	/* Perl's split drops empty trailing fields. */
+	while (p->frames.n && strtab_len(p->strs, p->frames.v[p->frames.n - 1].name) == 0)
+		p->frames.n--;
+	if (*shared > p->frames.n)
+		*shared = p->frames.n;
+	p->prev = s;
+	p->prev_len = n;
+	p->prev_frames = p->frames.n;
+	return !cut;
+}
+
+/* trie_add, reusing the nodes of the first 'shared' frames from the previous stack. */
+static uint32_t add_stack(struct parse *p, size_t shared, uint64_t w)
+{
+	struct trie *t = p->t;
+	uint32_t cur = 0;
+
+	if (shared > p->path.n)
+		shared = p->path.n;
+	t->nodes.v[0].total += w;
+	for (size_t i = 0; i < shared; i++) {
+		cur = p->path.v[i];
+		t->nodes.v[cur].total += w;
+	}
+	p->path.n = shared;
+	for (size_t i = shared; i < p->frames.n; i++) {
+		cur = trie_child(t, cur, p->frames.v[i].name, p->frames.v[i].kind);
+		t->nodes.v[cur].total += w;
+		VEC_PUSH(&p->path, cur);
+	}
+	t->nodes.v[cur].self += w;
+	return cur;
+}
+
+static void add_line(struct parse *p, const char *s, size_t n)
+{
+	size_t at, shared;
+	if (!split_count(s, n, &at)) {
+		p->st->ignored++;
+		return;
+	}
+	bool sat = false;
+	uint64_t b = parse_count(s + at, n - at, p->o->frac_digits, &sat), a = b;
+	size_t stack_len = at - 1;
+	size_t at2;
+	if (split_count(s, stack_len, &at2)) {
+		a = parse_count(s + at2, stack_len - at2, p->o->frac_digits, &sat);
+		stack_len = at2 - 1;
+		p->st->differential++;
+	}
+	if (sat)
+		p->st->saturated++;
+	if (!split_frames(p, s, stack_len, &shared))
+		p->st->truncated++;
+	/* Keep totals from wrapping: clamp the weight to what the root can take. */
+	uint64_t room = UINT64_MAX - p->t->nodes.v[0].total;
+	if (b > room) {
+		p->st->saturated++;
+		b = room;
+	}
+	uint32_t leaf;
+	if (p->o->reverse) {
+		struct trie_frame *f = p->frames.v;
+		for (size_t i = 0, j = p->frames.n; i + 1 < j; i++, j--) {
+			struct trie_frame x = f[i];
+			f[i] = f[j - 1];
+			f[j - 1] = x;
+		}
+		leaf = p->o->chart ? trie_chart_add(p->t, &p->chart, f, p->frames.n, b)
+				   : trie_add(p->t, f, p->frames.n, b);
+	} else if (p->o->chart) {
+		leaf = trie_chart_add(p->t, &p->chart, p->frames.v, p->frames.n, b);
+	} else {
+		leaf = add_stack(p, shared, b);
+	}
+	if (p->first.n < p->t->nodes.n) {
+		VEC_RESERVE(&p->first, p->t->nodes.n);
+		memset(p->first.v + p->first.n, 0, (p->t->nodes.n - p->first.n) * sizeof(uint64_t));
+		p->first.n = p->t->nodes.n;
+	}
+	p->first.v[leaf] = sat_add(p->first.v[leaf], a, &p->st->saturated);
+	p->st->stacks++;
+}
+
+int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts *o,
+		     struct strtab *strs, struct trie *t, uint64_t **first,
+		     struct foldedtext_stats *st)
+{
+	struct foldedtext_opts dflt = { 0 };
+	struct parse p = { .o = o ? o : &dflt, .strs = strs, .t = t, .st = st };
+	struct foldedtext_opts fixed = *p.o;
+	if (fixed.frac_digits > FOLDEDTEXT_MAX_DIGITS)
+		fixed.frac_digits = FOLDEDTEXT_MAX_DIGITS;
+	p.o = &fixed;
+	memset(st, 0, sizeof(*st));
+	size_t pos = 0;
+	while (pos < len) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		const char *s = data + pos;
+		size_t n = end - pos;
+		pos = end + 1;
+		st->lines++;
+		if (n > FOLDEDTEXT_MAX_LINE) {
+			st->long_lines++;
+			continue;
+		}
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (memchr(s, '\0', n)) {
+			st->ignored++;
+			continue;
+		}
+		add_line(&p, s, n);
+	}
+	if (fixed.chart)
+		trie_chart_finish(t, &p.chart);
+	else
+		trie_sort(t);
+	VEC_FREE(&p.frames);
+	VEC_FREE(&p.path);
+	if (first && st->differential) {
+		/* Nodes created after the last line's leaf still need a slot. */
+		VEC_RESERVE(&p.first, t->nodes.n + 1);
+		if (p.first.n < t->nodes.n)
+			memset(p.first.v + p.first.n, 0,
+			       (t->nodes.n - p.first.n) * sizeof(uint64_t));
+		*first = p.first.v;
+	} else {
+		if (first)
+			*first = NULL;
+		VEC_FREE(&p.first);
+	}
+	return 0;
+}

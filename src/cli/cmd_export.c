@@ -1,0 +1,147 @@
+/*
+ * cmd_export: `kiln export` (cli, L9): a profile (perf.data, folded stacks
+ * or perf script text) → speedscope JSON, pprof (gzip protobuf) or folded
+ * stacks, written atomically.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/ofile.h"
+#include "cli/cli.h"
+#include "cli/profile_cli.h"
+#include "output/export.h"
+#include "output/folded.h"
+
+static const char usage_text[] =
+	"usage: kiln export --format speedscope|pprof|folded [-i INPUT | INPUT] [-o OUT]\n"
+	"\n"
+	"Convert a profile (a perf.data, folded stacks or perf script text; '-' is\n"
+	"standard input) for other tools:\n"
+	"  speedscope  speedscope's JSON file format: one sampled profile per thread\n"
+	"              (comm-PID/TID), or one for everything with --merge\n"
+	"  pprof       profile.proto, gzip-compressed (go tool pprof, Pyroscope, Parca):\n"
+	"              functions, locations (inlined frames as extra lines), samples\n"
+	"  folded      folded stacks, as kiln collapse prints them\n"
+	"\n"
+	"options:\n"
+	"  -f, --format FORMAT   speedscope, pprof or folded (required)\n"
+	"  -i, --input FILE      input (default perf.data)\n"
+	"  -o, --output FILE     output (default stdout; - for stdout)\n"
+	"      --merge           speedscope: one profile, process frames kept\n"
+	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR   as in kiln collapse\n"
+	"  -h, --help            this help\n"
+	"\n"
+	"EXAMPLES\n"
+	"  kiln export --format pprof -i perf.data -o profile.pb.gz && go tool pprof -top profile.pb.gz\n"
+	"  kiln export --format speedscope -i perf.data -o profile.speedscope.json\n"
+	"  kiln collapse perf.data | kiln export -f pprof -o p.pb.gz -\n";
+
+enum { OPT_MERGE = 6000 };
+enum fmt { FMT_NONE, FMT_SPEEDSCOPE, FMT_PPROF, FMT_FOLDED };
+
+int cmd_export(int argc, char **argv)
+{
+	struct profile_cli pc;
+	const char *out = "-";
+	enum fmt fmt = FMT_NONE;
+	bool merge = false, frame_opt = false;
+	profile_cli_init(&pc);
+	struct option longopts[32];
+	size_t n = 0;
+	for (size_t i = 0; profile_cli_frame_options[i].name; i++)
+		longopts[n++] = profile_cli_frame_options[i];
+	longopts[n++] = (struct option){ "format", required_argument, NULL, 'f' };
+	longopts[n++] = (struct option){ "input", required_argument, NULL, 'i' };
+	longopts[n++] = (struct option){ "output", required_argument, NULL, 'o' };
+	longopts[n++] = (struct option){ "merge", no_argument, NULL, OPT_MERGE };
+	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	int c;
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "f:i:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "speedscope"))
+				fmt = FMT_SPEEDSCOPE;
+			else if (!strcmp(optarg, "pprof"))
+				fmt = FMT_PPROF;
+			else if (!strcmp(optarg, "folded"))
+				fmt = FMT_FOLDED;
+			else {
+				fprintf(stderr, "error: unknown format '%s' (speedscope, pprof, folded)\n",
+					optarg);
+				return KILN_EXIT_USAGE;
+			}
+			break;
+		case 'i':
+			pc.po.input = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_MERGE:
+			merge = true;
+			break;
+		case 'h':
+			return cli_usage(stdout, usage_text, KILN_EXIT_OK);
+		default:
+			if (c == '?' || profile_cli_frame_option(&pc, c, optarg)) {
+				fprintf(stderr, "See 'kiln export --help'.\n");
+				return KILN_EXIT_USAGE;
+			}
+			frame_opt = true;
+		}
+	}
+	if (optind < argc)
+		pc.po.input = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "error: unexpected argument '%s'\n", argv[optind]);
+		return KILN_EXIT_USAGE;
+	}
+	if (fmt == FMT_NONE) {
+		fprintf(stderr, "error: --format is required (speedscope, pprof, folded)\n"
+				"See 'kiln export --help'.\n");
+		return KILN_EXIT_USAGE;
+	}
+	/* speedscope: a profile per thread unless merged or the frames were chosen. */
+	if (fmt == FMT_SPEEDSCOPE && !merge && !frame_opt)
+		pc.po.frames.with_tid = true;
+
+	struct strtab strs;
+	struct trie t;
+	struct graph_input gi;
+	int code = profile_cli_load_graph(&pc, &strs, &t, &gi);
+	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
+		struct export_opts eo = { .merge = merge, .divisor = gi.divisor };
+		const char *base = strrchr(pc.po.input, '/');
+		eo.name = base ? base + 1 : pc.po.input;
+		struct ofile of;
+		memset(&of, 0, sizeof(of));
+		int err = ofile_open(&of, out);
+		if (!err) {
+			if (fmt == FMT_SPEEDSCOPE)
+				err = speedscope_write(of.f, &t, &eo);
+			else if (fmt == FMT_PPROF)
+				err = pprof_write(of.f, &t, &eo);
+			else
+				err = folded_write_ex(of.f, &t, gi.first, gi.divisor);
+			if (err)
+				err_set(err, "cannot write '%s'", out);
+			else
+				err = ofile_commit(&of);
+		}
+		if (err) {
+			if (of.f)
+				ofile_abort(&of);
+			cli_error_last(NULL);
+			code = KILN_EXIT_FAIL;
+		}
+	}
+	free(gi.first);
+	trie_release(&t);
+	strtab_release(&strs);
+	return code;
+}

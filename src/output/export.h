@@ -1,0 +1,57 @@
+/*
+ * export: a stack trie as the profile formats other tools read (output, L7).
+ *
+ * speedscope_write: speedscope's file format (JSON, "sampled" profiles):
+ * one shared frame table (name; file and line when a source lookup is
+ * given and knows them), and one profile per child of the trie's root
+ * (a process or thread frame, which then names the profile), or a single
+ * profile holding every stack (merge). Each distinct stack is one sample
+ * weighted by its count.
+ *
+ * pprof_write: the pprof format (profile.proto, gzip-compressed): a string
+ * table, one function per distinct name, one location per distinct frame
+ * (an inlined frame joins its caller's location as an extra line, callee
+ * first), one sample per distinct stack (leaf first) with the value types
+ * given. Encoded by kiln's own protobuf writer; gzip by zlib.
+ *
+ * Both escape every name for the format (JSON strings are valid UTF-8:
+ * invalid bytes become U+FFFD, control characters, quotes, '<', '>' and
+ * '&' become \u escapes) and write the same bytes for the same trie.
+ */
+#ifndef KILN_OUTPUT_EXPORT_H
+#define KILN_OUTPUT_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "aggregate/trie.h"
+
+/* Source position of a frame, when something knows it. */
+struct export_src {
+	const char *file; /* NULL: unknown */
+	uint32_t line;    /* 0: unknown */
+};
+/* A lookup from frame (name id, kind) to its source; may be NULL. */
+typedef bool (*export_src_fn)(void *ctx, uint32_t name, uint8_t kind, struct export_src *out);
+
+struct export_opts {
+	const char *name;      /* profile (file) name, default "kiln" */
+	bool merge;            /* speedscope: one profile, not one per root child */
+	uint64_t divisor;      /* counts are the input's times this (default 1) */
+	const char *unit;      /* speedscope unit: "none" (default), "nanoseconds", ... */
+	const char *sample_type; /* pprof: default "samples" */
+	const char *sample_unit; /* pprof: default "count" */
+	export_src_fn src;     /* file/line lookup, or NULL */
+	void *src_ctx;
+};
+
+/* 0, or -EIO. */
+int speedscope_write(FILE *f, const struct trie *t, const struct export_opts *o);
+/* 0, -EIO, or -ENOMEM/-EINVAL from zlib. */
+int pprof_write(FILE *f, const struct trie *t, const struct export_opts *o);
+
+/* Write n bytes as the inside of a JSON string (no quotes), escaped as above. */
+void json_put_escaped(FILE *f, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,299 @@
+/*
+ * pprof: trie → profile.proto, gzip-compressed (output, L7).
+ *
+ * A small protobuf writer: every message is built in a byte vector and
+ * appended to its parent as a length-delimited field, so sizes are known
+ * when written. Field numbers are profile.proto's:
+ *
+ *   Profile  1 sample_type 2 sample 4 location 5 function 6 string_table
+ *            11 period_type 12 period 14 default_sample_type
+ *   ValueType 1 type 2 unit          Sample 1 location_id 2 value (packed)
+ *   Location 1 id 4 line             Line 1 function_id 2 line
+ *   Function 1 id 2 name 3 system_name 4 filename
+ *
+ * Ids are numbered in first-use order of a pre-order walk of the sorted
+ * trie; the gzip header has no time or name, so the bytes depend only on
+ * the trie.
+ */
+#include <errno.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "base/hashmap.h"
+#include "base/vec.h"
+#include "base/xalloc.h"
+#include "output/export.h"
+
+typedef VEC(uint8_t) bytes;
+
+static void put_varint(bytes *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		VEC_PUSH(b, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	VEC_PUSH(b, (uint8_t)v);
+}
+
+static void put_tag(bytes *b, unsigned field, unsigned wire)
+{
+	put_varint(b, ((uint64_t)field << 3) | wire);
+}
+
+static void put_uint(bytes *b, unsigned field, uint64_t v)
+{
+	if (!v)
+		return; /* proto3: zero is the default and is not written */
+	put_tag(b, field, 0);
+	put_varint(b, v);
+}
+
+static void put_bytes(bytes *b, unsigned field, const void *p, size_t n)
+{
+	put_tag(b, field, 2);
+	put_varint(b, n);
+	VEC_RESERVE(b, b->n + n);
+	memcpy(b->v + b->n, p, n);
+	b->n += n;
+}
+
+static void put_msg(bytes *b, unsigned field, bytes *m)
+{
+	put_bytes(b, field, m->v ? (const void *)m->v : "", m->n);
+	m->n = 0;
+}
+
+struct pp {
+	const struct trie *t;
+	const struct export_opts *o;
+	bytes out;       /* the Profile message */
+	bytes m, m2;     /* scratch messages */
+	struct hashmap str_of;   /* strtab id + 1 (0: "") -> string index */
+	uint64_t nstr;
+	struct hashmap func_of;  /* strtab name id -> function id */
+	uint64_t nfunc;
+	struct hashmap loc_of;   /* hash of a location's function ids -> location id */
+	VEC(uint64_t) loc_funcs; /* all locations' function ids, concatenated */
+	VEC(size_t) loc_start;   /* location id - 1 -> [start, next start) in loc_funcs */
+};
+
+static uint64_t string_index(struct pp *p, const char *s, size_t n, uint64_t key)
+{
+	uint64_t v;
+	if (hashmap_get(&p->str_of, key, &v))
+		return v;
+	put_bytes(&p->out, 6, s, n);
+	hashmap_put(&p->str_of, key, p->nstr);
+	return p->nstr++;
+}
+
+/* A literal string (not a trie name): keys above every strtab id. */
+static uint64_t lit_index(struct pp *p, const char *s, unsigned which)
+{
+	return string_index(p, s, strlen(s), (1ULL << 40) + which);
+}
+
+/* A valid UTF-8 copy of a name: protobuf strings must be UTF-8. */
+static uint64_t name_index(struct pp *p, uint32_t name)
+{
+	uint64_t v;
+	if (hashmap_get(&p->str_of, (uint64_t)name + 1, &v))
+		return v;
+	const char *s = strtab_get(p->t->names, name);
+	size_t n = strtab_len(p->t->names, name);
+	bytes clean = { 0 };
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t l = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+			   c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		bool ok = l && i + l <= n;
+		for (size_t k = 1; ok && k < l; k++)
+			ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
+		if (ok && l == 3) {
+			unsigned char c1 = (unsigned char)s[i + 1];
+			ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
+		} else if (ok && l == 4) {
+			unsigned char c1 = (unsigned char)s[i + 1];
+			ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+		}
+		if (!ok) {
+			VEC_PUSH(&clean, 0xef);
+			VEC_PUSH(&clean, 0xbf);
+			VEC_PUSH(&clean, 0xbd);
+			i++;
+			continue;
+		}
+		for (size_t k = 0; k < l; k++)
+			VEC_PUSH(&clean, (uint8_t)s[i + k]);
+		i += l;
+	}
+	v = string_index(p, clean.v ? (const char *)clean.v : "", clean.n, (uint64_t)name + 1);
+	VEC_FREE(&clean);
+	return v;
+}
+
+static uint64_t function_id(struct pp *p, uint32_t name)
+{
+	uint64_t v;
+	if (hashmap_get(&p->func_of, name, &v))
+		return v;
+	uint64_t s = name_index(p, name);
+	v = ++p->nfunc;
+	put_uint(&p->m, 1, v);
+	put_uint(&p->m, 2, s);
+	put_uint(&p->m, 3, s);
+	put_msg(&p->out, 5, &p->m);
+	hashmap_put(&p->func_of, name, v);
+	return v;
+}
+
+/* The location of a caller and the frames inlined into it (callee first). */
+static uint64_t location_id(struct pp *p, const uint64_t *funcs, size_t n)
+{
+	uint64_t h = 0x6b696c6e, v;
+	for (size_t i = 0; i < n; i++)
+		h = hash_mix2(h, funcs[i]);
+	/* Probe from h: a slot holds one location; a mismatch moves on. */
+	for (uint64_t k = h;; k++) {
+		if (!hashmap_get(&p->loc_of, k, &v))
+			break;
+		size_t st = p->loc_start.v[v - 1];
+		size_t en = v < p->loc_start.n ? p->loc_start.v[v] : p->loc_funcs.n;
+		if (en - st == n && !memcmp(p->loc_funcs.v + st, funcs, n * sizeof(*funcs)))
+			return v;
+		h = k + 1;
+	}
+	v = p->loc_start.n + 1;
+	VEC_PUSH(&p->loc_start, p->loc_funcs.n);
+	for (size_t i = 0; i < n; i++)
+		VEC_PUSH(&p->loc_funcs, funcs[i]);
+	hashmap_put(&p->loc_of, h, v);
+	put_uint(&p->m, 1, v);
+	for (size_t i = 0; i < n; i++) {
+		put_uint(&p->m2, 1, funcs[i]);
+		put_msg(&p->m, 4, &p->m2);
+	}
+	put_msg(&p->out, 4, &p->m);
+	return v;
+}
+
+static uint64_t shown(const struct pp *p, uint64_t v)
+{
+	uint64_t d = p->o->divisor ? p->o->divisor : 1;
+	return (v + d / 2) / d;
+}
+
+/* One sample per node with a count: its locations leaf first. */
+static void samples(struct pp *p)
+{
+	VEC(uint32_t) st = { 0 };
+	VEC(uint64_t) funcs = { 0 };
+	VEC(uint64_t) locs = { 0 };
+	VEC(uint32_t) path = { 0 };
+	VEC_PUSH(&st, 0);
+	while (st.n) {
+		uint32_t id = st.v[--st.n];
+		const struct trie_node *n = trie_node(p->t, id);
+		if (n->self && id != 0) {
+			path.n = 0;
+			for (uint32_t c = id; c != 0; c = trie_node(p->t, c)->parent)
+				VEC_PUSH(&path, c);
+			/* path is leaf first; group each frame with the inlined frames above it */
+			locs.n = 0;
+			funcs.n = 0;
+			for (size_t i = 0; i < path.n; i++) {
+				const struct trie_node *f = trie_node(p->t, path.v[i]);
+				VEC_PUSH(&funcs, function_id(p, f->name));
+				if (f->kind != FRAME_INLINE || i + 1 == path.n) {
+					VEC_PUSH(&locs, location_id(p, funcs.v, funcs.n));
+					funcs.n = 0;
+				}
+			}
+			bytes packed = { 0 };
+			for (size_t i = 0; i < locs.n; i++)
+				put_varint(&packed, locs.v[i]);
+			put_bytes(&p->m, 1, packed.v, packed.n);
+			packed.n = 0;
+			put_varint(&packed, shown(p, n->self));
+			put_bytes(&p->m, 2, packed.v, packed.n);
+			VEC_FREE(&packed);
+			put_msg(&p->out, 2, &p->m);
+		}
+		size_t mark = st.n;
+		for (uint32_t c = n->first_child; c != TRIE_NONE; c = trie_node(p->t, c)->next_sibling)
+			VEC_PUSH(&st, c);
+		for (size_t i = mark, j = st.n; i + 1 < j; i++, j--) {
+			uint32_t x = st.v[i];
+			st.v[i] = st.v[j - 1];
+			st.v[j - 1] = x;
+		}
+	}
+	VEC_FREE(&st);
+	VEC_FREE(&funcs);
+	VEC_FREE(&locs);
+	VEC_FREE(&path);
+}
+
+static int gzip_write(FILE *f, const uint8_t *data, size_t n)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip wrapper with a zero time and no name. */
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	uint8_t buf[65536];
+	int zr;
+	z.next_in = (Bytef *)data;
+	z.avail_in = 0;
+	size_t left = n;
+	do {
+		if (z.avail_in == 0 && left) {
+			z.avail_in = left > (1u << 30) ? (1u << 30) : (uInt)left;
+			left -= z.avail_in;
+		}
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		zr = deflate(&z, left || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
+		if (zr == Z_STREAM_ERROR) {
+			deflateEnd(&z);
+			return -EINVAL;
+		}
+		fwrite(buf, 1, sizeof(buf) - z.avail_out, f);
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return ferror(f) ? -EIO : 0;
+}
+
+int pprof_write(FILE *f, const struct trie *t, const struct export_opts *o)
+{
+	struct pp p = { .t = t, .o = o };
+	hashmap_init(&p.str_of);
+	hashmap_init(&p.func_of);
+	hashmap_init(&p.loc_of);
+	/* string_table[0] must be "" */
+	put_bytes(&p.out, 6, "", 0);
+	p.nstr = 1;
+	hashmap_put(&p.str_of, 0, 0);
+	uint64_t type = lit_index(&p, o->sample_type ? o->sample_type : "samples", 0);
+	uint64_t unit = lit_index(&p, o->sample_unit ? o->sample_unit : "count", 1);
+	put_uint(&p.m, 1, type);
+	put_uint(&p.m, 2, unit);
+	bytes vt = p.m;
+	p.m = (bytes){ 0 };
+	put_bytes(&p.out, 1, vt.v, vt.n);
+	put_bytes(&p.out, 11, vt.v, vt.n);
+	VEC_FREE(&vt);
+	put_uint(&p.out, 12, 1);
+	samples(&p);
+	put_uint(&p.out, 14, type);
+	int err = gzip_write(f, p.out.v, p.out.n);
+	VEC_FREE(&p.out);
+	VEC_FREE(&p.m);
+	VEC_FREE(&p.m2);
+	VEC_FREE(&p.loc_funcs);
+	VEC_FREE(&p.loc_start);
+	hashmap_release(&p.str_of);
+	hashmap_release(&p.func_of);
+	hashmap_release(&p.loc_of);
+	return err;
+}
