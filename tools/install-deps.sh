@@ -4,6 +4,7 @@
 # Arguments name extra packages (`make fuzz` adds clang and libFuzzer).
 set -e
 PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev libiberty-dev \
+zlib1g-dev liblzma-dev xz-utils binutils \
 linux-perf libxml2-utils python3 util-linux procps bc $*"
 missing=""
 for p in $PKGS; do

@@ -29,7 +29,11 @@ static const char usage_text[] =
 	"      --header        list the perf.data header first, as perf script --header\n"
 	"      --header-only   list the header only\n"
 	"      --stats         count the records of each type instead\n"
-	"      --symfs DIR     look for binaries under DIR\n"
+	"      --symfs DIR     look for binaries and debug files under DIR (copied\n"
+	"                      from the recording machine): DIR/path, DIR/usr/lib/debug\n"
+	"      --debug-dir DIR the debug-file directory (default /usr/lib/debug under\n"
+	"                      --symfs): DIR/.build-id/xx/rest.debug, DIR/path/LINK\n"
+	"      --no-demangle   show C++ and Rust names as the binary spells them\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"EXAMPLES\n"
@@ -37,6 +41,7 @@ static const char usage_text[] =
 	"  kiln script -F comm,pid,tid,time,ip,event\n"
 	"  kiln script -F -period,+addr\n"
 	"  kiln script --header-only -i perf.data\n"
+	"  kiln script --symfs /srv/target-root --debug-dir /srv/debug -i perf.data\n"
 	"  perf record -g -o - -- ./prog | kiln script -i -\n";
 
 int cmd_script(int argc, char **argv)
@@ -49,6 +54,8 @@ int cmd_script(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 2 },
 		{ "header", no_argument, NULL, 3 },
 		{ "header-only", no_argument, NULL, 4 },
+		{ "debug-dir", required_argument, NULL, 5 },
+		{ "no-demangle", no_argument, NULL, 6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -83,6 +90,12 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 4:
 			o.header_only = true;
+			break;
+		case 5:
+			o.debug_dir = optarg;
+			break;
+		case 6:
+			o.no_demangle = true;
 			break;
 		case 'h':
 			return cli_usage(stdout, usage_text, KILN_EXIT_OK);

@@ -16,7 +16,16 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 
-enum { OPT_PID = 2000, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_SYMFS };
+enum {
+	OPT_PID = 2000,
+	OPT_TID,
+	OPT_KERNEL,
+	OPT_JIT,
+	OPT_ALL,
+	OPT_SYMFS,
+	OPT_DEBUG_DIR,
+	OPT_NO_DEMANGLE
+};
 enum { OPT_ADDRS = 2100, OPT_EVENT_FILTER };
 
 #define PERF_MAGIC_LEN 8
@@ -29,6 +38,8 @@ const struct option profile_cli_frame_options[] = {
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -60,6 +71,12 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 	case OPT_SYMFS:
 		pc->po.symfs = arg;
 		return 0;
+	case OPT_DEBUG_DIR:
+		pc->po.debug_dir = arg;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		pc->po.no_demangle = true;
+		return 0;
 	default:
 		return -1;
 	}
@@ -68,7 +85,7 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char **output,
 		      const char *usage_text)
 {
-	struct option longopts[16];
+	struct option longopts[32];
 	size_t n = 0;
 	for (; profile_cli_frame_options[n].name; n++)
 		longopts[n] = profile_cli_frame_options[n];
@@ -365,8 +382,9 @@ static int load_text(struct profile_cli *pc, const struct input *in, struct strt
 					"prints for recordings with call chains (perf record -g)\n");
 		return KILN_EXIT_BADINPUT;
 	}
-	if (pc->po.symfs)
-		fprintf(stderr, "warning: --symfs has no effect on perf script text\n");
+	if (pc->po.symfs || pc->po.debug_dir || pc->po.no_demangle)
+		fprintf(stderr, "warning: --symfs, --debug-dir and --no-demangle have no effect "
+				"on perf script text\n");
 	if (st.long_lines)
 		fprintf(stderr, "warning: %s: skipped %llu lines longer than %u KiB\n", name,
 			(unsigned long long)st.long_lines, SCRIPTTEXT_MAX_LINE >> 10);

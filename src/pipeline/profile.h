@@ -19,6 +19,8 @@ struct profile_opts {
 	const char *input;
 	struct frame_opts frames;
 	const char *symfs; /* prefix for binary paths, or NULL */
+	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
+	bool no_demangle;      /* keep C++/Rust names as the binary has them */
 };
 
 struct profile_stats {

@@ -700,6 +700,7 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	strtab_init(&x.strs);
 	dso_set_init(&x.dsos);
 	x.dsos.symfs = o->symfs;
+	x.dsos.debug_dir = o->debug_dir;
 	dso_set_use_kallsyms(&x.dsos, kallsyms_usable(x.h));
 	x.dsos.vdso_always = true;
 	for (size_t i = 0; i < x.h->nbuild_ids; i++)
@@ -710,6 +711,7 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	machine_init(&x.m, &x.strs, &x.dsos);
 	x.m.keep_maps_on_exec = true; /* perf keeps them: execve's own samples resolve */
 	symbolizer_init(&x.sz, &x.m, &x.strs);
+	x.sz.no_demangle = o->no_demangle;
 	unwinder_init(&x.uw, &x.m);
 	x.stack = xmalloc(sizeof(*x.stack));
 	XALLOC_ARRAY(x.frames, MAX_STACK * 2 + 1);
