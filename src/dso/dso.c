@@ -12,12 +12,14 @@
 #include "base/log.h"
 #include "base/xalloc.h"
 #include "dso/debugfile.h"
+#include "dso/jitdump.h"
 #include "dso/nsroot.h"
 
 void dso_set_init(struct dso_set *s)
 {
 	memset(s, 0, sizeof(*s));
 	hashmap_init(&s->by_path);
+	hashmap_init(&s->jitdumps);
 }
 
 void dso_set_release(struct dso_set *s)
@@ -26,17 +28,33 @@ void dso_set_release(struct dso_set *s)
 		elf_image_free(s->v.v[i]->img);
 		elf_image_free(s->v.v[i]->symimg);
 		free(s->v.v[i]->bytes);
+		perfmap_free(s->v.v[i]->jit);
+		perfmap_free(s->v.v[i]->jitdump);
 		free(s->v.v[i]->path);
 		free(s->v.v[i]->file);
 		free(s->v.v[i]);
 	}
 	VEC_FREE(&s->v);
 	hashmap_release(&s->by_path);
+	hashmap_release(&s->jitdumps);
 	kallsyms_free(s->ksyms);
+}
+
+/* "/tmp/perf-<digits>.map" */
+static bool jit_map_name(const char *path)
+{
+	static const char pre[] = "/tmp/perf-";
+	if (strncmp(path, pre, sizeof(pre) - 1))
+		return false;
+	const char *p = path + sizeof(pre) - 1;
+	size_t n = strspn(p, "0123456789");
+	return n > 0 && !strcmp(p + n, ".map");
 }
 
 static enum dso_kind kind_of(const char *path)
 {
+	if (jit_map_name(path))
+		return DSO_JIT;
 	if (!strncmp(path, "[kernel.kallsyms]", 17) || !strcmp(path, "[guest.kernel.kallsyms]"))
 		return DSO_KERNEL;
 	if (!strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]") || !strcmp(path, "[vvar]"))
@@ -67,6 +85,11 @@ uint32_t dso_set_intern(struct dso_set *s, const char *path)
 	d->kind = kind_of(path);
 	uint32_t id = (uint32_t)s->v.n;
 	VEC_PUSH(&s->v, d);
+	unsigned jpid;
+	int end = 0;
+	if (sscanf(d->base, "jit-%u.dump%n", &jpid, &end) == 1 && end > 0 && !d->base[end] &&
+	    d->base[4] >= '0' && d->base[4] <= '9')
+		hashmap_put(&s->jitdumps, jpid, (uint64_t)id + 1);
 	uint64_t k = h;
 	while (hashmap_get(&s->by_path, k, NULL))
 		k++;
@@ -276,6 +299,45 @@ void dso_set_note_pid(struct dso_set *s, uint32_t id, uint32_t pid)
 	struct dso *d = dso_set_get(s, id);
 	if (!d->pid && pid && pid != UINT32_MAX)
 		d->pid = pid;
+}
+
+bool dso_is_anon_code(const struct dso *d)
+{
+	const char *p = d->path;
+	return !strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
+	       !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[stack", 6) ||
+	       !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]");
+}
+
+uint32_t dso_set_jit(struct dso_set *s, uint32_t pid)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "/tmp/perf-%u.map", pid);
+	return dso_set_intern(s, name);
+}
+
+const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64_t *start)
+{
+	if (d->kind != DSO_JIT)
+		return NULL;
+	if (!d->tried) {
+		d->tried = true;
+		unsigned pid;
+		uint64_t v;
+		if (sscanf(d->path, "/tmp/perf-%u.map", &pid) == 1 &&
+		    hashmap_get(&s->jitdumps, pid, &v)) {
+			const char *dump = dso_set_get(s, (uint32_t)(v - 1))->path;
+			if (jitdump_load(&d->jitdump, dump))
+				log_warn("%s: %s", dump, err_last()->msg);
+		}
+		int err = perfmap_load(&d->jit, d->path);
+		if (err && err != -ENOENT)
+			log_warn("%s: %s", d->path, err_last()->msg);
+	}
+	const char *name = d->jitdump ? perfmap_lookup(d->jitdump, ip, start) : NULL;
+	if (!name && d->jit)
+		name = perfmap_lookup(d->jit, ip, start);
+	return name;
 }
 
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed)

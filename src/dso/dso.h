@@ -21,12 +21,14 @@
 #include "base/vec.h"
 #include "dso/elf_image.h"
 #include "dso/kallsyms.h"
+#include "dso/perfmap.h"
 
 enum dso_kind {
 	DSO_FILE = 0, /* a file on disk */
 	DSO_KERNEL,   /* [kernel.kallsyms] and kernel modules */
 	DSO_VDSO,     /* [vdso], [vsyscall] */
 	DSO_ANON,     /* //anon, [heap], [stack], memfd:, ... : no file */
+	DSO_JIT,      /* /tmp/perf-PID.map: JIT symbols of PID's anonymous code */
 };
 
 struct dso {
@@ -39,6 +41,8 @@ struct dso {
 	struct elf_image *img;    /* the binary itself: segments, build-id */
 	struct elf_image *symimg; /* its separate debug file, if found (richer symbols) */
 	uint8_t *bytes; /* an in-memory image we own (the vDSO copy), or NULL */
+	struct perfmap *jit;     /* DSO_JIT: the perf map's symbols, once loaded */
+	struct perfmap *jitdump; /* DSO_JIT: the process's jitdump symbols, if recorded */
 	uint32_t pid;   /* the first process seen mapping it (0: none): its root holds the file */
 	bool tried;     /* img load was attempted */
 	bool dbg_tried; /* the debug file search was done */
@@ -50,6 +54,7 @@ struct dso_set {
 	struct kallsyms *ksyms; /* NULL until loaded; stays NULL if unusable */
 	bool ksyms_allowed;
 	bool ksyms_tried;
+	struct hashmap jitdumps; /* pid -> 1 + id of a mapped ".../jit-PID.dump" */
 	/* Take "[vdso]" symbols from this process's vDSO even when kallsyms is
 	 * not allowed (perf's way), unless a recorded build-id differs. */
 	bool vdso_always;
@@ -80,6 +85,20 @@ const struct elf_image *dso_image(struct dso_set *s, struct dso *d);
  * binary (with its MiniDebugInfo symbols added). NULL when dso_image() is
  * NULL. */
 const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d);
+/*
+ * Anonymous code (perf's rule: "//anon", "/dev/zero", "/anon_hugepage",
+ * "[stack", "/SYSV", "[heap]" mapped executable) is named after its
+ * process's JIT map, "/tmp/perf-PID.map", as perf names it.
+ */
+bool dso_is_anon_code(const struct dso *d);
+/* The id of the DSO_JIT dso "/tmp/perf-PID.map". */
+uint32_t dso_set_jit(struct dso_set *s, uint32_t pid);
+/* The JIT symbol at absolute address 'ip' in a DSO_JIT dso, or NULL:
+ * from the process's jitdump file when the recording mapped one
+ * (dso/jitdump.h), else from /tmp/perf-PID.map (dso/perfmap.h). Both are
+ * read on first use; a refused or broken file is said once through
+ * log_warn, a missing perf map is silent. Borrowed. */
+const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64_t *start);
 /* Allow or forbid /proc/kallsyms (true only when the recorded kernel is
  * the running one). */
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed);

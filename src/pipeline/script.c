@@ -425,6 +425,12 @@ static void resolve(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64
 		char buf[64];
 		snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", pid);
 		out->dso = strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
+		struct sym js;
+		symbolize(&x->sz, pid, ip, false, &js); /* the JIT map's name, if any */
+		if (js.name != SYM_NONE) {
+			out->sym = strtab_get(&x->strs, js.name);
+			out->symoff = js.symoff;
+		}
 		return;
 	}
 	out->addr = ip - map->start + map->pgoff;

@@ -81,6 +81,21 @@ static uint32_t display_name(struct symbolizer *s, const char *name)
 	return id;
 }
 
+/* Anonymous code of process 'pid': its JIT map, by absolute address (perf
+ * shows JIT names as the runtime wrote them, not demangled). */
+static void resolve_jit(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym *out)
+{
+	struct dso_set *ds = s->m->dsos;
+	out->dso = dso_set_jit(ds, pid);
+	out->addr = ip;
+	uint64_t start;
+	const char *name = dso_jit_lookup(ds, dso_set_get(ds, out->dso), ip, &start);
+	if (name) {
+		out->name = strtab_intern_str(s->strs, name);
+		out->symoff = ip - start;
+	}
+}
+
 static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip, bool kernel,
 		    struct sym *out)
 {
@@ -127,6 +142,10 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	}
 	if (!map)
 		return;
+	if (!kernel && dso_is_anon_code(dso_set_get(s->m->dsos, map->dso))) {
+		resolve_jit(s, pid, ip, out); /* per process: not in the per-dso cache */
+		return;
+	}
 	/* Cache by (dso, file offset): the same code mapped anywhere resolves alike. */
 	uint64_t key_addr = ip - map->start + map->pgoff;
 	uint64_t key = hash_mix2(((uint64_t)map->dso << 1) | kernel, key_addr), idx;
