@@ -6,7 +6,8 @@
  *     START SIZE NAME\n        (START and SIZE in hex, "0x" optional)
  * Lines are read as perf reads them: each number as strtoull(.., 16)
  * would, then exactly one separator byte, then the rest of the line is
- * the name; a line too short to hold a name is skipped. The last byte of
+ * the name; a line too short to hold a name (perf: fewer than 3 bytes of
+ * it) is skipped. The last byte of
  * every line (its '\n') is dropped, as perf drops it. Lines longer than
  * PERFMAP_LINE_MAX are skipped.
  *
