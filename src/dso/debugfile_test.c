@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -337,18 +339,31 @@ static void test_perfmap_owner(void **state)
 	fputs("1000 10 fun\n2000 10 f\n", f);
 	fclose(f);
 	struct perfmap *pm;
-	assert_int_equal(perfmap_load(&pm, path), 0);
+	assert_int_equal(perfmap_load(&pm, path, 0), 0);
 	assert_string_equal(look(pm, 0x1000), "fun");
 	assert_null(look(pm, 0x2000)); /* perf skips names under 3 bytes */
 	perfmap_free(pm);
 	char link[160];
 	snprintf(link, sizeof(link), "%s/perf-2.map", dir);
 	assert_int_equal(symlink(path, link), 0);
-	assert_int_equal(perfmap_load(&pm, link), -EPERM); /* symlinks are refused */
+	assert_int_equal(perfmap_load(&pm, link, 0), -EPERM); /* symlinks are refused */
 	if (geteuid() == 0) {
 		assert_int_equal(chown(path, 12345, 12345), 0);
-		assert_int_equal(perfmap_load(&pm, path), -EPERM);
-		assert_non_null(strstr(err_last()->msg, "not owned"));
+		assert_int_equal(perfmap_load(&pm, path, 0), -EPERM);
+		assert_non_null(strstr(err_last()->msg, "owned by uid 12345"));
+		/* ... unless the process it describes runs as that user. */
+		pid_t child = fork();
+		if (child == 0) {
+			if (setuid(12345))
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		usleep(100000);
+		assert_int_equal(perfmap_load(&pm, path, (uint32_t)child), 0);
+		perfmap_free(pm);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
 	}
 }
 

@@ -322,15 +322,15 @@ const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64
 		return NULL;
 	if (!d->tried) {
 		d->tried = true;
-		unsigned pid;
+		unsigned pid = 0;
 		uint64_t v;
 		if (sscanf(d->path, "/tmp/perf-%u.map", &pid) == 1 &&
 		    hashmap_get(&s->jitdumps, pid, &v)) {
 			const char *dump = dso_set_get(s, (uint32_t)(v - 1))->path;
-			if (jitdump_load(&d->jitdump, dump))
+			if (jitdump_load(&d->jitdump, dump, pid))
 				log_warn("%s: %s", dump, err_last()->msg);
 		}
-		int err = perfmap_load(&d->jit, d->path);
+		int err = perfmap_load(&d->jit, d->path, pid);
 		if (err && err != -ENOENT)
 			log_warn("%s: %s", d->path, err_last()->msg);
 	}

@@ -83,17 +83,15 @@ int jitdump_parse(struct perfmap **out, const void *data, size_t len)
 	return 0;
 }
 
-int jitdump_load(struct perfmap **out, const char *path)
+int jitdump_load(struct perfmap **out, const char *path, uint32_t pid)
 {
 	struct stat st;
 	*out = NULL;
 	if (lstat(path, &st))
 		return err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return err_set(-EPERM, "'%s' is not a regular file; not used", path);
-	if (st.st_uid != 0 && st.st_uid != geteuid())
-		return err_set(-EPERM, "'%s' is not owned by root or the current user; not used",
-			       path);
+	int err = perfmap_check_owner(path, &st, pid);
+	if (err)
+		return err;
 	if ((uint64_t)st.st_size > PERFMAP_FILE_MAX)
 		return err_set(-EFBIG, "'%s' is larger than %llu bytes", path,
 			       (unsigned long long)PERFMAP_FILE_MAX);
@@ -103,7 +101,6 @@ int jitdump_load(struct perfmap **out, const char *path)
 	if (fd < 0)
 		return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	int err;
 	if (map == MAP_FAILED) {
 		err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
 	} else {

@@ -21,6 +21,7 @@
 #define KILN_DSO_JITDUMP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dso/perfmap.h"
 
@@ -28,6 +29,6 @@
  * (err_last()) when the header is not a jitdump header. */
 int jitdump_parse(struct perfmap **out, const void *data, size_t len);
 /* perfmap_load's ownership rule, then read and parse 'path'. */
-int jitdump_load(struct perfmap **out, const char *path);
+int jitdump_load(struct perfmap **out, const char *path, uint32_t pid);
 
 #endif

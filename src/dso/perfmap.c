@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -162,17 +163,30 @@ int perfmap_parse(struct perfmap **out, const char *data, size_t len)
 	return 0;
 }
 
-int perfmap_load(struct perfmap **out, const char *path)
+int perfmap_check_owner(const char *path, const struct stat *st, uint32_t pid)
+{
+	if (!S_ISREG(st->st_mode))
+		return err_set(-EPERM, "'%s' is not a regular file; not used", path);
+	if (st->st_uid == 0 || st->st_uid == geteuid())
+		return 0;
+	char proc[32];
+	struct stat ps;
+	snprintf(proc, sizeof(proc), "/proc/%u", pid);
+	if (pid && !stat(proc, &ps) && ps.st_uid == st->st_uid)
+		return 0;
+	return err_set(-EPERM, "'%s' is owned by uid %u, not by root, the current user or "
+		       "the process's user; not used", path, (unsigned)st->st_uid);
+}
+
+int perfmap_load(struct perfmap **out, const char *path, uint32_t pid)
 {
 	struct stat st;
 	*out = NULL;
 	if (lstat(path, &st))
 		return err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return err_set(-EPERM, "'%s' is not a regular file; not used", path);
-	if (st.st_uid != 0 && st.st_uid != geteuid())
-		return err_set(-EPERM, "'%s' is not owned by root or the current user; not used",
-			       path);
+	int err = perfmap_check_owner(path, &st, pid);
+	if (err)
+		return err;
 	if ((uint64_t)st.st_size > PERFMAP_FILE_MAX)
 		return err_set(-EFBIG, "'%s' is larger than %llu bytes", path,
 			       (unsigned long long)PERFMAP_FILE_MAX);
@@ -184,7 +198,6 @@ int perfmap_load(struct perfmap **out, const char *path)
 		close(fd);
 		return err_set(-EPERM, "'%s' changed while it was opened; not used", path);
 	}
-	int err = 0;
 	if (st2.st_size == 0) {
 		err = perfmap_parse(out, "", 0);
 	} else {

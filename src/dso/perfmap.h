@@ -16,8 +16,10 @@
  * and of those starting at one address the later line.
  *
  * The file is used only if it is a regular file (not a symlink) owned by
- * root or by the user kiln runs as: perf's rule, since anyone can write
- * /tmp/perf-PID.map for someone else's PID.
+ * root, by the user kiln runs as, or by the user process PID runs as
+ * (when it still runs): anyone can write /tmp/perf-PID.map for someone
+ * else's PID. (Older perf had the root-or-us rule; perf 6.1 reads any
+ * owner's map.)
  */
 #ifndef KILN_DSO_PERFMAP_H
 #define KILN_DSO_PERFMAP_H
@@ -25,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #define PERFMAP_LINE_MAX 65536
 #define PERFMAP_FILE_MAX ((uint64_t)2 << 30)
@@ -34,9 +37,13 @@ struct perfmap;
 /* Parse 'len' bytes of map text (copied: the input may go). 0 or -errno;
  * garbage lines are skipped, never an error. */
 int perfmap_parse(struct perfmap **out, const char *data, size_t len);
-/* Check the ownership rule above, then read and parse 'path'. 0 or -errno
- * (-EPERM: refused by the rule; err_last() says why). */
-int perfmap_load(struct perfmap **out, const char *path);
+/* Check the ownership rule above ('pid': the process the map describes,
+ * 0 if unknown), then read and parse 'path'. 0 or -errno (-EPERM: refused
+ * by the rule; err_last() says why). */
+int perfmap_load(struct perfmap **out, const char *path, uint32_t pid);
+/* The rule alone, for 'path' opened as 'fd' (lstat'ed as *st): 0 or
+ * -EPERM with err_last() set. */
+int perfmap_check_owner(const char *path, const struct stat *st, uint32_t pid);
 void perfmap_free(struct perfmap *pm);
 /* Building a table from another source (jitdump): new, add in file order
  * (the name is copied; 'names_max' bounds their total bytes), finish
