@@ -135,7 +135,8 @@ static void parse_line(struct perfmap *pm, const char *line, size_t n)
 
 void perfmap_finish(struct perfmap *pm)
 {
-	qsort(pm->syms.v, pm->syms.n, sizeof(*pm->syms.v), sym_cmp);
+	if (pm->syms.n)
+		qsort(pm->syms.v, pm->syms.n, sizeof(*pm->syms.v), sym_cmp);
 	uint64_t maxend = 0;
 	for (size_t i = 0; i < pm->syms.n; i++) {
 		struct pm_sym *s = &pm->syms.v[i];
