@@ -162,12 +162,16 @@ static bool adopt(struct dso *d, struct elf_image *img, const char *file, char *
 	return true;
 }
 
-/* The binary as the process that mapped it sees it, inside its root. */
-static bool open_in_root(struct dso *d, const char *path, char *why, size_t wsz)
+/* The binary as the process that mapped it sees it, inside its root; or
+ * (host) at its host path without following symlinks. */
+static bool open_in_root(struct dso *d, const char *path, bool host, char *why, size_t wsz)
 {
 	char name[4200];
-	int fd = nsroot_open(d->pid, path);
-	snprintf(name, sizeof(name), "/proc/%u/root%s", d->pid, path);
+	int fd = host ? nsroot_open_nofollow(path) : nsroot_open(d->pid, path);
+	if (host)
+		snprintf(name, sizeof(name), "%s", path);
+	else
+		snprintf(name, sizeof(name), "/proc/%u/root%s", d->pid, path);
 	if (fd < 0) {
 		snprintf(why, wsz, "%s", err_last()->msg);
 		return false;
@@ -196,8 +200,10 @@ static bool open_at(struct dso *d, const char *path, char *why, size_t wsz)
 /*
  * A file dso's image, tried in order: inside the root of the process that
  * mapped it when that process runs in another mount namespace (and no
- * --symfs); the recorded path (under --symfs); perf's build-id cache
- * (~/.debug/.build-id/xx/rest/elf). The first failure is the warning.
+ * --symfs); the recorded path (under --symfs; for such a process without
+ * following symlinks, since its directories may be the container's);
+ * perf's build-id cache (~/.debug/.build-id/xx/rest/elf). The first
+ * failure is the warning.
  */
 static const struct elf_image *open_file(struct dso_set *s, struct dso *d)
 {
@@ -209,10 +215,12 @@ static const struct elf_image *open_file(struct dso_set *s, struct dso *d)
 	snprintf(path, sizeof(path), "%s%s", s->symfs ? s->symfs : "", d->path);
 	if (gone)
 		snprintf(why, sizeof(why), "the binary was deleted after it was mapped; no symbols");
-	else if (!s->symfs && d->pid && nsroot_foreign(d->pid) &&
-		 open_in_root(d, d->path, why, sizeof(why)))
+	bool foreign = !gone && !s->symfs && d->pid && nsroot_foreign(d->pid);
+	if (foreign && open_in_root(d, d->path, false, why, sizeof(why)))
 		return d->img;
-	else if (open_at(d, path, why[0] ? why2 : why, sizeof(why)))
+	if (foreign && open_in_root(d, path, true, why2, sizeof(why2)))
+		return d->img;
+	if (!gone && !foreign && open_at(d, path, why, sizeof(why)))
 		return d->img;
 	const char *home = getenv("HOME");
 	if (d->build_id_size >= 2 && home && *home) {

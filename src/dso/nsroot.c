@@ -37,6 +37,21 @@ bool nsroot_foreign(uint32_t pid)
 	return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
 }
 
+int nsroot_open_nofollow(const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0) {
+		int e = errno;
+		return err_set(-e, "cannot open '%s'%s: %s", path,
+			       e == ELOOP ? " without following symlinks" : "", strerror(e));
+	}
+	return fd;
+}
+
 int nsroot_open(uint32_t pid, const char *path)
 {
 	char root[64];

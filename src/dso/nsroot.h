@@ -21,5 +21,10 @@ bool nsroot_foreign(uint32_t pid);
 /* Open 'path' (absolute) inside pid's root, read-only, non-blocking.
  * Returns an fd, or -errno with err_last() naming the path. */
 int nsroot_open(uint32_t pid, const char *path);
+/* Open a host 'path' without following any symlink in it (a mapped file's
+ * recorded path never has one: the kernel writes canonical paths). Used
+ * for a containerised process's files seen from the host, whose
+ * directories the container controls. An fd or -errno (err_last()). */
+int nsroot_open_nofollow(const char *path);
 
 #endif
