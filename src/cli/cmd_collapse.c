@@ -35,7 +35,7 @@ static const char usage_text[] =
 	"      --symfs DIR     look for binaries and debug files under DIR (perf.data)\n"
 	"      --debug-dir DIR debug-file directory (default /usr/lib/debug under --symfs)\n"
 	"      --no-demangle   keep C++ and Rust names mangled (perf.data)\n"
-	"      --addrs         name frames without a symbol [dso <ADDR>] (text)\n"
+	"      --addrs         name frames without a symbol [dso <ADDR>]\n"
 	"      --event-filter=EVENT\n"
 	"                      fold only samples of EVENT (text)\n"
 	"  -h, --help          this help\n"

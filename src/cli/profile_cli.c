@@ -435,14 +435,15 @@ int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct tri
 	}
 	if (in.perfdata) {
 		int code;
-		if (pc->addrs || pc->event_filter) {
+		if (pc->event_filter) {
 			strtab_init(strs);
 			trie_init(t, strs);
-			fprintf(stderr, "error: --addrs and --event-filter apply to perf script "
+			fprintf(stderr, "error: --event-filter applies to perf script "
 					"text, and '%s' is a perf.data\n",
 				pc->po.input);
 			code = KILN_EXIT_USAGE;
 		} else {
+			pc->po.frames.addrs = pc->addrs;
 			code = profile_cli_load(pc, strs, t);
 		}
 		if (in.relay)

@@ -213,7 +213,10 @@ static const struct elf_image *open_file(struct dso_set *s, struct dso *d)
 	bool gone = len > sizeof(deleted) - 1 && !strcmp(d->path + len - (sizeof(deleted) - 1), deleted);
 
 	snprintf(path, sizeof(path), "%s%s", s->symfs ? s->symfs : "", d->path);
-	if (gone)
+	if (gone && !strncmp(d->path, "/memfd:", 7))
+		snprintf(why, sizeof(why), "a memfd (anonymous memory file) has no file on disk; "
+			 "no symbols");
+	else if (gone)
 		snprintf(why, sizeof(why), "the binary was deleted after it was mapped; no symbols");
 	bool foreign = !gone && !s->symfs && d->pid && nsroot_foreign(d->pid);
 	if (foreign && open_in_root(d, d->path, false, why, sizeof(why)))

@@ -132,6 +132,7 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	out->dso = SYM_NONE;
 	out->symoff = 0;
 	out->addr = ip;
+	out->pc = ip;
 	out->kernel = kernel;
 	s->lookups++;
 	const struct mapping *map = machine_find(s->m, pid, ip, kernel);
@@ -158,6 +159,8 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	}
 	s->misses++;
 	resolve(s, map, ip, kernel, out);
+	if (!out->kernel)
+		out->pc = key_addr;
 	hashmap_put(&s->cache, key, s->entries.n);
 	VEC_PUSH(&s->entries, *out);
 	VEC_PUSH(&s->entry_keys, key_addr);
