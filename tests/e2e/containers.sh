@@ -7,6 +7,9 @@
 # runs, its static functions are named. Then the binary inside the root
 # is replaced by an absolute symlink to a decoy binary on the host: the
 # decoy's names must never appear (a host-side open would follow it).
+# `kiln record` / `kiln flame` of a command that enters the namespace keep
+# its binary in the build-id cache while it runs, so it is named after it
+# exits.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(id -u)" = 0 ] || skip "unshare --mount needs root"
@@ -50,8 +53,21 @@ pid=$(pgrep -f '^/kiln-ns-prog' | head -1)
 "$KILN" record -q -g -F 999 -p "$pid" -o "$T/ns.data" -- sleep 0.5 2>/dev/null || fail "record failed"
 "$KILN" collapse "$T/ns.data" >"$T/out" 2>"$T/err" || fail "collapse failed"
 grep -q ';ns_hidden_spin' "$T/out" || fail "not named through /proc/PID/root: $(head -3 "$T/out") $(cat "$T/err")"
-"$KILN" flame -q -p "$pid" -o "$T/ns.svg" -- sleep 0.5 2>/dev/null || fail "flame failed"
+"$KILN" flame -q -p "$pid" -i "$T/nsflame.data" -o "$T/ns.svg" -- sleep 0.5 2>/dev/null || fail "flame failed"
 grep -q 'ns_hidden_spin' "$T/ns.svg" || fail "kiln flame -p: not named"
+
+# Recording a command that enters the namespace itself: the process is
+# gone when the file is read, so the recorder kept its binary in the
+# build-id cache (HOME/.debug) and listed it in the build-id table.
+export HOME="$T/home"
+mkdir -p "$HOME"
+"$KILN" record -q -g -F 999 -o "$T/cmd.data" -- unshare --mount --root="$R" /kiln-ns-prog 0.4 2>/dev/null ||
+	fail "record -- unshare failed"
+ls "$HOME"/.debug/.build-id/*/*/elf >/dev/null 2>&1 || fail "the recorder kept no binary in $HOME/.debug"
+"$KILN" collapse "$T/cmd.data" >"$T/out" 2>"$T/err" || fail "collapse (cmd) failed"
+grep -q ';ns_hidden_spin' "$T/out" || fail "record -- CMD: not named after exit: $(head -2 "$T/out") $(cat "$T/err")"
+"$KILN" flame -q -i "$T/cmdflame.data" -o "$T/cmd.svg" -- unshare --mount --root="$R" /kiln-ns-prog 0.3 2>/dev/null || fail "flame -- unshare failed"
+grep -q 'ns_hidden_spin' "$T/cmd.svg" || fail "flame -- CMD: not named"
 
 # The file inside the root becomes an absolute symlink to a host binary.
 rm "$R/kiln-ns-prog"
