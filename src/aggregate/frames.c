@@ -1,6 +1,7 @@
 /* frames: stackcollapse-compatible frame naming (aggregate, L6). */
 #include "aggregate/frames.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,12 @@ struct trie_frame frame_for_sym(struct strtab *strs, const struct symbolizer *sz
 	} else {
 		/* perf script prints "[unknown] (dso)"; stackcollapse turns that into
 		 * "[dso basename]" ("[kernel.kallsyms]" and "[vdso]" already are). */
-		if (!dso)
+		const char *path = sym_dso_path(sz, sym);
+		if (path && strstr(path, " ("))
+			buf_addstr(&b, "[unknown] "); /* "[unknown] (/x (deleted))" split at " (deleted" */
+		else if (o->addrs)
+			buf_addf(&b, "[%s <%" PRIx64 ">]", dso ? dso : "unknown", sym->pc);
+		else if (!dso)
 			buf_addstr(&b, "[unknown]");
 		else if (dso[0] == '[')
 			buf_addstr(&b, dso);

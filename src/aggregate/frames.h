@@ -5,7 +5,11 @@
  * stand in for `perf script | stackcollapse-perf.pl`: a symbol keeps its
  * name (with ';' turned into ':' so it cannot split the stack); an
  * address with no symbol becomes "[dso basename]", or "[unknown]" when
- * not even the mapping is known; with annotations on, kernel frames get
+ * not even the mapping is known ("[dso <PC>]" and "[unknown <PC>]" with
+ * addrs, PC being the address perf script prints); a dso path holding
+ * " (" ("/x (deleted)", "/memfd:y (deleted)") gives "[unknown] ", as
+ * stackcollapse-perf.pl's frame pattern splits such a line at its last
+ * " ("; with annotations on, kernel frames get
  * the suffix "_[k]" and JIT frames "_[j]". The process frame is the comm
  * with spaces as '_', optionally "-PID" or "-PID/TID".
  */
@@ -24,6 +28,7 @@ struct frame_opts {
 	bool annotate_jit;    /* "_[j]" */
 	bool with_pid;        /* comm-PID */
 	bool with_tid;        /* comm-PID/TID */
+	bool addrs;           /* "[dso <PC>]" for frames without a symbol (stackcollapse --addrs) */
 };
 
 /* The trie frame for a resolved address. */

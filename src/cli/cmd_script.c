@@ -29,8 +29,18 @@ static const char usage_text[] =
 	"      --header        list the perf.data header first, as perf script --header\n"
 	"      --header-only   list the header only\n"
 	"      --stats         count the records of each type instead\n"
-	"      --symfs DIR     look for binaries under DIR\n"
-	"  -f, --force         read a perf.data owned by neither you nor root\n"
+	"      --symfs DIR     look for binaries and debug files under DIR (copied\
+"
+	"                      from the recording machine): DIR/path, DIR/usr/lib/debug\
+"
+	"      --debug-dir DIR the debug-file directory (default /usr/lib/debug under\
+"
+	"                      --symfs): DIR/.build-id/xx/rest.debug, DIR/path/LINK\
+"
+	"      --no-demangle   show C++ and Rust names as the binary spells them\
+"
+	"  -f, --force         read a perf.data owned by neither you nor root\
+"
 	"  -h, --help          this help\n"
 	"\n"
 	"EXAMPLES\n"
@@ -38,6 +48,7 @@ static const char usage_text[] =
 	"  kiln script -F comm,pid,tid,time,ip,event\n"
 	"  kiln script -F -period,+addr\n"
 	"  kiln script --header-only -i perf.data\n"
+	"  kiln script --symfs /srv/target-root --debug-dir /srv/debug -i perf.data\n"
 	"  perf record -g -o - -- ./prog | kiln script -i -\n";
 
 int cmd_script(int argc, char **argv)
@@ -51,6 +62,8 @@ int cmd_script(int argc, char **argv)
 		{ "header", no_argument, NULL, 3 },
 		{ "header-only", no_argument, NULL, 4 },
 		{ "force", no_argument, NULL, 'f' },
+		{ "debug-dir", required_argument, NULL, 5 },
+		{ "no-demangle", no_argument, NULL, 6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -86,6 +99,12 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 4:
 			o.header_only = true;
+			break;
+		case 5:
+			o.debug_dir = optarg;
+			break;
+		case 6:
+			o.no_demangle = true;
 			break;
 		case 'f':
 			force = true;

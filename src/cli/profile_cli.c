@@ -17,7 +17,17 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 
-enum { OPT_PID = 2000, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_SYMFS, OPT_FORCE };
+enum {
+	OPT_PID = 2000,
+	OPT_TID,
+	OPT_KERNEL,
+	OPT_JIT,
+	OPT_ALL,
+	OPT_SYMFS,
+	OPT_DEBUG_DIR,
+	OPT_NO_DEMANGLE,
+	OPT_FORCE
+};
 enum { OPT_ADDRS = 2100, OPT_EVENT_FILTER };
 
 #define PERF_MAGIC_LEN 8
@@ -31,6 +41,8 @@ const struct option profile_cli_frame_options[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -62,6 +74,12 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 	case OPT_SYMFS:
 		pc->po.symfs = arg;
 		return 0;
+	case OPT_DEBUG_DIR:
+		pc->po.debug_dir = arg;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		pc->po.no_demangle = true;
+		return 0;
 	case 'f':
 	case OPT_FORCE:
 		pc->force = true;
@@ -74,7 +92,7 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char **output,
 		      const char *usage_text)
 {
-	struct option longopts[16];
+	struct option longopts[32];
 	size_t n = 0;
 	for (; profile_cli_frame_options[n].name; n++)
 		longopts[n] = profile_cli_frame_options[n];
@@ -402,8 +420,9 @@ static int load_text(struct profile_cli *pc, const struct input *in, struct strt
 					"prints for recordings with call chains (perf record -g)\n");
 		return KILN_EXIT_BADINPUT;
 	}
-	if (pc->po.symfs)
-		fprintf(stderr, "warning: --symfs has no effect on perf script text\n");
+	if (pc->po.symfs || pc->po.debug_dir || pc->po.no_demangle)
+		fprintf(stderr, "warning: --symfs, --debug-dir and --no-demangle have no effect "
+				"on perf script text\n");
 	if (st.long_lines)
 		fprintf(stderr, "warning: %s: skipped %llu lines longer than %u KiB\n", name,
 			(unsigned long long)st.long_lines, SCRIPTTEXT_MAX_LINE >> 10);
@@ -454,14 +473,15 @@ int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct tri
 	}
 	if (in.perfdata) {
 		int code;
-		if (pc->addrs || pc->event_filter) {
+		if (pc->event_filter) {
 			strtab_init(strs);
 			trie_init(t, strs);
-			fprintf(stderr, "error: --addrs and --event-filter apply to perf script "
+			fprintf(stderr, "error: --event-filter applies to perf script "
 					"text, and '%s' is a perf.data\n",
 				pc->po.input);
 			code = KILN_EXIT_USAGE;
 		} else {
+			pc->po.frames.addrs = pc->addrs;
 			code = profile_cli_load(pc, strs, t);
 		}
 		if (in.relay)

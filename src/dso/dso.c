@@ -6,15 +6,20 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "dso/debugfile.h"
+#include "dso/jitdump.h"
+#include "dso/nsroot.h"
 
 void dso_set_init(struct dso_set *s)
 {
 	memset(s, 0, sizeof(*s));
 	hashmap_init(&s->by_path);
+	hashmap_init(&s->jitdumps);
 }
 
 void dso_set_release(struct dso_set *s)
@@ -23,16 +28,33 @@ void dso_set_release(struct dso_set *s)
 		elf_image_free(s->v.v[i]->img);
 		elf_image_free(s->v.v[i]->symimg);
 		free(s->v.v[i]->bytes);
+		perfmap_free(s->v.v[i]->jit);
+		perfmap_free(s->v.v[i]->jitdump);
 		free(s->v.v[i]->path);
+		free(s->v.v[i]->file);
 		free(s->v.v[i]);
 	}
 	VEC_FREE(&s->v);
 	hashmap_release(&s->by_path);
+	hashmap_release(&s->jitdumps);
 	kallsyms_free(s->ksyms);
+}
+
+/* "/tmp/perf-<digits>.map" */
+static bool jit_map_name(const char *path)
+{
+	static const char pre[] = "/tmp/perf-";
+	if (strncmp(path, pre, sizeof(pre) - 1))
+		return false;
+	const char *p = path + sizeof(pre) - 1;
+	size_t n = strspn(p, "0123456789");
+	return n > 0 && !strcmp(p + n, ".map");
 }
 
 static enum dso_kind kind_of(const char *path)
 {
+	if (jit_map_name(path))
+		return DSO_JIT;
 	if (!strncmp(path, "[kernel.kallsyms]", 17) || !strcmp(path, "[guest.kernel.kallsyms]"))
 		return DSO_KERNEL;
 	if (!strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]") || !strcmp(path, "[vvar]"))
@@ -63,6 +85,11 @@ uint32_t dso_set_intern(struct dso_set *s, const char *path)
 	d->kind = kind_of(path);
 	uint32_t id = (uint32_t)s->v.n;
 	VEC_PUSH(&s->v, d);
+	unsigned jpid;
+	int end = 0;
+	if (sscanf(d->base, "jit-%u.dump%n", &jpid, &end) == 1 && end > 0 && !d->base[end] &&
+	    d->base[4] >= '0' && d->base[4] <= '9')
+		hashmap_put(&s->jitdumps, jpid, (uint64_t)id + 1);
 	uint64_t k = h;
 	while (hashmap_get(&s->by_path, k, NULL))
 		k++;
@@ -108,6 +135,112 @@ static uint8_t *own_vdso(size_t *len)
 	return p;
 }
 
+/* Does img carry the build-id recorded for d (or was none recorded)? */
+static bool id_matches(const struct dso *d, const struct elf_image *img, char *why, size_t wsz)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t n = elf_image_build_id(img, id);
+	if (!d->build_id_size || (n == d->build_id_size && !memcmp(id, d->build_id, n)))
+		return true;
+	char want[2 * ELF_BUILD_ID_MAX + 1], got[2 * ELF_BUILD_ID_MAX + 1];
+	hex(want, d->build_id, d->build_id_size);
+	hex(got, id, n);
+	snprintf(why, wsz, "build-id mismatch (recorded %s, on disk %s); not used", want,
+		 n ? got : "none");
+	return false;
+}
+
+/* Take 'img' read from 'file' for d if its build-id fits; else free it. */
+static bool adopt(struct dso *d, struct elf_image *img, const char *file, char *why, size_t wsz)
+{
+	if (!id_matches(d, img, why, wsz)) {
+		elf_image_free(img);
+		return false;
+	}
+	d->img = img;
+	d->file = xstrdup(file);
+	return true;
+}
+
+/* The binary as the process that mapped it sees it, inside its root; or
+ * (host) at its host path without following symlinks. */
+static bool open_in_root(struct dso *d, const char *path, bool host, char *why, size_t wsz)
+{
+	char name[4200];
+	int fd = host ? nsroot_open_nofollow(path) : nsroot_open(d->pid, path);
+	if (host)
+		snprintf(name, sizeof(name), "%s", path);
+	else
+		snprintf(name, sizeof(name), "/proc/%u/root%s", d->pid, path);
+	if (fd < 0) {
+		snprintf(why, wsz, "%s", err_last()->msg);
+		return false;
+	}
+	struct elf_image *img;
+	int err = elf_image_open_fd(&img, fd, name);
+	close(fd);
+	if (err) {
+		snprintf(why, wsz, "%s", err_last()->msg);
+		return false;
+	}
+	return adopt(d, img, name, why, wsz);
+}
+
+static bool open_at(struct dso *d, const char *path, char *why, size_t wsz)
+{
+	struct elf_image *img;
+	int err = elf_image_open(&img, path);
+	if (err) {
+		snprintf(why, wsz, "%s", err == -ENOENT ? "file not found" : err_last()->msg);
+		return false;
+	}
+	return adopt(d, img, path, why, wsz);
+}
+
+/*
+ * A file dso's image, tried in order: inside the root of the process that
+ * mapped it when that process runs in another mount namespace (and no
+ * --symfs); the recorded path (under --symfs; for such a process without
+ * following symlinks, since its directories may be the container's);
+ * perf's build-id cache (~/.debug/.build-id/xx/rest/elf). The first
+ * failure is the warning.
+ */
+static const struct elf_image *open_file(struct dso_set *s, struct dso *d)
+{
+	char path[4096], why[600] = "", why2[600];
+	static const char deleted[] = " (deleted)";
+	size_t len = strlen(d->path);
+	bool gone = len > sizeof(deleted) - 1 && !strcmp(d->path + len - (sizeof(deleted) - 1), deleted);
+
+	snprintf(path, sizeof(path), "%s%s", s->symfs ? s->symfs : "", d->path);
+	if (gone && !strncmp(d->path, "/memfd:", 7))
+		snprintf(why, sizeof(why), "a memfd (anonymous memory file) has no file on disk; "
+			 "no symbols");
+	else if (gone)
+		snprintf(why, sizeof(why), "the binary was deleted after it was mapped; no symbols");
+	bool foreign = !gone && !s->symfs && d->pid && nsroot_foreign(d->pid);
+	if (foreign && open_in_root(d, d->path, false, why, sizeof(why)))
+		return d->img;
+	if (foreign && open_in_root(d, path, true, why2, sizeof(why2)))
+		return d->img;
+	if (!gone && !foreign && open_at(d, path, why, sizeof(why)))
+		return d->img;
+	const char *home = getenv("HOME");
+	if (d->build_id_size >= 2 && home && *home) {
+		char hexid[2 * ELF_BUILD_ID_MAX + 1], cached[8192];
+		hex(hexid, d->build_id, d->build_id_size);
+		snprintf(cached, sizeof(cached), "%s/.debug/.build-id/%.2s/%s/elf", home, hexid,
+			 hexid + 2);
+		if (open_at(d, cached, why2, sizeof(why2)))
+			return d->img;
+	}
+	if (gone)
+		log_warn("%s: %s", d->path, why);
+	else
+		log_warn("%s: no symbols: %s", path, why);
+	return NULL;
+}
+
 const struct elf_image *dso_image(struct dso_set *s, struct dso *d)
 {
 	if (d->tried)
@@ -135,65 +268,23 @@ const struct elf_image *dso_image(struct dso_set *s, struct dso *d)
 	}
 	if (d->kind != DSO_FILE)
 		return NULL;
-	char path[4096];
-	const char *p = d->path;
-	size_t len = strlen(p);
-	static const char deleted[] = " (deleted)";
-	if (len > sizeof(deleted) - 1 && !strcmp(p + len - (sizeof(deleted) - 1), deleted)) {
-		log_warn("%s: the binary was deleted after it was mapped; no symbols", d->path);
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s%s", s->symfs ? s->symfs : "", p);
-	struct elf_image *img;
-	int err = elf_image_open(&img, path);
-	if (err) {
-		log_warn("%s: no symbols: %s", path, err == -ENOENT ? "file not found" : err_last()->msg);
-		return NULL;
-	}
-	if (d->build_id_size) {
-		uint8_t id[ELF_BUILD_ID_MAX];
-		size_t n = elf_image_build_id(img, id);
-		if (n != d->build_id_size || memcmp(id, d->build_id, n)) {
-			char want[2 * ELF_BUILD_ID_MAX + 1], got[2 * ELF_BUILD_ID_MAX + 1];
-			hex(want, d->build_id, d->build_id_size);
-			hex(got, id, n);
-			log_warn("%s: build-id mismatch (recorded %s, on disk %s); not used", path, want,
-				 n ? got : "none");
-			elf_image_free(img);
-			return NULL;
-		}
-	}
-	d->img = img;
-	return img;
+	return open_file(s, d);
 }
 
-/* A debug file by build-id: the system's debug tree, then perf's cache. */
-static struct elf_image *open_debug_file(const struct dso_set *s, const uint8_t *id, size_t n)
+/* MiniDebugInfo: the static functions .dynsym lacks, added to the binary's. */
+static void add_minidebug(struct dso *d)
 {
-	char hexid[2 * ELF_BUILD_ID_MAX + 1], path[4096];
-	const char *home = getenv("HOME");
-	if (n < 2)
-		return NULL;
-	hex(hexid, id, n);
-	for (int i = 0; i < 2; i++) {
-		if (i == 0)
-			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-				 s->symfs ? s->symfs : "", hexid, hexid + 2);
-		else if (home)
-			snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s/debug", home, hexid,
-				 hexid + 2);
-		else
-			continue;
-		struct elf_image *img;
-		if (elf_image_open(&img, path))
-			continue;
-		uint8_t got[ELF_BUILD_ID_MAX];
-		size_t gn = elf_image_build_id(img, got);
-		if (gn == n && !memcmp(got, id, n))
-			return img;
-		elf_image_free(img); /* not the file it claims to be: never used */
+	struct elf_section sec;
+	struct elf_image *mini;
+	if (!elf_image_section(d->img, ".gnu_debugdata", &sec))
+		return;
+	if (minidebug_open(&mini, sec.data, sec.size)) {
+		log_warn("%s: .gnu_debugdata (MiniDebugInfo) unusable: %s", d->file ? d->file : d->path,
+			 err_last()->msg);
+		return;
 	}
-	return NULL;
+	elf_image_add_symbols(d->img, mini);
+	elf_image_free(mini);
 }
 
 const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d)
@@ -203,15 +294,61 @@ const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d)
 		return NULL;
 	if (!d->dbg_tried) {
 		d->dbg_tried = true;
-		uint8_t id[ELF_BUILD_ID_MAX];
-		size_t n = elf_image_build_id(img, id);
-		struct elf_image *dbg = open_debug_file(s, id, n);
+		struct elf_image *dbg = debugfile_find(s, d, img);
 		if (dbg && elf_image_nsyms(dbg) > elf_image_nsyms(img))
 			d->symimg = dbg;
 		else
 			elf_image_free(dbg);
+		if (!d->symimg)
+			add_minidebug(d);
 	}
 	return d->symimg ? d->symimg : img;
+}
+
+void dso_set_note_pid(struct dso_set *s, uint32_t id, uint32_t pid)
+{
+	struct dso *d = dso_set_get(s, id);
+	if (!d->pid && pid && pid != UINT32_MAX)
+		d->pid = pid;
+}
+
+bool dso_is_anon_code(const struct dso *d)
+{
+	const char *p = d->path;
+	return !strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
+	       !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[stack", 6) ||
+	       !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]");
+}
+
+uint32_t dso_set_jit(struct dso_set *s, uint32_t pid)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "/tmp/perf-%u.map", pid);
+	return dso_set_intern(s, name);
+}
+
+const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64_t *start)
+{
+	if (d->kind != DSO_JIT)
+		return NULL;
+	if (!d->tried) {
+		d->tried = true;
+		unsigned pid = 0;
+		uint64_t v;
+		if (sscanf(d->path, "/tmp/perf-%u.map", &pid) == 1 &&
+		    hashmap_get(&s->jitdumps, pid, &v)) {
+			const char *dump = dso_set_get(s, (uint32_t)(v - 1))->path;
+			if (jitdump_load(&d->jitdump, dump, pid))
+				log_warn("%s: %s", dump, err_last()->msg);
+		}
+		int err = perfmap_load(&d->jit, d->path, pid);
+		if (err && err != -ENOENT)
+			log_warn("%s: %s", d->path, err_last()->msg);
+	}
+	const char *name = d->jitdump ? perfmap_lookup(d->jitdump, ip, start) : NULL;
+	if (!name && d->jit)
+		name = perfmap_lookup(d->jit, ip, start);
+	return name;
 }
 
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed)

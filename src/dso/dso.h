@@ -21,16 +21,19 @@
 #include "base/vec.h"
 #include "dso/elf_image.h"
 #include "dso/kallsyms.h"
+#include "dso/perfmap.h"
 
 enum dso_kind {
 	DSO_FILE = 0, /* a file on disk */
 	DSO_KERNEL,   /* [kernel.kallsyms] and kernel modules */
 	DSO_VDSO,     /* [vdso], [vsyscall] */
 	DSO_ANON,     /* //anon, [heap], [stack], memfd:, ... : no file */
+	DSO_JIT,      /* /tmp/perf-PID.map: JIT symbols of PID's anonymous code */
 };
 
 struct dso {
 	char *path;       /* as recorded, " (deleted)" kept */
+	char *file;       /* the file its image was read from (under --symfs...), or NULL */
 	const char *base; /* the basename part of path (borrowed from path) */
 	enum dso_kind kind;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
@@ -38,6 +41,9 @@ struct dso {
 	struct elf_image *img;    /* the binary itself: segments, build-id */
 	struct elf_image *symimg; /* its separate debug file, if found (richer symbols) */
 	uint8_t *bytes; /* an in-memory image we own (the vDSO copy), or NULL */
+	struct perfmap *jit;     /* DSO_JIT: the perf map's symbols, once loaded */
+	struct perfmap *jitdump; /* DSO_JIT: the process's jitdump symbols, if recorded */
+	uint32_t pid;   /* the first process seen mapping it (0: none): its root holds the file */
 	bool tried;     /* img load was attempted */
 	bool dbg_tried; /* the debug file search was done */
 };
@@ -48,10 +54,12 @@ struct dso_set {
 	struct kallsyms *ksyms; /* NULL until loaded; stays NULL if unusable */
 	bool ksyms_allowed;
 	bool ksyms_tried;
+	struct hashmap jitdumps; /* pid -> 1 + id of a mapped ".../jit-PID.dump" */
 	/* Take "[vdso]" symbols from this process's vDSO even when kallsyms is
 	 * not allowed (perf's way), unless a recorded build-id differs. */
 	bool vdso_always;
 	const char *symfs; /* prefix for file paths, or NULL */
+	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
 };
 
 void dso_set_init(struct dso_set *s);
@@ -62,16 +70,35 @@ static inline struct dso *dso_set_get(const struct dso_set *s, uint32_t id)
 {
 	return s->v.v[id];
 }
+/* Note that process 'pid' maps dso 'id' (the first one is kept): when
+ * that process runs in another mount namespace, the file is looked up
+ * inside its root (dso/nsroot.h). */
+void dso_set_note_pid(struct dso_set *s, uint32_t id, uint32_t pid);
 /* Remember the build-id the profile recorded for 'path'. */
 void dso_set_expect_build_id(struct dso_set *s, const char *path, const uint8_t *id, size_t n);
 /* The ELF image of a file dso, or NULL (missing, unreadable, mismatched:
  * said once through log_warn). For [vdso] of the running kernel (when
  * kallsyms may be used, see below), kiln's own vDSO, which is the same. */
 const struct elf_image *dso_image(struct dso_set *s, struct dso *d);
-/* The image to take symbols from: the debug file found by build-id
- * (/usr/lib/debug/.build-id/xx/rest.debug, ~/.debug) when it has more
- * symbols, else the binary. NULL when dso_image() is NULL. */
+/* The image to take symbols from: the debug file found by build-id or
+ * .gnu_debuglink (see dso/debugfile.h) when it has more symbols, else the
+ * binary (with its MiniDebugInfo symbols added). NULL when dso_image() is
+ * NULL. */
 const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d);
+/*
+ * Anonymous code (perf's rule: "//anon", "/dev/zero", "/anon_hugepage",
+ * "[stack", "/SYSV", "[heap]" mapped executable) is named after its
+ * process's JIT map, "/tmp/perf-PID.map", as perf names it.
+ */
+bool dso_is_anon_code(const struct dso *d);
+/* The id of the DSO_JIT dso "/tmp/perf-PID.map". */
+uint32_t dso_set_jit(struct dso_set *s, uint32_t pid);
+/* The JIT symbol at absolute address 'ip' in a DSO_JIT dso, or NULL:
+ * from the process's jitdump file when the recording mapped one
+ * (dso/jitdump.h), else from /tmp/perf-PID.map (dso/perfmap.h). Both are
+ * read on first use; a refused or broken file is said once through
+ * log_warn, a missing perf map is silent. Borrowed. */
+const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64_t *start);
 /* Allow or forbid /proc/kallsyms (true only when the recorded kernel is
  * the running one). */
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed);

@@ -24,6 +24,7 @@
 #include "base/ifile.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
+#include "dso/unpack.h"
 
 /* The few ELF constants we need; <elf.h> is not used so the layouts below
  * are the only description of the format. */
@@ -47,6 +48,7 @@ enum {
 	SHT_DYNSYM = 11,
 	SHT_SYMTAB_SHNDX = 18,
 	SHF_EXECINSTR = 0x4,
+	SHF_COMPRESSED = 0x800,
 	SHN_UNDEF = 0,
 	SHN_LORESERVE = 0xff00,
 	SHN_XINDEX = 0xffff,
@@ -89,9 +91,18 @@ struct cand {
 	uint8_t bind;
 };
 
+enum zkind {
+	Z_NONE = 0,
+	Z_CHDR,   /* SHF_COMPRESSED: Elf_Chdr + zlib/zstd */
+	Z_ZDEBUG, /* .zdebug_*: "ZLIB" + size + zlib */
+};
+
 struct named_section {
 	const char *name; /* in the image's section-name table */
-	struct elf_section s;
+	struct elf_section s; /* the bytes as stored; decompressed once asked for */
+	uint8_t zkind;
+	bool unpacked; /* zkind != Z_NONE: s now holds the decompressed bytes */
+	bool bad;      /* zkind != Z_NONE: decompression failed */
 };
 
 struct elf_image {
@@ -103,7 +114,7 @@ struct elf_image {
 	unsigned type, machine;
 	VEC(struct load_seg) loads;
 	VEC(struct elf_sym) syms;
-	VEC(char *) owned; /* synthesized names */
+	VEC(char *) owned; /* synthesized names, decompressed sections */
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	size_t build_id_len;
 	VEC(struct named_section) sections; /* sections with bytes in the file */
@@ -118,6 +129,14 @@ struct parse {
 	uint64_t phoff;
 	size_t phnum, phentsize;
 	VEC(struct cand) cands;
+	struct zsec *z; /* shnum entries once a compressed section was read */
+};
+
+/* A compressed section as parsing reads it: decompressed on first use. */
+struct zsec {
+	const uint8_t *p;
+	size_t n;
+	int state; /* 0 not tried, 1 ok, -1 bad */
 };
 
 /* A symbol or relocation table, validated: 'n' entries of 'entsize' bytes
@@ -270,8 +289,8 @@ static int parse_shdrs(struct parse *ps, uint64_t shoff, unsigned shentsize, uns
 	return 0;
 }
 
-/* A section's bytes, if it has any inside the file. */
-static bool sec_data(const struct parse *ps, size_t idx, const uint8_t **p, size_t *n)
+/* A section's bytes as stored in the file, if they are inside it. */
+static bool sec_raw(const struct parse *ps, size_t idx, const uint8_t **p, size_t *n)
 {
 	const struct shdr *sh;
 
@@ -283,6 +302,43 @@ static bool sec_data(const struct parse *ps, size_t idx, const uint8_t **p, size
 	*p = ps->img->data + sh->offset;
 	*n = (size_t)sh->size;
 	return true;
+}
+
+/* Decompress into a buffer the image owns; 0 or -EBADMSG. */
+static int unpack_owned(struct elf_image *img, enum zkind kind, const uint8_t *raw, size_t rawn,
+			const uint8_t **p, size_t *n)
+{
+	uint8_t *buf;
+	size_t len;
+	int err = kind == Z_CHDR ? unpack_chdr(raw, rawn, img->is64, &buf, &len)
+				 : unpack_zdebug(raw, rawn, &buf, &len);
+	if (err)
+		return err;
+	VEC_PUSH(&img->owned, (char *)buf);
+	*p = buf;
+	*n = len;
+	return 0;
+}
+
+/*
+ * A section's bytes, if it has any inside the file; compressed sections
+ * (SHF_COMPRESSED) are decompressed once, and a section that does not
+ * decompress has no bytes.
+ */
+static bool sec_data(struct parse *ps, size_t idx, const uint8_t **p, size_t *n)
+{
+	if (!sec_raw(ps, idx, p, n))
+		return false;
+	if (!(ps->sh[idx].flags & SHF_COMPRESSED))
+		return true;
+	if (!ps->z)
+		ps->z = xcalloc(ps->shnum, sizeof(*ps->z));
+	struct zsec *z = &ps->z[idx];
+	if (z->state == 0)
+		z->state = unpack_owned(ps->img, Z_CHDR, *p, *n, &z->p, &z->n) ? -1 : 1;
+	*p = z->p;
+	*n = z->n;
+	return z->state > 0;
 }
 
 /* Names longer than this are treated as bad: every name is scanned for
@@ -301,7 +357,7 @@ static const char *str_at(const char *str, size_t strsz, uint64_t off)
 	return str + off;
 }
 
-static const char *sec_name(const struct parse *ps, size_t idx)
+static const char *sec_name(struct parse *ps, size_t idx)
 {
 	const uint8_t *p;
 	size_t n;
@@ -312,7 +368,7 @@ static const char *sec_name(const struct parse *ps, size_t idx)
 }
 
 /* Index of the first section with this name (and type, if non-zero), or 0. */
-static size_t find_section(const struct parse *ps, const char *name, uint32_t type)
+static size_t find_section(struct parse *ps, const char *name, uint32_t type)
 {
 	for (size_t i = 1; i < ps->shnum; i++) {
 		const char *s = sec_name(ps, i);
@@ -428,7 +484,7 @@ static void scan_note_sections(struct parse *ps)
  * (the section in sh_link). sh_entsize below the record size, including 0,
  * makes the table invalid.
  */
-static bool table_open(const struct parse *ps, size_t idx, size_t recsz, bool need_str,
+static bool table_open(struct parse *ps, size_t idx, size_t recsz, bool need_str,
 		       struct table *t)
 {
 	const uint8_t *p;
@@ -454,7 +510,7 @@ static bool table_open(const struct parse *ps, size_t idx, size_t recsz, bool ne
 	return true;
 }
 
-static bool symtab_open(const struct parse *ps, size_t idx, struct table *t)
+static bool symtab_open(struct parse *ps, size_t idx, struct table *t)
 {
 	return table_open(ps, idx, ps->img->is64 ? 24 : 16, true, t);
 }
@@ -592,7 +648,7 @@ static int rel_cmp(const void *a, const void *b)
  * A relocation section and its symbol table (sh_link). Returns the
  * relocations read into a fresh array (caller frees), or NULL.
  */
-static struct rel *read_rels(const struct parse *ps, size_t idx, struct table *syms, size_t *n)
+static struct rel *read_rels(struct parse *ps, size_t idx, struct table *syms, size_t *n)
 {
 	const struct elf_image *img = ps->img;
 	bool rela = ps->sh[idx].type == SHT_RELA;
@@ -612,7 +668,7 @@ static struct rel *read_rels(const struct parse *ps, size_t idx, struct table *s
 	return r;
 }
 
-static const char *rel_sym_name(const struct parse *ps, const struct table *syms, uint32_t idx)
+static const char *rel_sym_name(struct parse *ps, const struct table *syms, uint32_t idx)
 {
 	struct rawsym s;
 
@@ -695,7 +751,7 @@ static void synth_plt(struct parse *ps)
  *   ff 25 disp32   jmp *disp(%rip) on x86_64, jmp *abs32 on i386
  *   ff a3 disp32   jmp *disp(%ebx) on i386 (PIC, ebx = GOT base)
  */
-static bool pltgot_target(const struct parse *ps, const uint8_t *p, size_t n, uint64_t addr,
+static bool pltgot_target(struct parse *ps, const uint8_t *p, size_t n, uint64_t addr,
 			  uint64_t *got)
 {
 	size_t i = 0;
@@ -886,20 +942,25 @@ static void load_symbols(struct parse *ps)
 
 /* ---- API ---- */
 
-/* Remember every named section whose bytes are in the file (for CFI). */
+/* Remember every named section whose bytes are in the file (for CFI);
+ * compressed ones are decompressed when first asked for. */
 static void keep_sections(struct parse *ps)
 {
 	for (size_t i = 1; i < ps->shnum; i++) {
 		const uint8_t *p;
 		size_t n;
 		const char *name = sec_name(ps, i);
-		if (!name || !sec_data(ps, i, &p, &n))
+		if (!name || !sec_raw(ps, i, &p, &n))
 			continue;
 		struct named_section *ns = VEC_PUSH_ZERO(&ps->img->sections);
 		ns->name = name;
 		ns->s.data = p;
 		ns->s.size = n;
 		ns->s.vaddr = ps->sh[i].addr;
+		if (ps->sh[i].flags & SHF_COMPRESSED)
+			ns->zkind = Z_CHDR;
+		else if (!strncmp(name, ".zdebug", 7))
+			ns->zkind = Z_ZDEBUG;
 	}
 }
 
@@ -930,43 +991,62 @@ int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 	ps.img = NULL;
 out:
 	free(ps.sh);
+	free(ps.z);
 	VEC_FREE(&ps.cands);
 	elf_image_free(ps.img);
 	return err;
 }
 
-int elf_image_open(struct elf_image **out, const char *path)
+int elf_image_parse_take(struct elf_image **out, void *heap, size_t len)
+{
+	int err = elf_image_parse(out, heap, len);
+	if (err) {
+		free(heap);
+		return err;
+	}
+	VEC_PUSH(&(*out)->owned, (char *)heap);
+	return 0;
+}
+
+int elf_image_open_fd(struct elf_image **out, int fd, const char *path)
 {
 	struct stat st;
 	void *map;
+	int err;
+
+	*out = NULL;
+	if (fstat(fd, &st))
+		return err_set(-errno, "cannot stat '%s': %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(-EINVAL, "'%s' is not a regular file", path);
+	if (st.st_size == 0)
+		return err_corrupt_at(0, "'%s' is empty", path);
+	if ((uint64_t)st.st_size > SIZE_MAX)
+		return err_set(-EFBIG, "'%s' is too large to map", path);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
+	err = elf_image_parse(out, map, (size_t)st.st_size);
+	if (err) {
+		munmap(map, (size_t)st.st_size);
+		return err;
+	}
+	(*out)->map = map;
+	(*out)->map_len = (size_t)st.st_size;
+	elf_image_drop_pages(*out);
+	return 0;
+}
+
+int elf_image_open(struct elf_image **out, const char *path)
+{
+	struct stat st;
 	int fd, err;
 
 	*out = NULL;
 	fd = ifile_open(path, &st);
 	if (fd < 0)
 		return fd;
-	if (st.st_size == 0) {
-		err = err_corrupt_at(0, "'%s' is empty", path);
-		goto out;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX) {
-		err = err_set(-EFBIG, "'%s' is too large to map", path);
-		goto out;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	err = elf_image_parse(out, map, (size_t)st.st_size);
-	if (err) {
-		munmap(map, (size_t)st.st_size);
-		goto out;
-	}
-	(*out)->map = map;
-	(*out)->map_len = (size_t)st.st_size;
-	elf_image_drop_pages(*out);
-out:
+	err = elf_image_open_fd(out, fd, path);
 	close(fd);
 	return err;
 }
@@ -1043,15 +1123,76 @@ size_t elf_image_build_id(const struct elf_image *img, uint8_t out[ELF_BUILD_ID_
 	return img->build_id_len;
 }
 
-bool elf_image_section(const struct elf_image *img, const char *name, struct elf_section *out)
+/* True if section 'sec' is the one asked for as 'name': the same name,
+ * or ".zdebug_x" for ".debug_x" (the old GNU compressed form). */
+static bool section_is(const char *sec, const char *name)
 {
+	if (!strcmp(sec, name))
+		return true;
+	return !strncmp(sec, ".zdebug", 7) && !strncmp(name, ".debug", 6) &&
+	       !strcmp(sec + 7, name + 6);
+}
+
+bool elf_image_section(const struct elf_image *cimg, const char *name, struct elf_section *out)
+{
+	/* The image is const to its users; decompressing on first use only
+	 * fills a cache inside it (it was allocated non-const). */
+	struct elf_image *img = (struct elf_image *)(uintptr_t)cimg;
 	for (size_t i = 0; i < img->sections.n; i++) {
-		if (!strcmp(img->sections.v[i].name, name)) {
-			*out = img->sections.v[i].s;
-			return true;
+		struct named_section *ns = &img->sections.v[i];
+		if (!section_is(ns->name, name))
+			continue;
+		if (ns->zkind && !ns->unpacked) {
+			if (ns->bad)
+				return false;
+			const uint8_t *p;
+			size_t n;
+			if (unpack_owned(img, ns->zkind, ns->s.data, ns->s.size, &p, &n)) {
+				ns->bad = true;
+				return false;
+			}
+			ns->s.data = p;
+			ns->s.size = n;
+			ns->unpacked = true;
 		}
+		*out = ns->s;
+		return true;
 	}
 	return false;
+}
+
+const uint8_t *elf_image_data(const struct elf_image *img, size_t *len)
+{
+	*len = img->len;
+	return img->data;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void elf_image_add_symbols(struct elf_image *img, const struct elf_image *from)
+{
+	size_t n0 = img->syms.n;
+
+	for (size_t i = 0; i < from->syms.n; i++) {
+		const struct elf_sym *f = &from->syms.v[i];
+		/* Keep ours where one starts at the same address. */
+		struct elf_sym key = { .start = f->start };
+		if (n0 && bsearch(&key, img->syms.v, n0, sizeof(key), sym_cmp))
+			continue;
+		char *name = xstrdup(f->name);
+		VEC_PUSH(&img->owned, name);
+		struct elf_sym s = { f->start, f->end, name };
+		VEC_PUSH(&img->syms, s);
+	}
+	if (img->syms.n == n0)
+		return;
+	/* Both parts had unique starts and none is shared: still unique. */
+	qsort(img->syms.v, img->syms.n, sizeof(img->syms.v[0]), sym_cmp);
 }
 
 bool elf_image_is64(const struct elf_image *img)

@@ -16,6 +16,8 @@
  * one starts. Aliases at one address resolve to one name, chosen as perf
  * chooses (sized over sizeless, non-weak over weak, global over local,
  * fewer leading underscores, longer name, then first seen).
+ * Sections the parser reads (symbol and string tables, notes) may be
+ * SHF_COMPRESSED: they are decompressed first, with the same bounds.
  */
 #ifndef KILN_DSO_ELF_IMAGE_H
 #define KILN_DSO_ELF_IMAGE_H
@@ -31,6 +33,9 @@ struct elf_image;
 /* Parse 'len' bytes at 'data' (borrowed: must outlive the image). 0 or -errno
  * (-EBADMSG with err_last() describing the problem). */
 int elf_image_parse(struct elf_image **out, const void *data, size_t len);
+/* Like elf_image_parse, but takes ownership of 'heap' (malloc'd): freed
+ * with the image, or at once on error. */
+int elf_image_parse_take(struct elf_image **out, void *heap, size_t len);
 /* Open and parse a file: regular files only, opened O_NONBLOCK so FIFOs and
  * devices never block. 0 or -errno. The file stays mapped; the pages the
  * parse read are handed back (see elf_image_drop_pages). */
@@ -40,6 +45,9 @@ int elf_image_open(struct elf_image **out, const char *path);
  * back from the page cache when touched. For opened images only; a no-op
  * for parsed memory. Keeps resident memory to what lookups really use. */
 void elf_image_drop_pages(const struct elf_image *img);
+/* Parse the regular file open on 'fd' (borrowed: the caller closes it;
+ * the mapping outlives it); 'path' names it in errors. 0 or -errno. */
+int elf_image_open_fd(struct elf_image **out, int fd, const char *path);
 void elf_image_free(struct elf_image *img);
 
 /* ET_EXEC, ET_DYN, ... (the e_type field). */
@@ -60,10 +68,19 @@ struct elf_section {
 	uint64_t vaddr; /* sh_addr: link-time address (0 for non-allocated sections) */
 };
 /* The first section with this name (".eh_frame", ".eh_frame_hdr",
- * ".debug_frame", ...) whose bytes lie in the file; false if none. */
+ * ".debug_frame", ...) whose bytes lie in the file; false if none.
+ * Compressed sections (SHF_COMPRESSED zlib or zstd, and ".zdebug_x" found
+ * as ".debug_x") are decompressed on first use, at most UNPACK_MAX bytes,
+ * into memory the image owns; one that does not decompress is absent. */
 bool elf_image_section(const struct elf_image *img, const char *name, struct elf_section *out);
 /* True for ELFCLASS64 images. */
 bool elf_image_is64(const struct elf_image *img);
+
+/* The whole file the image was parsed from (borrowed). */
+const uint8_t *elf_image_data(const struct elf_image *img, size_t *len);
+/* Add the symbols of 'from' whose start address 'img' has no symbol at
+ * (MiniDebugInfo's static functions next to .dynsym). Names are copied. */
+void elf_image_add_symbols(struct elf_image *img, const struct elf_image *from);
 
 /* Copy the GNU build-id (NT_GNU_BUILD_ID) into out; returns its length, 0 if none. */
 size_t elf_image_build_id(const struct elf_image *img, uint8_t out[ELF_BUILD_ID_MAX]);

@@ -87,6 +87,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	struct symbolizer sz;
 	dso_set_init(&dsos);
 	dsos.symfs = o->symfs;
+	dsos.debug_dir = o->debug_dir;
 	dso_set_use_kallsyms(&dsos, same_kernel(h));
 	for (size_t i = 0; i < h->nbuild_ids; i++)
 		if (h->build_ids[i].pid != -1 || h->build_ids[i].filename[0] == '/')
@@ -94,6 +95,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 						h->build_ids[i].id, h->build_ids[i].size);
 	machine_init(&m, strs, &dsos);
 	symbolizer_init(&sz, &m, strs);
+	sz.no_demangle = o->no_demangle;
 	struct unwinder uw;
 	unwinder_init(&uw, &m);
 	unwinder_set_arch(&uw, h->arch);

@@ -21,6 +21,8 @@ struct profile_opts {
 	const char *symfs; /* prefix for binary paths, or NULL */
 	bool reverse;      /* stacks leaf first (flamegraph.pl --reverse) */
 	bool chart;        /* time order, adjacent stacks merged (--flamechart; trie_chart_finish) */
+	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
+	bool no_demangle;      /* keep C++/Rust names as the binary has them */
 };
 
 /* A stack known to be incomplete on the root side (the DWARF stack copy

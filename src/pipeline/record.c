@@ -19,6 +19,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "pipeline/nscache.h"
 #include "source/live/evspec.h"
 #include "source/live/live.h"
 #include "source/perffile/perffile.h"
@@ -26,6 +27,7 @@
 struct sink {
 	struct perf_writer *w;
 	struct record_result *res;
+	struct nscache *ns;
 	int err;
 };
 
@@ -34,6 +36,8 @@ static int on_record(void *arg, const void *rec, size_t len)
 	struct sink *s = arg;
 	struct perf_event_header h;
 	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_MMAP2)
+		nscache_record(s->ns, rec, len);
 	if (h.type == PERF_RECORD_SAMPLE) {
 		s->res->samples++;
 	} else if (h.type == PERF_RECORD_LOST && len >= 24) {
@@ -225,6 +229,8 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	size_t ntids = 0;
 	int sfd = -1, err = 0;
 	sigset_t mask, oldmask;
+	struct nscache ns; /* containerised binaries kept while reachable */
+	nscache_init(&ns);
 
 	/* Signals arrive through a signalfd so the loop never races them. */
 	sigemptyset(&mask);
@@ -307,7 +313,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	const uint64_t *ids0 = live_ids(live, 0, &nid0);
 	uint64_t id0 = nid0 ? ids0[0] : 0;
 
-	struct sink sink = { .w = w, .res = res };
+	struct sink sink = { .w = w, .res = res, .ns = &ns };
 	err = live_synth_kernel(&attrs[0], id0, on_record, &sink);
 	if (!err && o->system_wide)
 		err = live_synth_all(&attrs[0], id0, on_record, &sink);
@@ -427,6 +433,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	}
 	struct perf_header_info info;
 	fill_info(o, &info);
+	nscache_take(&ns, &info);
 	uint64_t kept;
 	err = perf_writer_finish(w, &info, &kept);
 	w = NULL;
@@ -437,6 +444,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	}
 
 out:
+	nscache_release(&ns);
 	if (w)
 		perf_writer_abort(w);
 	if (wl.pid > 0)

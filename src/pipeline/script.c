@@ -425,6 +425,12 @@ static void resolve(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64
 		char buf[64];
 		snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", pid);
 		out->dso = strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
+		struct sym js;
+		symbolize(&x->sz, pid, ip, false, &js); /* the JIT map's name, if any */
+		if (js.name != SYM_NONE) {
+			out->sym = strtab_get(&x->strs, js.name);
+			out->symoff = js.symoff;
+		}
 		return;
 	}
 	out->addr = ip - map->start + map->pgoff;
@@ -703,6 +709,7 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	strtab_init(&x.strs);
 	dso_set_init(&x.dsos);
 	x.dsos.symfs = o->symfs;
+	x.dsos.debug_dir = o->debug_dir;
 	dso_set_use_kallsyms(&x.dsos, kallsyms_usable(x.h));
 	x.dsos.vdso_always = true;
 	for (size_t i = 0; i < x.h->nbuild_ids; i++)
@@ -713,6 +720,7 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	machine_init(&x.m, &x.strs, &x.dsos);
 	x.m.keep_maps_on_exec = true; /* perf keeps them: execve's own samples resolve */
 	symbolizer_init(&x.sz, &x.m, &x.strs);
+	x.sz.no_demangle = o->no_demangle;
 	unwinder_init(&x.uw, &x.m);
 	unwinder_set_arch(&x.uw, x.h->arch);
 	x.stack = xmalloc(sizeof(*x.stack));

@@ -25,6 +25,8 @@ struct script_run_opts {
 	const char *const *fields; /* -F specs in command-line order */
 	size_t nfields;
 	const char *symfs;
+	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
+	bool no_demangle;      /* keep C++/Rust names as the binary has them */
 	bool stats;           /* print record statistics instead of samples */
 	bool hide_callchain;  /* print the sample ip only (perf script -G) */
 	bool header;          /* list the perf.data header first (perf script --header) */

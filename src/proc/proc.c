@@ -167,6 +167,7 @@ static void apply_mmap(struct machine *m, const struct event *ev)
 		addr_space_insert(&m->kernel, &map);
 		return;
 	}
+	dso_set_note_pid(m->dsos, dso, mm->pid);
 	uint32_t pi = process_idx(m, mm->pid); /* may grow procs: index first */
 	addr_space_insert(&m->procs.v[pi].as, &map);
 }

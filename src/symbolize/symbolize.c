@@ -81,6 +81,21 @@ static uint32_t display_name(struct symbolizer *s, const char *name)
 	return id;
 }
 
+/* Anonymous code of process 'pid': its JIT map, by absolute address (perf
+ * shows JIT names as the runtime wrote them, not demangled). */
+static void resolve_jit(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym *out)
+{
+	struct dso_set *ds = s->m->dsos;
+	out->dso = dso_set_jit(ds, pid);
+	out->addr = ip;
+	uint64_t start;
+	const char *name = dso_jit_lookup(ds, dso_set_get(ds, out->dso), ip, &start);
+	if (name) {
+		out->name = strtab_intern_str(s->strs, name);
+		out->symoff = ip - start;
+	}
+}
+
 static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip, bool kernel,
 		    struct sym *out)
 {
@@ -117,6 +132,7 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	out->dso = SYM_NONE;
 	out->symoff = 0;
 	out->addr = ip;
+	out->pc = ip;
 	out->kernel = kernel;
 	s->lookups++;
 	const struct mapping *map = machine_find(s->m, pid, ip, kernel);
@@ -127,6 +143,10 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	}
 	if (!map)
 		return;
+	if (!kernel && dso_is_anon_code(dso_set_get(s->m->dsos, map->dso))) {
+		resolve_jit(s, pid, ip, out); /* per process: not in the per-dso cache */
+		return;
+	}
 	/* Cache by (dso, file offset): the same code mapped anywhere resolves alike. */
 	uint64_t key_addr = ip - map->start + map->pgoff;
 	uint64_t key = hash_mix2(((uint64_t)map->dso << 1) | kernel, key_addr), idx;
@@ -139,6 +159,8 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	}
 	s->misses++;
 	resolve(s, map, ip, kernel, out);
+	if (!out->kernel)
+		out->pc = key_addr;
 	hashmap_put(&s->cache, key, s->entries.n);
 	VEC_PUSH(&s->entries, *out);
 	VEC_PUSH(&s->entry_keys, key_addr);

@@ -29,6 +29,7 @@ struct sym {
 	uint32_t dso;    /* dso id, SYM_NONE if the address is in no mapping */
 	uint64_t symoff; /* address - symbol start */
 	uint64_t addr;   /* dso-relative address (kernel: absolute) */
+	uint64_t pc;     /* the address perf script prints: file offset in a mapped file, else absolute */
 	bool kernel;
 };
 

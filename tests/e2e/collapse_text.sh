@@ -82,8 +82,8 @@ if command -v perf >/dev/null && perf record -q -g -o "$T/p.data" -- "$BURN" 0.3
 	perf script -i "$T/p.data" 2>/dev/null | "$KILN" collapse - >"$T/live" 2>"$T/err" ||
 		fail "perf script | kiln collapse - failed: $(cat "$T/err")"
 	grep -q 'main;render_frame;shade_pixels' "$T/live" || fail "no known chain from perf script text"
-	"$KILN" collapse --addrs "$T/p.data" >/dev/null 2>&1
-	[ $? = 2 ] || fail "--addrs on a perf.data is not a usage error"
+	"$KILN" collapse --event-filter=cycles "$T/p.data" >/dev/null 2>&1
+	[ $? = 2 ] || fail "--event-filter on a perf.data is not a usage error"
 	echo "ok: $cases shared cases; perf script text on a pipe"
 else
 	echo "ok: $cases shared cases (perf cannot record here: live part not run)"
