@@ -109,7 +109,12 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	struct trie_chart chart = { 0 };
 	struct event ev;
 	int rc;
-	struct readahead *ra = use_readahead(h) ? readahead_start(r, true, o->symfs, o->debug_dir) : NULL;
+	/* Unwinding on a second thread; not for a foreign architecture's
+	 * file (nothing to unwind there, and its one warning is the main
+	 * thread's to give: the reader thread is quiet). */
+	struct readahead *ra = use_readahead(h) && !uw.foreign_arch
+				       ? readahead_start(r, true, o->symfs, o->debug_dir)
+				       : NULL;
 	while ((rc = ra ? readahead_next(ra, &ev, stack) : perf_reader_next(r, &ev)) == 1) {
 		if (ev.type != PERF_RECORD_SAMPLE) {
 			machine_apply(&m, &ev);

@@ -91,6 +91,7 @@ static void machine_setup(struct ra_machine *x, struct perf_reader *r, const cha
 						h->build_ids[i].id, h->build_ids[i].size);
 	machine_init(&x->m, &x->strs, &x->dsos);
 	unwinder_init(&x->uw, &x->m);
+	unwinder_set_arch(&x->uw, h->arch);
 	x->st = xmalloc(sizeof(*x->st));
 }
 
