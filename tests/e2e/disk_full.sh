@@ -2,10 +2,11 @@
 # A recording that hits the file size limit (ulimit -f) or a full disk
 # (a small tmpfs) stops cleanly: exit 1, a message naming the file and the
 # cause, and the file keeps every whole record written before, readable by
-# kiln and by perf. Output to a full device fails with exit 1.
+# kiln and by perf. Output to a full device fails with exit 1. The workload
+# runs 4 s so that a loaded machine still reaches the limits.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
-(ulimit -f 200; "$KILN" record -g -F 4000 -o "$T/big.data" -- "$BURN" 1) 2>"$T/err"
+(ulimit -f 200; "$KILN" record -g -F 4000 -o "$T/big.data" -- "$BURN" 4) 2>"$T/err"
 st=$?
 [ $st = 1 ] || fail "ulimit -f: exit $st, want 1: $(cat "$T/err")"
 grep -q "File too large" "$T/err" || fail "no cause in: $(cat "$T/err")"
@@ -20,7 +21,7 @@ fi
 ls -A "$T" | grep -q kiln-tmp && fail "temporary file left behind"
 
 if [ "$(id -u)" = 0 ] && mkdir "$T/small" && mount -t tmpfs -o size=96k tmpfs "$T/small" 2>/dev/null; then
-	"$KILN" record -g -F 4000 -o "$T/small/p.data" -- "$BURN" 1 2>"$T/err2"
+	"$KILN" record -g -F 4000 -o "$T/small/p.data" -- "$BURN" 4 2>"$T/err2"
 	st=$?
 	"$KILN" collapse "$T/small/p.data" >/dev/null 2>&1
 	st2=$?
