@@ -116,7 +116,7 @@ int cmd_flame(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	profile_cli_init(&ctx.pc);
 	svg_opts_default(&ctx.svg);
-	struct option extra[16];
+	struct option extra[32]; /* the frame options, these nine, the end */
 	size_t n = 0;
 	for (; profile_cli_frame_options[n].name; n++)
 		extra[n] = profile_cli_frame_options[n];
