@@ -18,7 +18,7 @@ if command -v perf >/dev/null; then
 	perf script -i "$T/p.data" >/dev/null 2>&1 || fail "perf cannot read the -p recording"
 fi
 # Without a command: record until the target exits.
-"$BURN" 1 &
+"$BURN" 3 &
 pid2=$!
 "$KILN" record -q -p "$pid2" -o "$T/p2.data" || fail "record -p (until exit) failed"
 "$KILN" collapse "$T/p2.data" | grep -q '^burn;' || fail "no samples until the target exited"
