@@ -92,7 +92,7 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char **output,
 		      const char *usage_text)
 {
-	struct option longopts[32];
+	struct option longopts[32]; /* the frame options, these five, the end */
 	size_t n = 0;
 	for (; profile_cli_frame_options[n].name; n++)
 		longopts[n] = profile_cli_frame_options[n];

@@ -222,10 +222,30 @@ static int parse_cie(struct cfi_table *t, size_t off, const uint8_t *end, bool d
 	return 0;
 }
 
+/* A total order (start, then the longer first, then section order), so
+ * the index does not depend on qsort's handling of equal keys. */
 static int cmp_fde(const void *a, const void *b)
 {
 	const struct fde_ent *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->insn_off < y->insn_off ? -1 : x->insn_off > y->insn_off;
+}
+
+/* Keep FDEs that do not overlap one kept before them (sorted order):
+ * well-formed CFI has no overlaps, and without them the binary search
+ * finds the one FDE that covers a pc. */
+static void drop_overlaps(struct cfi_table *t)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < t->fdes.n; i++) {
+		if (k && t->fdes.v[i].start < t->fdes.v[k - 1].end)
+			continue;
+		t->fdes.v[k++] = t->fdes.v[i];
+	}
+	t->fdes.n = k;
 }
 
 struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vaddr, bool debug_frame)
@@ -312,6 +332,7 @@ struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vadd
 	}
 	if (t->fdes.n > 1)
 		qsort(t->fdes.v, t->fdes.n, sizeof(t->fdes.v[0]), cmp_fde);
+	drop_overlaps(t);
 	return t;
 }
 

@@ -3,7 +3,8 @@
  * (unwind, L4).
  *
  * cfi_table_build() indexes a section once: every FDE's [pc_begin,
- * pc_end) and where its CIE and instructions are, sorted by address.
+ * pc_end) and where its CIE and instructions are, sorted by address (an
+ * FDE that overlaps one before it is dropped: the first, longest wins).
  * cfi_find_row() runs the CIE's and FDE's instructions up to a pc and
  * returns the rule row that holds there: how to compute the CFA and where
  * each register (DWARF numbers 0-16, 16 = return address) was saved.

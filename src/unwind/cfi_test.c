@@ -26,6 +26,8 @@ struct sec {
 
 static void put(struct sec *s, const void *d, size_t n)
 {
+	if (!n)
+		return;
 	if (s->n + n > s->cap) {
 		s->cap = (s->n + n) * 2 + 64;
 		s->p = realloc(s->p, s->cap);

@@ -38,6 +38,7 @@ fi
 echo 2 >$f
 asnobody "$KILN" record -q -o "$T/u.data" -- "$BURN" 0.5 2>"$T/err2" || fail "paranoid 2 user-only recording failed: $(cat "$T/err2")"
 grep -q "user space only" "$T/err2" || fail "no user-only warning: $(cat "$T/err2")"
-# The file belongs to nobody: root reads it with -f, as perf script -f does.
+# The file is nobody's: root reads it only with -f (perf's ownership rule).
+"$KILN" collapse "$T/u.data" >/dev/null 2>&1 && fail "root read nobody's file without -f"
 "$KILN" collapse -f "$T/u.data" | grep -q '^burn;' || fail "no user samples"
 echo ok

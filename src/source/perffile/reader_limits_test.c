@@ -127,17 +127,21 @@ static void test_reorder_window(void **state)
 	free(data);
 }
 
-/* A file whose data is one COMPRESSED record expanding to 'bytes' of
- * FINISHED_ROUND records. */
+/* A file whose data is one COMPRESSED record expanding to 'bytes' (a
+ * multiple of 8) of records: 65528-byte ones of an unknown type (skipped
+ * by size: cheap to read back, even under ASan), then FINISHED_ROUNDs. */
 static void compressed_file(size_t bytes, struct buf *f)
 {
 	size_t len;
 	char *plain = write_reversed(1, &len);
 	uint64_t doff;
 	memcpy(&doff, plain + 40, 8);
-	uint8_t *raw = xmalloc(bytes);
-	struct perf_event_header fr = { 68, 0, 8 };
-	for (size_t p = 0; p < bytes; p += 8)
+	uint8_t *raw = xcalloc(1, bytes);
+	struct perf_event_header big = { 200, 0, 65528 }, fr = { 68, 0, 8 };
+	size_t p = 0;
+	for (; bytes - p >= 65528 + 8 * 1024; p += 65528)
+		memcpy(raw + p, &big, 8);
+	for (; p < bytes; p += 8)
 		memcpy(raw + p, &fr, 8);
 	size_t zcap = ZSTD_compressBound(bytes);
 	uint8_t *z = xmalloc(zcap);
