@@ -109,6 +109,8 @@ int cmd_export(int argc, char **argv)
 	/* speedscope: a profile per thread unless merged or the frames were chosen. */
 	if (fmt == FMT_SPEEDSCOPE && !merge && !frame_opt)
 		pc.po.frames.with_tid = true;
+	/* pprof: a second sample type, the events' periods (perf.data input). */
+	pc.po.periods = fmt == FMT_PPROF;
 
 	struct strtab strs;
 	struct trie t;
@@ -116,6 +118,12 @@ int cmd_export(int argc, char **argv)
 	int code = profile_cli_load_graph(&pc, &strs, &t, &gi);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
 		struct export_opts eo = { .merge = merge, .divisor = gi.divisor };
+		if (pc.periods && pc.event[0]) {
+			eo.values2 = pc.periods;
+			eo.nvalues2 = pc.nperiods;
+			eo.type2 = pc.event;
+			eo.unit2 = pc.event_time ? "nanoseconds" : "count";
+		}
 		const char *base = strrchr(pc.po.input, '/');
 		eo.name = base ? base + 1 : pc.po.input;
 		struct ofile of;
@@ -141,6 +149,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	free(gi.first);
+	free(pc.periods);
 	trie_release(&t);
 	strtab_release(&strs);
 	return code;

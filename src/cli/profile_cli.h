@@ -18,6 +18,11 @@ struct profile_cli {
 	/* collapse only, for perf script text: */
 	bool addrs;               /* --addrs */
 	const char *event_filter; /* --event-filter=EVENT */
+	/* From a perf.data loaded with po.periods: profile_stats' periods (heap), event. */
+	uint64_t *periods;
+	size_t nperiods;
+	char event[64];
+	bool event_time;
 };
 
 void profile_cli_init(struct profile_cli *pc);

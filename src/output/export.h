@@ -44,6 +44,14 @@ struct export_opts {
 	const char *sample_unit; /* pprof: default "count" */
 	export_src_fn src;     /* file/line lookup, or NULL */
 	void *src_ctx;
+	/*
+	 * pprof: a second value per sample, e.g. the sum of the events'
+	 * periods ("cpu-clock"/"nanoseconds"): values2[node] for the stack
+	 * ending at node (nodes at or past nvalues2 count 0). NULL: none.
+	 */
+	const uint64_t *values2;
+	size_t nvalues2;
+	const char *type2, *unit2;
 };
 
 /* 0, or -EIO. */

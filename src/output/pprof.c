@@ -215,6 +215,8 @@ static void samples(struct pp *p)
 			put_bytes(&p->m, 1, packed.v, packed.n);
 			packed.n = 0;
 			put_varint(&packed, shown(p, n->self));
+			if (p->o->values2)
+				put_varint(&packed, id < p->o->nvalues2 ? p->o->values2[id] : 0);
 			put_bytes(&p->m, 2, packed.v, packed.n);
 			VEC_FREE(&packed);
 			put_msg(&p->out, 2, &p->m);
@@ -281,11 +283,21 @@ int pprof_write(FILE *f, const struct trie *t, const struct export_opts *o)
 	bytes vt = p.m;
 	p.m = (bytes){ 0 };
 	put_bytes(&p.out, 1, vt.v, vt.n);
+	uint64_t deflt = type;
+	if (o->values2) {
+		/* The events' own measure is the default view (as pprof shows perf's). */
+		uint64_t t2 = lit_index(&p, o->type2 ? o->type2 : "events", 2);
+		uint64_t u2 = lit_index(&p, o->unit2 ? o->unit2 : "count", 3);
+		put_uint(&p.m, 1, t2);
+		put_uint(&p.m, 2, u2);
+		put_msg(&p.out, 1, &p.m);
+		deflt = t2;
+	}
 	put_bytes(&p.out, 11, vt.v, vt.n);
 	VEC_FREE(&vt);
 	put_uint(&p.out, 12, 1);
 	samples(&p);
-	put_uint(&p.out, 14, type);
+	put_uint(&p.out, 14, deflt);
 	int err = gzip_write(f, p.out.v, p.out.n);
 	VEC_FREE(&p.out);
 	VEC_FREE(&p.m);

@@ -1,12 +1,14 @@
 /* profile: perf.data → stack trie (pipeline, L8). */
 #include "pipeline/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "base/err.h"
 #include "base/log.h"
+#include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
 #include "proc/proc.h"
@@ -60,6 +62,34 @@ static struct trie_frame cached_frame(struct hashmap *fc, struct strtab *strs,
 	return f;
 }
 
+struct period_vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* Sum a sample's period at its stack's leaf, for the first event seen only. */
+static void add_period(struct profile_stats *st, struct period_vec *pv, const struct trie *t,
+		       const struct event *ev, uint32_t leaf)
+{
+	const char *name = ev->attr && ev->attr->name ? ev->attr->name : "events";
+	if (!st->event[0]) {
+		snprintf(st->event, sizeof(st->event), "%s", name);
+		st->event_time = ev->attr && ev->attr->attr.type == PERF_TYPE_SOFTWARE &&
+				 (ev->attr->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+				  ev->attr->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	} else if (strncmp(st->event, name, sizeof(st->event) - 1)) {
+		st->mixed_events++;
+		return;
+	}
+	if (pv->n < t->nodes.n) {
+		VEC_RESERVE(pv, t->nodes.n);
+		memset(pv->v + pv->n, 0, (t->nodes.n - pv->n) * sizeof(uint64_t));
+		pv->n = t->nodes.n;
+	}
+	uint64_t p = ev->u.sample.period;
+	pv->v[leaf] = pv->v[leaf] > UINT64_MAX - p ? UINT64_MAX : pv->v[leaf] + p;
+}
+
 int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie *t,
 		 struct profile_stats *st)
 {
@@ -90,6 +120,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	struct trie_frame frames[UNWIND_MAX_FRAMES + 1];
 	bool kaslr_checked = false;
 	struct trie_chart chart = { 0 };
+	struct period_vec periods = { 0 };
 	struct event ev;
 	int rc;
 	while ((rc = perf_reader_next(r, &ev)) == 1) {
@@ -121,11 +152,13 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 				frames[j - 1] = x;
 			}
 		}
-		if (o->chart)
-			trie_chart_add(t, &chart, frames, n, 1);
-		else
-			trie_add(t, frames, n, 1);
+		uint32_t leaf = o->chart ? trie_chart_add(t, &chart, frames, n, 1)
+					 : trie_add(t, frames, n, 1);
+		if (o->periods)
+			add_period(st, &periods, t, &ev, leaf);
 	}
+	st->periods = periods.v;
+	st->nperiods = periods.n;
 	if (o->chart)
 		trie_chart_finish(t, &chart);
 	const struct perf_reader_stats *rs = perf_reader_stats(r);

@@ -21,6 +21,7 @@ struct profile_opts {
 	const char *symfs; /* prefix for binary paths, or NULL */
 	bool reverse;      /* stacks leaf first (flamegraph.pl --reverse) */
 	bool chart;        /* time order, adjacent stacks merged (--flamechart; trie_chart_finish) */
+	bool periods;      /* also sum the samples' periods by stack (profile_stats.periods) */
 };
 
 struct profile_stats {
@@ -29,6 +30,18 @@ struct profile_stats {
 	uint64_t lost_samples; /* LOST_SAMPLES */
 	uint64_t unknown_records;
 	bool partial;          /* the input ended early or broke: results are from a prefix */
+	/*
+	 * With opts.periods: by trie node, the sum of the periods of the
+	 * samples whose stack ends there (heap, st->nperiods entries; free()).
+	 * Only samples of the first sample's event are summed (event, and
+	 * event_time if it counts nanoseconds: cpu-clock, task-clock);
+	 * mixed_events counts the others.
+	 */
+	uint64_t *periods;
+	size_t nperiods;
+	char event[64];
+	bool event_time;
+	uint64_t mixed_events;
 };
 
 /*
