@@ -123,10 +123,7 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
 	if (st.unknown_records)
 		fprintf(stderr, "warning: %s: skipped %llu records of unknown type\n",
 			pc->po.input, (unsigned long long)st.unknown_records);
-	pc->periods = st.periods;
-	pc->nperiods = st.nperiods;
-	memcpy(pc->event, st.event, sizeof(pc->event));
-	pc->event_time = st.event_time;
+	pc->st = st;
 	if (st.mixed_events)
 		fprintf(stderr, "note: %s: periods are summed for '%s' only; %llu samples of other "
 				"events are counted, not weighted\n",

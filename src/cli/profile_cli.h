@@ -18,11 +18,9 @@ struct profile_cli {
 	/* collapse only, for perf script text: */
 	bool addrs;               /* --addrs */
 	const char *event_filter; /* --event-filter=EVENT */
-	/* From a perf.data loaded with po.periods: profile_stats' periods (heap), event. */
-	uint64_t *periods;
-	size_t nperiods;
-	char event[64];
-	bool event_time;
+	/* What profile_load gave for a perf.data (periods, event, mappings when
+	 * asked for in po): release with profile_stats_release. */
+	struct profile_stats st;
 };
 
 void profile_cli_init(struct profile_cli *pc);

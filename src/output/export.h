@@ -52,6 +52,20 @@ struct export_opts {
 	const uint64_t *values2;
 	size_t nvalues2;
 	const char *type2, *unit2;
+	/*
+	 * pprof: the binaries (path, hex build-id or "") and, by strtab name
+	 * id, 1 + the index of the binary a frame name comes from (0: none).
+	 * A location's mapping is its (outermost) function's.
+	 */
+	const struct export_mapping *mappings;
+	size_t nmappings;
+	const uint32_t *name_mapping;
+	size_t nname_mapping;
+};
+
+struct export_mapping {
+	const char *file;
+	const char *build_id;
 };
 
 /* 0, or -EIO. */

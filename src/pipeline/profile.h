@@ -22,6 +22,13 @@ struct profile_opts {
 	bool reverse;      /* stacks leaf first (flamegraph.pl --reverse) */
 	bool chart;        /* time order, adjacent stacks merged (--flamechart; trie_chart_finish) */
 	bool periods;      /* also sum the samples' periods by stack (profile_stats.periods) */
+	bool mappings;     /* also note each frame name's binary (profile_stats.mappings) */
+};
+
+/* A binary frames were found in: its path and build-id (hex, "" if unknown). */
+struct profile_mapping {
+	char *path;
+	char build_id[2 * 20 + 1];
 };
 
 struct profile_stats {
@@ -42,7 +49,20 @@ struct profile_stats {
 	char event[64];
 	bool event_time;
 	uint64_t mixed_events;
+	/*
+	 * With opts.mappings: the binaries symbols came from, in order of
+	 * first use (heap; each path heap too: profile_stats_release), and by
+	 * strtab name id, 1 + the index of the binary that name was first
+	 * found in, or 0 (name_mapping, nname_mapping entries).
+	 */
+	struct profile_mapping *mappings;
+	size_t nmappings;
+	uint32_t *name_mapping;
+	size_t nname_mapping;
 };
+
+/* Free what profile_load allocated in *st (periods, mappings). */
+void profile_stats_release(struct profile_stats *st);
 
 /*
  * Read 'o->input' into 't' (initialised by the caller over 'strs').
