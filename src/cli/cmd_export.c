@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "base/ofile.h"
+#include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/profile_cli.h"
 #include "output/export.h"
@@ -109,6 +110,8 @@ int cmd_export(int argc, char **argv)
 	/* speedscope: a profile per thread unless merged or the frames were chosen. */
 	if (fmt == FMT_SPEEDSCOPE && !merge && !frame_opt)
 		pc.po.frames.with_tid = true;
+	/* pprof: a second sample type, the events' periods (perf.data input). */
+	pc.po.periods = pc.po.mappings = fmt == FMT_PPROF;
 
 	struct strtab strs;
 	struct trie t;
@@ -116,6 +119,23 @@ int cmd_export(int argc, char **argv)
 	int code = profile_cli_load_graph(&pc, &strs, &t, &gi);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
 		struct export_opts eo = { .merge = merge, .divisor = gi.divisor };
+		struct export_mapping *maps = NULL;
+		if (pc.st.periods && pc.st.event[0]) {
+			eo.values2 = pc.st.periods;
+			eo.nvalues2 = pc.st.nperiods;
+			eo.type2 = pc.st.event;
+			eo.unit2 = pc.st.event_time ? "nanoseconds" : "count";
+		}
+		if (pc.st.nmappings) {
+			XALLOC_ARRAY(maps, pc.st.nmappings);
+			for (size_t i = 0; i < pc.st.nmappings; i++)
+				maps[i] = (struct export_mapping){ pc.st.mappings[i].path,
+								   pc.st.mappings[i].build_id };
+			eo.mappings = maps;
+			eo.nmappings = pc.st.nmappings;
+			eo.name_mapping = pc.st.name_mapping;
+			eo.nname_mapping = pc.st.nname_mapping;
+		}
 		const char *base = strrchr(pc.po.input, '/');
 		eo.name = base ? base + 1 : pc.po.input;
 		struct ofile of;
@@ -139,8 +159,10 @@ int cmd_export(int argc, char **argv)
 			cli_error_last(NULL);
 			code = KILN_EXIT_FAIL;
 		}
+		free(maps);
 	}
 	free(gi.first);
+	profile_stats_release(&pc.st);
 	trie_release(&t);
 	strtab_release(&strs);
 	return code;

@@ -155,6 +155,11 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
 	if (st.unknown_records)
 		fprintf(stderr, "warning: %s: skipped %llu records of unknown type\n",
 			pc->po.input, (unsigned long long)st.unknown_records);
+	pc->st = st;
+	if (st.mixed_events)
+		fprintf(stderr, "note: %s: periods are summed for '%s' only; %llu samples of other "
+				"events are counted, not weighted\n",
+			pc->po.input, st.event, (unsigned long long)st.mixed_events);
 	if (!pc->po.chart)
 		trie_sort(t);
 	if (st.partial)

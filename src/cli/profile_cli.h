@@ -19,6 +19,9 @@ struct profile_cli {
 	/* collapse only, for perf script text: */
 	bool addrs;               /* --addrs */
 	const char *event_filter; /* --event-filter=EVENT */
+	/* What profile_load gave for a perf.data (periods, event, mappings when
+	 * asked for in po): release with profile_stats_release. */
+	struct profile_stats st;
 };
 
 void profile_cli_init(struct profile_cli *pc);

@@ -44,6 +44,28 @@ struct export_opts {
 	const char *sample_unit; /* pprof: default "count" */
 	export_src_fn src;     /* file/line lookup, or NULL */
 	void *src_ctx;
+	/*
+	 * pprof: a second value per sample, e.g. the sum of the events'
+	 * periods ("cpu-clock"/"nanoseconds"): values2[node] for the stack
+	 * ending at node (nodes at or past nvalues2 count 0). NULL: none.
+	 */
+	const uint64_t *values2;
+	size_t nvalues2;
+	const char *type2, *unit2;
+	/*
+	 * pprof: the binaries (path, hex build-id or "") and, by strtab name
+	 * id, 1 + the index of the binary a frame name comes from (0: none).
+	 * A location's mapping is its (outermost) function's.
+	 */
+	const struct export_mapping *mappings;
+	size_t nmappings;
+	const uint32_t *name_mapping;
+	size_t nname_mapping;
+};
+
+struct export_mapping {
+	const char *file;
+	const char *build_id;
 };
 
 /* 0, or -EIO. */

@@ -148,7 +148,7 @@ static uint64_t function_id(struct pp *p, uint32_t name)
 }
 
 /* The location of a caller and the frames inlined into it (callee first). */
-static uint64_t location_id(struct pp *p, const uint64_t *funcs, size_t n)
+static uint64_t location_id(struct pp *p, const uint64_t *funcs, size_t n, uint64_t mapping)
 {
 	uint64_t h = 0x6b696c6e, v;
 	for (size_t i = 0; i < n; i++)
@@ -169,6 +169,7 @@ static uint64_t location_id(struct pp *p, const uint64_t *funcs, size_t n)
 		VEC_PUSH(&p->loc_funcs, funcs[i]);
 	hashmap_put(&p->loc_of, h, v);
 	put_uint(&p->m, 1, v);
+	put_uint(&p->m, 2, mapping);
 	for (size_t i = 0; i < n; i++) {
 		put_uint(&p->m2, 1, funcs[i]);
 		put_msg(&p->m, 4, &p->m2);
@@ -205,7 +206,12 @@ static void samples(struct pp *p)
 				const struct trie_node *f = trie_node(p->t, path.v[i]);
 				VEC_PUSH(&funcs, function_id(p, f->name));
 				if (f->kind != FRAME_INLINE || i + 1 == path.n) {
-					VEC_PUSH(&locs, location_id(p, funcs.v, funcs.n));
+					uint64_t map = f->name < p->o->nname_mapping && p->o->name_mapping
+							       ? p->o->name_mapping[f->name]
+							       : 0;
+					if (map > p->o->nmappings)
+						map = 0;
+					VEC_PUSH(&locs, location_id(p, funcs.v, funcs.n, map));
 					funcs.n = 0;
 				}
 			}
@@ -215,6 +221,8 @@ static void samples(struct pp *p)
 			put_bytes(&p->m, 1, packed.v, packed.n);
 			packed.n = 0;
 			put_varint(&packed, shown(p, n->self));
+			if (p->o->values2)
+				put_varint(&packed, id < p->o->nvalues2 ? p->o->values2[id] : 0);
 			put_bytes(&p->m, 2, packed.v, packed.n);
 			VEC_FREE(&packed);
 			put_msg(&p->out, 2, &p->m);
@@ -281,11 +289,31 @@ int pprof_write(FILE *f, const struct trie *t, const struct export_opts *o)
 	bytes vt = p.m;
 	p.m = (bytes){ 0 };
 	put_bytes(&p.out, 1, vt.v, vt.n);
+	uint64_t deflt = type;
+	if (o->values2) {
+		/* The events' own measure is the default view (as pprof shows perf's). */
+		uint64_t t2 = lit_index(&p, o->type2 ? o->type2 : "events", 2);
+		uint64_t u2 = lit_index(&p, o->unit2 ? o->unit2 : "count", 3);
+		put_uint(&p.m, 1, t2);
+		put_uint(&p.m, 2, u2);
+		put_msg(&p.out, 1, &p.m);
+		deflt = t2;
+	}
 	put_bytes(&p.out, 11, vt.v, vt.n);
 	VEC_FREE(&vt);
 	put_uint(&p.out, 12, 1);
+	for (size_t i = 0; i < o->nmappings; i++) {
+		/* Mapping: 1 id, 5 filename, 6 build_id, 7 has_functions */
+		const struct export_mapping *em = &o->mappings[i];
+		put_uint(&p.m, 1, i + 1);
+		put_uint(&p.m, 5, lit_index(&p, em->file ? em->file : "", 16 + 2 * (unsigned)i));
+		if (em->build_id && em->build_id[0])
+			put_uint(&p.m, 6, lit_index(&p, em->build_id, 17 + 2 * (unsigned)i));
+		put_uint(&p.m, 7, 1);
+		put_msg(&p.out, 3, &p.m);
+	}
 	samples(&p);
-	put_uint(&p.out, 14, type);
+	put_uint(&p.out, 14, deflt);
 	int err = gzip_write(f, p.out.v, p.out.n);
 	VEC_FREE(&p.out);
 	VEC_FREE(&p.m);

@@ -1,6 +1,7 @@
 /* profile: perf.data → stack trie (pipeline, L8). */
 #include "pipeline/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -8,6 +9,7 @@
 
 #include "base/err.h"
 #include "base/log.h"
+#include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
 #include "proc/proc.h"
@@ -73,6 +75,107 @@ static struct trie_frame cached_frame(struct hashmap *fc, struct strtab *strs,
 	return f;
 }
 
+struct period_vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* Sum a sample's period at its stack's leaf, for the first event seen only. */
+static void add_period(struct profile_stats *st, struct period_vec *pv, const struct trie *t,
+		       const struct event *ev, uint32_t leaf)
+{
+	const char *name = ev->attr && ev->attr->name ? ev->attr->name : "events";
+	if (!st->event[0]) {
+		snprintf(st->event, sizeof(st->event), "%s", name);
+		st->event_time = ev->attr && ev->attr->attr.type == PERF_TYPE_SOFTWARE &&
+				 (ev->attr->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+				  ev->attr->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	} else if (strncmp(st->event, name, sizeof(st->event) - 1)) {
+		st->mixed_events++;
+		return;
+	}
+	if (pv->n < t->nodes.n) {
+		VEC_RESERVE(pv, t->nodes.n);
+		memset(pv->v + pv->n, 0, (t->nodes.n - pv->n) * sizeof(uint64_t));
+		pv->n = t->nodes.n;
+	}
+	uint64_t p = ev->u.sample.period;
+	pv->v[leaf] = pv->v[leaf] > UINT64_MAX - p ? UINT64_MAX : pv->v[leaf] + p;
+}
+
+/*
+ * Note the dso of each symbol frame of a sample (frames[1..n) hold the
+ * stack's frames outermost first, stack->frames leaf first). The lookup is
+ * cached by symbolize, so asking again costs a hash probe.
+ */
+/* Note the binary a frame name was first found in (pprof's mappings). */
+static void note_dso(struct hashmap *name_dso, uint32_t name, const struct sym *sym)
+{
+	if (sym->dso != SYM_NONE && !hashmap_get(name_dso, name, NULL))
+		hashmap_put(name_dso, name, sym->dso);
+}
+
+static void collect_mappings(struct profile_stats *st, const struct hashmap *name_dso,
+			     struct dso_set *dsos, const struct strtab *strs)
+{
+	size_t ndsos = dsos->v.n;
+	uint32_t *dso_map;
+	XALLOC_ARRAY(dso_map, ndsos ? ndsos : 1);
+	memset(dso_map, 0, (ndsos ? ndsos : 1) * sizeof(*dso_map));
+	for (size_t i = 0; name_dso->used && i <= name_dso->mask; i++)
+		if (name_dso->used[i] && name_dso->vals[i] < ndsos)
+			dso_map[name_dso->vals[i]] = 1;
+	/*
+	 * Binaries numbered in dso id order (deterministic, whatever the
+	 * hashing), files first: pprof takes the first mapping for the main
+	 * binary, and the executable is mapped before its libraries.
+	 */
+	for (size_t k = 0; k < 2 * ndsos; k++) {
+		size_t d = k % ndsos;
+		if (dso_map[d] != 1)
+			continue;
+		struct dso *ds = dso_set_get(dsos, (uint32_t)d);
+		if ((ds->kind == DSO_FILE) != (k < ndsos))
+			continue;
+		XREALLOC_ARRAY(st->mappings, st->nmappings + 1);
+		struct profile_mapping *pm = &st->mappings[st->nmappings++];
+		pm->path = xstrdup(ds->path);
+		uint8_t id[ELF_BUILD_ID_MAX];
+		size_t idn = ds->build_id_size;
+		if (idn)
+			memcpy(id, ds->build_id, idn);
+		else if (ds->kind == DSO_FILE && dso_image(dsos, ds))
+			idn = elf_image_build_id(dso_image(dsos, ds), id);
+		if (idn > 20)
+			idn = 20;
+		for (size_t b = 0; b < idn; b++)
+			snprintf(pm->build_id + 2 * b, 3, "%02x", id[b]);
+		pm->build_id[2 * idn] = '\0';
+		dso_map[d] = (uint32_t)st->nmappings + 1; /* 1 + index, and never 1 again */
+	}
+	st->nname_mapping = strs->n;
+	XALLOC_ARRAY(st->name_mapping, st->nname_mapping ? st->nname_mapping : 1);
+	memset(st->name_mapping, 0, (st->nname_mapping ? st->nname_mapping : 1) * sizeof(uint32_t));
+	for (size_t i = 0; name_dso->used && i <= name_dso->mask; i++)
+		if (name_dso->used[i] && name_dso->keys[i] < st->nname_mapping &&
+		    name_dso->vals[i] < ndsos)
+			st->name_mapping[name_dso->keys[i]] = dso_map[name_dso->vals[i]] - 1;
+	free(dso_map);
+}
+
+void profile_stats_release(struct profile_stats *st)
+{
+	free(st->periods);
+	for (size_t i = 0; i < st->nmappings; i++)
+		free(st->mappings[i].path);
+	free(st->mappings);
+	free(st->name_mapping);
+	st->periods = NULL;
+	st->mappings = NULL;
+	st->name_mapping = NULL;
+	st->nperiods = st->nmappings = st->nname_mapping = 0;
+}
+
 int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie *t,
 		 struct profile_stats *st)
 {
@@ -107,6 +210,9 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	uint32_t truncated_name = strtab_intern_str(strs, PROFILE_TRUNCATED_FRAME);
 	bool kaslr_checked = false;
 	struct trie_chart chart = { 0 };
+	struct period_vec periods = { 0 };
+	struct hashmap name_dso; /* frame name id -> dso id it was first found in */
+	hashmap_init(&name_dso);
 	struct event ev;
 	int rc;
 	/* Unwinding on a second thread; not for a foreign architecture's
@@ -140,7 +246,10 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 			if (stack->frames[i].kernel && !kaslr_checked)
 				check_kaslr(&m, &dsos, &kaslr_checked);
 			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
-			frames[n++] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
+			frames[n] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
+			if (o->mappings)
+				note_dso(&name_dso, frames[n].name, &sym);
+			n++;
 		}
 		if (o->reverse) {
 			for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
@@ -149,12 +258,17 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 				frames[j - 1] = x;
 			}
 		}
-		if (o->chart)
-			trie_chart_add(t, &chart, frames, n, 1);
-		else
-			trie_add(t, frames, n, 1);
+		uint32_t leaf = o->chart ? trie_chart_add(t, &chart, frames, n, 1)
+					 : trie_add(t, frames, n, 1);
+		if (o->periods)
+			add_period(st, &periods, t, &ev, leaf);
 	}
 	readahead_stop(ra);
+	st->periods = periods.v;
+	st->nperiods = periods.n;
+	if (o->mappings)
+		collect_mappings(st, &name_dso, &dsos, strs);
+	hashmap_release(&name_dso);
 	if (o->chart)
 		trie_chart_finish(t, &chart);
 	const struct perf_reader_stats *rs = perf_reader_stats(r);

@@ -23,6 +23,14 @@ struct profile_opts {
 	bool chart;        /* time order, adjacent stacks merged (--flamechart; trie_chart_finish) */
 	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
 	bool no_demangle;      /* keep C++/Rust names as the binary has them */
+	bool periods;      /* also sum the samples' periods by stack (profile_stats.periods) */
+	bool mappings;     /* also note each frame name's binary (profile_stats.mappings) */
+};
+
+/* A binary frames were found in: its path and build-id (hex, "" if unknown). */
+struct profile_mapping {
+	char *path;
+	char build_id[2 * 20 + 1];
 };
 
 /* A stack known to be incomplete on the root side (the DWARF stack copy
@@ -38,7 +46,32 @@ struct profile_stats {
 	uint64_t lost_samples; /* LOST_SAMPLES */
 	uint64_t unknown_records;
 	bool partial;          /* the input ended early or broke: results are from a prefix */
+	/*
+	 * With opts.periods: by trie node, the sum of the periods of the
+	 * samples whose stack ends there (heap, st->nperiods entries; free()).
+	 * Only samples of the first sample's event are summed (event, and
+	 * event_time if it counts nanoseconds: cpu-clock, task-clock);
+	 * mixed_events counts the others.
+	 */
+	uint64_t *periods;
+	size_t nperiods;
+	char event[64];
+	bool event_time;
+	uint64_t mixed_events;
+	/*
+	 * With opts.mappings: the binaries symbols came from, in order of
+	 * first use (heap; each path heap too: profile_stats_release), and by
+	 * strtab name id, 1 + the index of the binary that name was first
+	 * found in, or 0 (name_mapping, nname_mapping entries).
+	 */
+	struct profile_mapping *mappings;
+	size_t nmappings;
+	uint32_t *name_mapping;
+	size_t nname_mapping;
 };
+
+/* Free what profile_load allocated in *st (periods, mappings). */
+void profile_stats_release(struct profile_stats *st);
 
 /*
  * Read 'o->input' into 't' (initialised by the caller over 'strs').

@@ -5,7 +5,9 @@
 # pprof reads the pprof of a recording of the example and shows
 # shade_pixels on top; the speedscope JSON passes the file-format schema's
 # structure (tests/lib/speedscope_check.py), per thread and merged; the
-# folded export equals kiln collapse; every output is deterministic.
+# folded export equals kiln collapse; every output is deterministic. The
+# pprof carries the samples and the event's periods (cpu-clock in ns) and
+# maps each function to its binary with the binary's build-id.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 "$KILN" record -q -F 999 -g -o "$T/a.data" -- "$BURN" 0.3 || fail "record A"
@@ -52,8 +54,22 @@ if command -v go >/dev/null; then
 	second=$(awk '/flat%/ { getline; getline; print $NF; exit }' "$T/top.txt")
 	[ "$first" = shade_pixels ] || [ "$second" = shade_pixels ] ||
 		fail "go tool pprof -top does not show shade_pixels on top: $(head -12 "$T/top.txt")"
-	total=$(sed -n 's/.*% of \([0-9]*\) total.*/\1/p' "$T/top.txt")
-	[ "$total" = "$tb" ] || fail "pprof total $total, the recording has $tb samples"
+	# the default sample type is the recording's event, weighted by its periods
+	type=$(sed -n 's/^Type: //p' "$T/top.txt")
+	case $type in cpu-clock | task-clock) grep -q '% of [0-9.]*m\{0,1\}s total' "$T/top.txt" ||
+		fail "a clock event's pprof is not in time units" ;;
+	samples | "") fail "pprof's default sample type is '$type', not the event" ;;
+	esac
+	# the mappings: the example binary first (pprof's main binary), with its build-id
+	bid=$(readelf -n "$BURN" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+	grep -q "^Build ID: $bid" "$T/top.txt" || fail "pprof's main binary is not the example with build-id $bid"
+	HOME=$T GOCACHE=$T/gocache go tool pprof -raw "$T/b.pb.gz" >"$T/raw.txt" 2>&1 || fail "pprof -raw"
+	grep -q "^1: .* $BURN $bid" "$T/raw.txt" || fail "mapping 1 is not $BURN $bid"
+	grep -q ' M=1 shade_pixels ' "$T/raw.txt" || fail "shade_pixels not located in the example's mapping"
+	HOME=$T GOCACHE=$T/gocache go tool pprof -sample_index=samples -top "$T/b.pb.gz" >"$T/topn.txt" 2>&1 ||
+		fail "go tool pprof -sample_index=samples failed"
+	total=$(sed -n 's/.*% of \([0-9]*\) total.*/\1/p' "$T/topn.txt")
+	[ "$total" = "$tb" ] || fail "pprof sample count $total, the recording has $tb samples"
 else
 	echo "note: go is not installed; pprof read by nothing but the unit test"
 fi
