@@ -116,7 +116,7 @@ static uint32_t thread_idx(struct machine *m, uint32_t pid, uint32_t tid)
 		t->tid = tid;
 		t->proc = proc;
 		char name[16];
-		snprintf(name, sizeof(name), ":%u", tid); /* perf's name for a thread never named */
+		snprintf(name, sizeof(name), ":%d", (int)tid); /* perf's name for a thread never named */
 		t->comm = strtab_intern_str(m->strs, name);
 	} else if (m->threads.v[idx].pid != pid && pid != (uint32_t)-1) {
 		/* A tid reused by another process: rebind. */
