@@ -181,6 +181,7 @@ void machine_apply(struct machine *m, const struct event *ev)
 	case PERF_RECORD_COMM: {
 		uint32_t ti = thread_idx(m, ev->u.comm.pid, ev->u.comm.tid);
 		m->threads.v[ti].comm = strtab_intern_str(m->strs, ev->u.comm.comm);
+		m->threads.v[ti].named = true;
 		if (ev->u.comm.exec && !m->keep_maps_on_exec) {
 			struct process *p = &m->procs.v[m->threads.v[ti].proc];
 			p->as.maps.n = 0;
@@ -192,6 +193,8 @@ void machine_apply(struct machine *m, const struct event *ev)
 		uint64_t existing;
 		bool known_parent = hashmap_get(&m->tid_index, t->ptid, &existing);
 		uint32_t parent_comm = known_parent ? m->threads.v[existing].comm : m->unknown_comm;
+		/* perf copies only a name a COMM gave: a never-named parent's child keeps ":TID" */
+		bool copy = !known_parent || m->threads.v[existing].named;
 		if (t->pid != t->ppid) {
 			/* A new process: it starts with a copy of the parent's mappings. */
 			uint64_t pp;
@@ -208,7 +211,10 @@ void machine_apply(struct machine *m, const struct event *ev)
 			}
 		}
 		uint32_t ti = thread_idx(m, t->pid, t->tid);
-		m->threads.v[ti].comm = parent_comm;
+		if (copy) {
+			m->threads.v[ti].comm = parent_comm;
+			m->threads.v[ti].named = known_parent;
+		}
 		break;
 	}
 	default:
