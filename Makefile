@@ -6,7 +6,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= perfdata elf kallsyms event
+FUZZ_TARGETS ?= perfdata elf kallsyms event tracefmt
 JOBS ?= 2
 CMAKE_FLAGS ?=
 ifeq ($(WERROR),1)

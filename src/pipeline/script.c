@@ -641,7 +641,9 @@ static const char *trace_text(struct script_ctx *x, const struct event *ev)
 					  h->tracing_data_off)) {
 			log_warn("%s: %s at offset 0x%llx: no trace text", x->o->input,
 				 err_last()->msg, (unsigned long long)err_last()->offset);
-		} else {
+		} else if (!h->pipe_mode) {
+			/* perf sets its resolver before a pipe's tracing data exists:
+			 * in pipe mode %ps prints the bare address */
 			tracefmt_set_resolver(x->tf, trace_resolve, x);
 		}
 	}

@@ -33,6 +33,8 @@ struct parser {
 	struct tok cur;
 	int depth;
 	bool bad;
+	char **owned; /* joined string tokens ("APIC_" "ID"), freed with the parser */
+	size_t nowned;
 };
 
 static void next(struct parser *p)
@@ -53,23 +55,47 @@ static void next(struct parser *p)
 			p->pos++;
 		k.type = T_ITEM;
 	} else if (c == '"' || c == '\'') {
-		char last = 0;
-		p->pos++;
-		s = p->pos;
+		/* a quoted string; adjacent double-quoted strings join, as libtraceevent's */
+		struct buf joined;
+		bool multi = false;
+		buf_init(&joined, 1u << 20);
 		for (;;) {
-			if (p->pos >= p->len) {
-				k.type = T_BAD;
-				p->cur = k;
-				return;
+			char last = 0;
+			p->pos++;
+			s = p->pos;
+			for (;;) {
+				if (p->pos >= p->len) {
+					buf_release(&joined);
+					k.type = T_BAD;
+					p->cur = k;
+					return;
+				}
+				char ch = t[p->pos++];
+				if (ch == c && last != '\\')
+					break;
+				last = (ch == '\\' && last == '\\') ? 0 : ch;
 			}
-			char ch = t[p->pos++];
-			if (ch == c && last != '\\')
+			buf_add(&joined, t + s, p->pos - 1 - s);
+			if (c != '"')
 				break;
-			last = (ch == '\\' && last == '\\') ? 0 : ch;
+			size_t q = p->pos;
+			while (q < p->len && isspace((unsigned char)t[q]))
+				q++;
+			if (q >= p->len || t[q] != '"')
+				break;
+			p->pos = q;
+			multi = true;
 		}
 		k.type = c == '"' ? T_DQUOTE : T_SQUOTE;
-		k.s = t + s;
-		k.n = p->pos - 1 - s;
+		if (multi) {
+			p->owned = xreallocarray(p->owned, p->nowned + 1, sizeof(*p->owned));
+			k.n = joined.len;
+			k.s = p->owned[p->nowned++] = buf_detach(&joined, NULL);
+		} else {
+			k.s = t + s;
+			k.n = p->pos - 1 - s;
+			buf_release(&joined);
+		}
 		p->cur = k;
 		return;
 	} else if (c == '(' || c == ')' || c == ',') {
@@ -712,33 +738,45 @@ out:
 	return ok;
 }
 
+static bool parse_args(struct parser *p);
+
 bool tf_parse_print_args(struct tracefmt_event *e, const char *text, size_t len)
 {
 	struct parser p = { .e = e, .text = text, .len = len };
-	next(&p);
-	if (p.cur.type == T_END)
+	bool ok = parse_args(&p);
+	for (size_t i = 0; i < p.nowned; i++)
+		free(p.owned[i]);
+	free(p.owned);
+	return ok;
+}
+
+static bool parse_args(struct parser *p)
+{
+	struct tracefmt_event *e = p->e;
+	next(p);
+	if (p->cur.type == T_END)
 		return tf_check_args(e);
-	if (!is(&p, T_DELIM, ","))
+	if (!is(p, T_DELIM, ","))
 		return false;
-	take(&p);
+	take(p);
 	struct tf_arg **tail = &e->args;
 	for (;;) {
-		struct tf_arg *a = node(&p, TFA_NULL);
-		if (!a || !parg(&p, a))
+		struct tf_arg *a = node(p, TFA_NULL);
+		if (!a || !parg(p, a))
 			return false;
 		*tail = a;
 		tail = &a->next;
-		if (p.cur.type == T_OP) {
-			if (!op(&p, a, take(&p)))
+		if (p->cur.type == T_OP) {
+			if (!op(p, a, take(p)))
 				return false;
 			/* libtraceevent drops the token after an operator expression */
-			struct tok k = take(&p);
+			struct tok k = take(p);
 			if (k.type == T_END)
 				break;
 			continue;
 		}
-		if (is(&p, T_DELIM, ",")) {
-			take(&p);
+		if (is(p, T_DELIM, ",")) {
+			take(p);
 			continue;
 		}
 		break;

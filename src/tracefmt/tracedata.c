@@ -335,15 +335,13 @@ struct tracefmt_event *tf_parse_event(const struct tracefmt *t, const char *syst
 			in_format = true;
 		} else if (in_format && has_prefix(line, n, "print fmt: ")) {
 			size_t used = 0, start = (size_t)(line - text) + 11;
-			if (!parse_fmt_string(e, text + start, len - start, &used)) {
+			e->nfields = fields.n;
+			e->fields = fields.v;
+			fields.v = NULL;
+			fields.n = 0;
+			if (!parse_fmt_string(e, text + start, len - start, &used) ||
+			    !tf_parse_print_args(e, text + start + used, len - start - used))
 				e->failed = true;
-			} else {
-				e->nfields = fields.n;
-				e->fields = fields.v;
-				fields.v = NULL;
-				if (!tf_parse_print_args(e, text + start + used, len - start - used))
-					e->failed = true;
-			}
 			have_print = true;
 			break;
 		} else if (in_format && n == 0) {
@@ -653,4 +651,19 @@ bool tracefmt_event_failed(const struct tracefmt_event *e)
 size_t tracefmt_nevents(const struct tracefmt *t)
 {
 	return t->nevents;
+}
+
+const struct tracefmt_event *tracefmt_event_at(const struct tracefmt *t, size_t i)
+{
+	return i < t->nevents ? t->events[i] : NULL;
+}
+
+uint32_t tracefmt_event_id(const struct tracefmt_event *e)
+{
+	return e->id;
+}
+
+size_t tracefmt_event_nfields(const struct tracefmt_event *e)
+{
+	return e->nfields;
 }
