@@ -494,6 +494,27 @@ const struct tf_printk *tf_find_printk(const struct tracefmt *t, uint64_t addr)
 	return NULL;
 }
 
+/* header_page's "field: local_t commit; ... size:N;": N is the long size perf then uses. */
+static void header_page_long(struct tracefmt *t, const char *text, size_t len)
+{
+	size_t pos = 0, n;
+	const char *line;
+	while (next_line(text, len, &pos, &line, &n)) {
+		const char *v;
+		size_t vn;
+		struct tf_field f = { 0 };
+		if (!field_attr(line, n, "field:", &v, &vn) || !split_decl(v, vn, &f))
+			continue;
+		bool commit = !strcmp(f.name, "commit");
+		free(f.name);
+		free(f.type);
+		uint32_t size;
+		if (commit && field_attr(line, n, "size:", &v, &vn) && parse_u32(v, vn, &size) &&
+		    (size == 4 || size == 8))
+			t->long_size = size;
+	}
+}
+
 static int parse_blob(struct tracefmt *t, struct cursor *c, event_vec *ev)
 {
 	const uint8_t *magic;
@@ -519,14 +540,18 @@ static int parse_blob(struct tracefmt *t, struct cursor *c, event_vec *ev)
 	t->long_size = ls;
 	if (cursor_u32(c, &t->page_size))
 		return CORRUPT(c, "tracing data: page size truncated");
-	/* header_page and header_event: named, sized, skipped */
+	/* header_page and header_event: named, sized; perf takes the long
+	 * size from header_page's commit field (the kernel's long) */
 	static const char *const hdrs[] = { "header_page", "header_event" };
 	for (int i = 0; i < 2; i++) {
+		const uint8_t *text;
 		if (read_cstr(c, &s, 32) || strcmp(s, hdrs[i]))
 			return CORRUPT(c, "tracing data: %s missing", hdrs[i]);
 		if (cursor_u64(c, &u64) || u64 > cursor_left(c))
 			return CORRUPT(c, "tracing data: %s size beyond the data", hdrs[i]);
-		cursor_skip(c, (size_t)u64);
+		cursor_bytes(c, &text, (size_t)u64);
+		if (i == 0)
+			header_page_long(t, (const char *)text, (size_t)u64);
 	}
 	/* ftrace formats */
 	if (cursor_u32(c, &u32))

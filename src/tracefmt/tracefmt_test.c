@@ -366,7 +366,7 @@ static const char one_format[] = "name: test\nID: 7\nformat:\n"
 				 "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n\n"
 				 "print fmt: \"a=%d\", REC->a\n";
 
-static char *make_blob(size_t *len)
+static char *make_blob(size_t *len, const char *header_page)
 {
 	struct buf b;
 	buf_init(&b, 1u << 20);
@@ -376,8 +376,8 @@ static char *make_blob(size_t *len)
 	add(&b, &ls, 1);
 	add32(&b, 4096);
 	add(&b, "header_page", 12);
-	add64(&b, 3);
-	add(&b, "abc", 3);
+	add64(&b, strlen(header_page));
+	add(&b, header_page, strlen(header_page));
 	add(&b, "header_event", 13);
 	add64(&b, 0);
 	add32(&b, 0); /* ftrace */
@@ -398,10 +398,11 @@ static void test_blob(void **state)
 {
 	(void)state;
 	size_t len;
-	char *blob = make_blob(&len);
+	char *blob = make_blob(&len, "abc");
 	struct tracefmt *t;
 	assert_int_equal(tracefmt_parse(&t, (const uint8_t *)blob, len, 1000), 0);
 	assert_int_equal(tracefmt_nevents(t), 1);
+	assert_int_equal(t->long_size, 8);
 	const struct tracefmt_event *e = tracefmt_find(t, 7);
 	assert_non_null(e);
 	assert_null(tracefmt_find(t, 8));
@@ -429,6 +430,13 @@ static void test_blob(void **state)
 	/* A format that does not parse is left out; the blob still reads. */
 	blob[len - 8 - 4 - 35 - 4 - 20] ^= 0x55; /* inside the format text */
 	assert_int_equal(tracefmt_parse(&t, (const uint8_t *)blob, len, 0), 0);
+	tracefmt_free(t);
+	free(blob);
+	/* perf takes the long size from header_page's commit field */
+	blob = make_blob(&len, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+			       "\tfield: local_t commit;\toffset:8;\tsize:4;\tsigned:1;\n");
+	assert_int_equal(tracefmt_parse(&t, (const uint8_t *)blob, len, 0), 0);
+	assert_int_equal(t->long_size, 4);
 	tracefmt_free(t);
 	free(blob);
 }
