@@ -21,9 +21,10 @@ static const char usage_text[] =
 	"options:\n"
 	"  -i, --input FILE    the perf.data to read (\"-\": a pipe-mode stream on stdin)\n"
 	"  -F, --fields LIST   fields to print: comm,pid,tid,cpu,time,event,period,ip,\n"
-	"                      sym,symoff,dso,addr; +field adds to and -field removes\n"
-	"                      from perf's default set; hw:, sw:, trace:, raw:, break:\n"
-	"                      limit a list to one event type (repeatable)\n"
+	"                      sym,symoff,dso,addr,trace (trace: a tracepoint's payload,\n"
+	"                      formatted by its print fmt); +field adds to and -field\n"
+	"                      removes from perf's default set; hw:, sw:, trace:, raw:,\n"
+	"                      break: limit a list to one event type (repeatable)\n"
 	"  -G, --hide-call-graph\n"
 	"                      print the sample ip only, not the callchain\n"
 	"      --header        list the perf.data header first, as perf script --header\n"
@@ -36,6 +37,7 @@ static const char usage_text[] =
 	"  kiln script -i perf.data\n"
 	"  kiln script -F comm,pid,tid,time,ip,event\n"
 	"  kiln script -F -period,+addr\n"
+	"  kiln script -F comm,pid,tid,time,event,trace -i sched.data\n"
 	"  kiln script --header-only -i perf.data\n"
 	"  perf record -g -o - -- ./prog | kiln script -i -\n";
 
