@@ -10,7 +10,7 @@
 
 #include "tracefmt/tracefmt.h"
 
-#define TF_MAX_DEPTH 64     /* nesting of print fmt expressions */
+#define TF_MAX_DEPTH 200    /* nesting of print fmt expressions */
 #define TF_MAX_ARGS 4096    /* argument nodes per print fmt */
 #define TF_MAX_FIELDS 1024  /* fields per event */
 

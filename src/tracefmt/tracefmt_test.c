@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,13 +352,19 @@ static void add(struct buf *b, const void *p, size_t n)
 	assert_int_equal(buf_add(b, p, n), 0);
 }
 
+static bool big; /* write the blob's numbers big-endian */
+
 static void add32(struct buf *b, uint32_t v)
 {
+	if (big)
+		v = __builtin_bswap32(v);
 	add(b, &v, 4);
 }
 
 static void add64(struct buf *b, uint64_t v)
 {
+	if (big)
+		v = __builtin_bswap64(v);
 	add(b, &v, 8);
 }
 
@@ -371,7 +378,7 @@ static char *make_blob(size_t *len, const char *header_page)
 	struct buf b;
 	buf_init(&b, 1u << 20);
 	add(&b, "\027\010\104tracing0.6", 14);
-	uint8_t be = 0, ls = 8;
+	uint8_t be = big, ls = 8;
 	add(&b, &be, 1);
 	add(&b, &ls, 1);
 	add32(&b, 4096);
@@ -441,6 +448,30 @@ static void test_blob(void **state)
 	free(blob);
 }
 
+/* A big-endian machine's blob: sizes, counts and payload numbers swap. */
+static void test_blob_big_endian(void **state)
+{
+	(void)state;
+	size_t len;
+	big = true;
+	char *blob = make_blob(&len, "abc");
+	big = false;
+	struct tracefmt *t;
+	assert_int_equal(tracefmt_parse(&t, (const uint8_t *)blob, len, 0), 0);
+	const struct tracefmt_event *e = tracefmt_find(t, 7);
+	assert_non_null(e);
+	uint8_t raw[12] = { 0 };
+	raw[8 + 3] = 42; /* int a = 42, big-endian */
+	raw[8 + 2] = 1;  /* + 256 */
+	struct buf b;
+	buf_init(&b, 256);
+	tracefmt_print(t, e, raw, sizeof(raw), &b);
+	assert_string_equal(buf_str(&b), "a=298");
+	buf_release(&b);
+	tracefmt_free(t);
+	free(blob);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_failed_prints_fields),
 		cmocka_unit_test(test_resolver),
 		cmocka_unit_test(test_blob),
+		cmocka_unit_test(test_blob_big_endian),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
