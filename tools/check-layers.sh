@@ -8,6 +8,7 @@ allowed() {
 	case "$1" in
 	base) echo "base" ;;
 	event) echo "event base" ;;
+	tracefmt) echo "tracefmt base" ;;
 	source/perffile) echo "source/perffile event base" ;;
 	source/live) echo "source/live event base" ;;
 	dso) echo "dso base" ;;
@@ -16,8 +17,8 @@ allowed() {
 	symbolize) echo "symbolize proc dso base" ;;
 	aggregate) echo "aggregate symbolize base" ;;
 	output) echo "output aggregate symbolize base" ;;
-	pipeline) echo "pipeline output aggregate symbolize unwind proc dso source/perffile source/live event base" ;;
-	cli) echo "cli pipeline output aggregate symbolize unwind proc dso source/perffile source/live event base" ;;
+	pipeline) echo "pipeline output aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	cli) echo "cli pipeline output aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
 	*) echo "" ;;
 	esac
 }

@@ -453,6 +453,8 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 		fprintf(f, "%10" PRIu64 " ", s->period);
 	if (fl & SF_EVENT)
 		fprintf(f, "%*s: ", o->name_width, s->event ? s->event : "[unknown]");
+	if ((fl & SF_TRACE) && s->trace)
+		fputs(s->trace, f);
 	if (fl & SF_ADDR) {
 		fprintf(f, "%16" PRIx64, s->addr);
 		if (s->addr_resolved)

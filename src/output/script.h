@@ -35,7 +35,7 @@ enum script_field {
 	SF_TIME = 1 << 3,
 	SF_CPU = 1 << 4,
 	SF_EVENT = 1 << 5,
-	SF_TRACE = 1 << 6, /* accepted; tracepoint payloads are not decoded yet */
+	SF_TRACE = 1 << 6, /* a tracepoint's payload as its print fmt formats it */
 	SF_IP = 1 << 7,
 	SF_SYM = 1 << 8,
 	SF_DSO = 1 << 9,
@@ -116,6 +116,7 @@ struct script_sample {
 	uint64_t period;
 	uint64_t ip, addr;
 	const char *event;
+	const char *trace;       /* SF_TRACE: the payload's text (NULL: none) */
 	bool has_callchain;      /* the event records callchains */
 	struct script_frame at;  /* the sample ip, resolved */
 	bool addr_resolved;      /* 'addr' is a code address (page faults): print its symbol */

@@ -22,6 +22,7 @@
 #include "pipeline/nscache.h"
 #include "source/live/evspec.h"
 #include "source/live/live.h"
+#include "source/live/tracedata.h"
 #include "source/perffile/perffile.h"
 
 struct sink {
@@ -120,7 +121,11 @@ static void build_attrs(const struct record_opts *o, struct perf_event_attr *att
 			a->sample_type |= PERF_SAMPLE_CPU;
 		if (n > 1)
 			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
-		if (o->period) {
+		if (a->type == PERF_TYPE_TRACEPOINT) {
+			/* As perf: every hit, with its payload and CPU. */
+			a->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU;
+			a->sample_period = o->period ? o->period : 1;
+		} else if (o->period) {
 			a->sample_period = o->period;
 		} else {
 			a->freq = 1;
@@ -227,6 +232,8 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	struct live_workload wl = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	pid_t *tids = NULL;
 	size_t ntids = 0;
+	uint8_t *tracing_data = NULL;
+	size_t tracing_data_len = 0;
 	int sfd = -1, err = 0;
 	sigset_t mask, oldmask;
 	struct nscache ns; /* containerised binaries kept while reachable */
@@ -258,6 +265,10 @@ int record_run(const struct record_opts *o, struct record_result *res)
 		freq = maxrate;
 	}
 	build_attrs(o, attrs, n, freq);
+	/* Tracepoint formats, so perf.data readers can print the payloads. */
+	err = live_tracing_data(attrs, n, &tracing_data, &tracing_data_len);
+	if (err)
+		goto out;
 
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN); /* past ulimit -f: get EFBIG and stop cleanly, not die */
@@ -434,6 +445,9 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	struct perf_header_info info;
 	fill_info(o, &info);
 	nscache_take(&ns, &info);
+	info.tracing_data = tracing_data; /* the info owns it now */
+	info.tracing_data_len = tracing_data_len;
+	tracing_data = NULL;
 	uint64_t kept;
 	err = perf_writer_finish(w, &info, &kept);
 	w = NULL;
@@ -458,5 +472,6 @@ out:
 	free(names);
 	free(attrs);
 	free(tids);
+	free(tracing_data);
 	return err;
 }

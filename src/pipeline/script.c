@@ -17,8 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/hashmap.h"
+#include "base/log.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
@@ -28,6 +30,7 @@
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
 #include "symbolize/symbolize.h"
+#include "tracefmt/tracefmt.h"
 #include "unwind/dwarf.h"
 #include "unwind/unwind.h"
 
@@ -68,6 +71,10 @@ struct script_ctx {
 	VEC(uint32_t) dso_names; /* dso id -> strtab id + 1 of its perf name (0: not yet) */
 	struct unwind_stack *stack;
 	struct script_frame *frames;
+	/* tracepoint formats, parsed from the tracing data when first needed */
+	struct tracefmt *tf;
+	bool tf_tried;
+	struct buf trace;
 };
 
 /* ---- events and fields ---- */
@@ -615,6 +622,48 @@ static const char *thread_comm(struct script_ctx *x, const struct thread *th)
 	return comm;
 }
 
+/* %ps in a print fmt: perf resolves through its kernel map, as for sample ips. */
+static const char *trace_resolve(void *arg, uint64_t addr, uint64_t *start)
+{
+	struct script_ctx *x = arg;
+	struct script_frame fr;
+	resolve(x, 0, PERF_RECORD_MISC_KERNEL, addr, &fr);
+	if (!fr.sym)
+		return NULL;
+	*start = addr - fr.symoff;
+	return fr.sym;
+}
+
+/* The tracepoint payload's text, as perf's event_format__fprintf prints it; NULL: none. */
+static const char *trace_text(struct script_ctx *x, const struct event *ev)
+{
+	const struct ev_sample *s = &ev->u.sample;
+	if (!(ev->attr->attr.sample_type & PERF_SAMPLE_RAW) || !s->raw)
+		return NULL;
+	if (!x->tf_tried) {
+		x->tf_tried = true;
+		const struct perf_header_info *h = x->h;
+		if (!h->tracing_data) {
+			log_warn("%s: tracepoint samples but no tracing data: no trace text",
+				 x->o->input);
+		} else if (tracefmt_parse(&x->tf, h->tracing_data, h->tracing_data_len,
+					  h->tracing_data_off)) {
+			log_warn("%s: %s at offset 0x%llx: no trace text", x->o->input,
+				 err_last()->msg, (unsigned long long)err_last()->offset);
+		} else if (!h->pipe_mode) {
+			/* perf sets its resolver before a pipe's tracing data exists:
+			 * in pipe mode %ps prints the bare address */
+			tracefmt_set_resolver(x->tf, trace_resolve, x);
+		}
+	}
+	const struct tracefmt_event *te = x->tf ? tracefmt_find(x->tf, ev->attr->attr.config) : NULL;
+	if (!te)
+		return NULL;
+	buf_reset(&x->trace);
+	tracefmt_print(x->tf, te, s->raw, s->raw_size, &x->trace);
+	return buf_str(&x->trace);
+}
+
 static int print_sample(struct script_ctx *x, struct event *ev)
 {
 	const struct ev_attr *a = ev->attr;
@@ -651,6 +700,8 @@ static int print_sample(struct script_ctx *x, struct event *ev)
 		else
 			resolve(x, ev->sid.pid, cpumode, s.ip, &s.at);
 	}
+	if ((so.fields & SF_TRACE) && ai->type == SCRIPT_T_TRACEPOINT)
+		s.trace = trace_text(x, ev);
 	if ((so.fields & SF_ADDR) && ai->addr_sym) {
 		s.addr_resolved = true;
 		resolve_fb(x, ev->sid.pid, cpumode, s.addr, &s.addr_at);
@@ -666,6 +717,8 @@ static void ctx_release(struct script_ctx *x)
 		free(x->info.v[i].name);
 	VEC_FREE(&x->info);
 	VEC_FREE(&x->dso_names);
+	tracefmt_free(x->tf);
+	buf_release(&x->trace);
 	kallsyms_free(x->ksyms);
 	free(x->frames);
 	free(x->stack);
@@ -680,6 +733,7 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	struct script_ctx x = { .o = o };
+	buf_init(&x.trace, 1u << 20);
 	script_fields_init(&x.fields);
 	for (size_t i = 0; i < o->nfields; i++) {
 		int err = script_fields_parse(&x.fields, o->fields[i]);

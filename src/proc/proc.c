@@ -116,7 +116,7 @@ static uint32_t thread_idx(struct machine *m, uint32_t pid, uint32_t tid)
 		t->tid = tid;
 		t->proc = proc;
 		char name[16];
-		snprintf(name, sizeof(name), ":%u", tid); /* perf's name for a thread never named */
+		snprintf(name, sizeof(name), ":%d", (int)tid); /* perf's name for a thread never named */
 		t->comm = strtab_intern_str(m->strs, name);
 	} else if (m->threads.v[idx].pid != pid && pid != (uint32_t)-1) {
 		/* A tid reused by another process: rebind. */
@@ -182,6 +182,7 @@ void machine_apply(struct machine *m, const struct event *ev)
 	case PERF_RECORD_COMM: {
 		uint32_t ti = thread_idx(m, ev->u.comm.pid, ev->u.comm.tid);
 		m->threads.v[ti].comm = strtab_intern_str(m->strs, ev->u.comm.comm);
+		m->threads.v[ti].named = true;
 		if (ev->u.comm.exec && !m->keep_maps_on_exec) {
 			struct process *p = &m->procs.v[m->threads.v[ti].proc];
 			p->as.maps.n = 0;
@@ -193,6 +194,8 @@ void machine_apply(struct machine *m, const struct event *ev)
 		uint64_t existing;
 		bool known_parent = hashmap_get(&m->tid_index, t->ptid, &existing);
 		uint32_t parent_comm = known_parent ? m->threads.v[existing].comm : m->unknown_comm;
+		/* perf copies only a name a COMM gave: a never-named parent's child keeps ":TID" */
+		bool copy = !known_parent || m->threads.v[existing].named;
 		if (t->pid != t->ppid) {
 			/* A new process: it starts with a copy of the parent's mappings. */
 			uint64_t pp;
@@ -209,7 +212,10 @@ void machine_apply(struct machine *m, const struct event *ev)
 			}
 		}
 		uint32_t ti = thread_idx(m, t->pid, t->tid);
-		m->threads.v[ti].comm = parent_comm;
+		if (copy) {
+			m->threads.v[ti].comm = parent_comm;
+			m->threads.v[ti].named = known_parent;
+		}
 		break;
 	}
 	default:

@@ -45,6 +45,7 @@ struct thread {
 	uint32_t pid, tid;
 	uint32_t comm; /* strtab id */
 	uint32_t proc; /* index of its process */
+	bool named;    /* a COMM named it (or it forked from a named thread) */
 };
 
 struct process {

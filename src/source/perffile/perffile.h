@@ -126,6 +126,11 @@ struct perf_header_info {
 	uint32_t nbpf_progs; /* BPF_PROG_INFO: only counted */
 	uint32_t *btf_ids;   /* BPF_BTF: ids in file order */
 	size_t nbtf_ids;
+	/* TRACING_DATA: the feature section (file) or the HEADER_TRACING_DATA
+	 * record's payload (pipe), copied; the first one read wins. */
+	uint8_t *tracing_data;
+	size_t tracing_data_len;
+	uint64_t tracing_data_off; /* its offset in the file or stream */
 };
 
 /* Counters the reader keeps while it reads. */
@@ -138,6 +143,9 @@ struct perf_reader_stats {
 };
 
 struct perf_reader;
+
+/* Cap on a TRACING_DATA blob kiln keeps (perf's are a few KiB to tens of MiB). */
+#define PERF_TRACING_DATA_MAX (512u << 20)
 
 struct perf_reader_opts {
 	size_t reorder_window; /* bytes of records the time-order queue may hold; 0: default 256 MiB */

@@ -116,6 +116,7 @@ static void pmu_caps_release(struct perf_pmu_caps *p)
 
 void perf_header_info_release(struct perf_header_info *h)
 {
+	free(h->tracing_data);
 	free(h->hostname);
 	free(h->osrelease);
 	free(h->version);
@@ -356,6 +357,21 @@ static int feat_bpf_btf(struct perf_header_info *h, struct cursor *c)
 	return 0;
 }
 
+/* Keep a copy of the tracing data blob (the first one). */
+static int keep_tracing_data(struct perf_header_info *h, const uint8_t *p, size_t n, uint64_t off)
+{
+	if (h->tracing_data)
+		return 0;
+	if (n > PERF_TRACING_DATA_MAX)
+		return err_corrupt_at(off, "tracing data of %zu bytes is over the %u MiB kiln keeps", n,
+				      PERF_TRACING_DATA_MAX >> 20);
+	h->tracing_data = xmalloc(n ? n : 1);
+	memcpy(h->tracing_data, p, n);
+	h->tracing_data_len = n;
+	h->tracing_data_off = off;
+	return 0;
+}
+
 static int parse_feature(struct perf_reader *r, unsigned feat, struct cursor *c)
 {
 	struct perf_header_info *h = &r->info;
@@ -436,6 +452,8 @@ static int parse_feature(struct perf_reader *r, unsigned feat, struct cursor *c)
 		return 0;
 	case PERF_FEAT_BPF_BTF:
 		return feat_bpf_btf(h, c);
+	case PERF_FEAT_TRACING_DATA:
+		return keep_tracing_data(h, c->p, cursor_left(c), cursor_offset(c));
 	default:
 		return 0;
 	}
@@ -961,6 +979,10 @@ static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, 
 			return err_corrupt_at(*off, "%s (%u) payload of %llu bytes runs past the end",
 					      ev_type_name(type), type, (unsigned long long)extra);
 		}
+		if (type == EV_HEADER_TRACING_DATA &&
+		    keep_tracing_data(&r->info, r->data + r->pos, (size_t)extra, r->pos))
+			log_warn("%s: %s at offset 0x%llx", r->name, err_last()->msg,
+				 (unsigned long long)err_last()->offset);
 		r->pos += extra;
 	}
 	return 1;
@@ -1011,12 +1033,34 @@ static int stream_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len
 		return rc ? rc : err_corrupt_at(at, "%s (%u) record truncated at the end of the stream",
 						ev_type_name(h.type), h.type);
 	}
-	/* Payloads that follow outside hdr.size: read and drop. */
+	/* Payloads that follow outside hdr.size: read and drop (tracing data: kept). */
 	uint64_t extra = 0;
 	if (h.type == EV_HEADER_TRACING_DATA && h.size >= 12) {
 		uint32_t n;
 		memcpy(&n, p + 8, 4);
 		extra = n;
+		if (!r->info.tracing_data && extra <= PERF_TRACING_DATA_MAX) {
+			/* grown as it arrives: a claimed size is not trusted with memory */
+			uint8_t *td = xmalloc(1);
+			uint64_t td_off = r->stream_off;
+			for (size_t got = 0; got < extra;) {
+				size_t step = extra - got < (1u << 20) ? (size_t)extra - got : (1u << 20);
+				td = xrealloc(td, got + step);
+				rc = stream_read(r, td + got, step);
+				if (rc <= 0) {
+					free(td);
+					free(p);
+					r->partial = true;
+					return rc ? rc : err_corrupt_at(at, "%s (%u) payload truncated",
+									ev_type_name(h.type), h.type);
+				}
+				got += step;
+			}
+			r->info.tracing_data = td;
+			r->info.tracing_data_len = (size_t)extra;
+			r->info.tracing_data_off = td_off;
+			extra = 0;
+		}
 	} else if (h.type == EV_AUXTRACE && h.size >= 16) {
 		memcpy(&extra, p + 8, 8);
 	}

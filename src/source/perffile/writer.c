@@ -223,6 +223,9 @@ static void feature_payload(struct perf_writer *w, unsigned feat,
 			    const struct perf_header_info *info, struct buf *b)
 {
 	switch (feat) {
+	case PERF_FEAT_TRACING_DATA:
+		buf_add(b, info->tracing_data, info->tracing_data_len);
+		break;
 	case PERF_FEAT_BUILD_ID:
 		for (size_t i = 0; i < info->nbuild_ids; i++) {
 			const struct perf_build_id *id = &info->build_ids[i];
@@ -289,6 +292,8 @@ static bool have_feature(const struct perf_writer *w, unsigned feat,
 			 const struct perf_header_info *info)
 {
 	switch (feat) {
+	case PERF_FEAT_TRACING_DATA:
+		return info->tracing_data != NULL;
 	case PERF_FEAT_BUILD_ID:
 		return info->nbuild_ids > 0;
 	case PERF_FEAT_HOSTNAME:
