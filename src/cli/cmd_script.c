@@ -21,11 +21,14 @@ static const char usage_text[] =
 	"options:\n"
 	"  -i, --input FILE    the perf.data to read (\"-\": a pipe-mode stream on stdin)\n"
 	"  -F, --fields LIST   fields to print: comm,pid,tid,cpu,time,event,period,ip,\n"
-	"                      sym,symoff,dso,addr; +field adds to and -field removes\n"
+	"                      sym,symoff,dso,addr,srcline; +field adds to and -field removes\n"
 	"                      from perf's default set; hw:, sw:, trace:, raw:, break:\n"
 	"                      limit a list to one event type (repeatable)\n"
 	"  -G, --hide-call-graph\n"
 	"                      print the sample ip only, not the callchain\n"
+	"      --inline        show inline frames of DWARF-unwound stacks (the default),\n"
+	"                      each as its own line ending in \"(inlined)\", as perf does\n"
+	"      --no-inline     do not expand inline frames\n"
 	"      --header        list the perf.data header first, as perf script --header\n"
 	"      --header-only   list the header only\n"
 	"      --stats         count the records of each type instead\n"
@@ -36,6 +39,7 @@ static const char usage_text[] =
 	"  kiln script -i perf.data\n"
 	"  kiln script -F comm,pid,tid,time,ip,event\n"
 	"  kiln script -F -period,+addr\n"
+	"  kiln script -F +srcline        # file:line under each frame, from DWARF\n"
 	"  kiln script --header-only -i perf.data\n"
 	"  perf record -g -o - -- ./prog | kiln script -i -\n";
 
@@ -49,6 +53,8 @@ int cmd_script(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 2 },
 		{ "header", no_argument, NULL, 3 },
 		{ "header-only", no_argument, NULL, 4 },
+		{ "inline", no_argument, NULL, 5 },
+		{ "no-inline", no_argument, NULL, 6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -83,6 +89,12 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 4:
 			o.header_only = true;
+			break;
+		case 5:
+			o.no_inline = false;
+			break;
+		case 6:
+			o.no_inline = true;
 			break;
 		case 'h':
 			return cli_usage(stdout, usage_text, KILN_EXIT_OK);

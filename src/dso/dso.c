@@ -22,6 +22,7 @@ void dso_set_release(struct dso_set *s)
 	for (size_t i = 0; i < s->v.n; i++) {
 		elf_image_free(s->v.v[i]->img);
 		elf_image_free(s->v.v[i]->symimg);
+		free(s->v.v[i]->symimg_path);
 		free(s->v.v[i]->bytes);
 		free(s->v.v[i]->path);
 		free(s->v.v[i]);
@@ -168,7 +169,8 @@ const struct elf_image *dso_image(struct dso_set *s, struct dso *d)
 }
 
 /* A debug file by build-id: the system's debug tree, then perf's cache. */
-static struct elf_image *open_debug_file(const struct dso_set *s, const uint8_t *id, size_t n)
+static struct elf_image *open_debug_file(const struct dso_set *s, const uint8_t *id, size_t n,
+				       char **found_path)
 {
 	char hexid[2 * ELF_BUILD_ID_MAX + 1], path[4096];
 	const char *home = getenv("HOME");
@@ -189,8 +191,10 @@ static struct elf_image *open_debug_file(const struct dso_set *s, const uint8_t 
 			continue;
 		uint8_t got[ELF_BUILD_ID_MAX];
 		size_t gn = elf_image_build_id(img, got);
-		if (gn == n && !memcmp(got, id, n))
+		if (gn == n && !memcmp(got, id, n)) {
+			*found_path = xstrdup(path);
 			return img;
+		}
 		elf_image_free(img); /* not the file it claims to be: never used */
 	}
 	return NULL;
@@ -205,13 +209,28 @@ const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d)
 		d->dbg_tried = true;
 		uint8_t id[ELF_BUILD_ID_MAX];
 		size_t n = elf_image_build_id(img, id);
-		struct elf_image *dbg = open_debug_file(s, id, n);
-		if (dbg && elf_image_nsyms(dbg) > elf_image_nsyms(img))
+		char *dbg_path = NULL;
+		struct elf_image *dbg = open_debug_file(s, id, n, &dbg_path);
+		if (dbg && elf_image_nsyms(dbg) > elf_image_nsyms(img)) {
 			d->symimg = dbg;
-		else
+			d->symimg_path = dbg_path;
+		} else {
 			elf_image_free(dbg);
+			free(dbg_path);
+		}
 	}
 	return d->symimg ? d->symimg : img;
+}
+
+const char *dso_symbols_path(struct dso_set *s, struct dso *d, char *buf, size_t len)
+{
+	if (!dso_symbols(s, d) || d->kind != DSO_FILE)
+		return NULL;
+	if (d->symimg_path)
+		snprintf(buf, len, "%s", d->symimg_path);
+	else
+		snprintf(buf, len, "%s%s", s->symfs ? s->symfs : "", d->path);
+	return buf;
 }
 
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed)

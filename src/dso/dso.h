@@ -37,6 +37,7 @@ struct dso {
 	uint8_t build_id_size; /* 0: none recorded */
 	struct elf_image *img;    /* the binary itself: segments, build-id */
 	struct elf_image *symimg; /* its separate debug file, if found (richer symbols) */
+	char *symimg_path;        /* the path symimg was read from */
 	uint8_t *bytes; /* an in-memory image we own (the vDSO copy), or NULL */
 	bool tried;     /* img load was attempted */
 	bool dbg_tried; /* the debug file search was done */
@@ -72,6 +73,10 @@ const struct elf_image *dso_image(struct dso_set *s, struct dso *d);
  * (/usr/lib/debug/.build-id/xx/rest.debug, ~/.debug) when it has more
  * symbols, else the binary. NULL when dso_image() is NULL. */
 const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d);
+/* The path of the file dso_symbols() takes its symbols from (the debug
+ * file or the binary, with the symfs prefix), written to buf; NULL when
+ * dso_symbols() is NULL. The file DWARF line tables are read from. */
+const char *dso_symbols_path(struct dso_set *s, struct dso *d, char *buf, size_t len);
 /* Allow or forbid /proc/kallsyms (true only when the recorded kernel is
  * the running one). */
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed);
