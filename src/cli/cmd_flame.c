@@ -33,6 +33,7 @@ static const char usage_text[] =
 	"      --countname NAME  what a sample is called (default samples)\n"
 	"      --inverted        icicle graph: roots at the top\n"
 	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR   as in kiln collapse\n"
+	"      --inline, --no-inline, --mark-inline             as in kiln collapse\n"
 	"  recording (with a command): -F HZ, -c N, -e SPEC, -p PID, -a, -m PAGES, -q\n"
 	"  -h, --help            this help\n"
 	"\n"
@@ -115,7 +116,7 @@ int cmd_flame(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	profile_cli_init(&ctx.pc);
 	svg_opts_default(&ctx.svg);
-	struct option extra[16];
+	struct option extra[32];
 	size_t n = 0;
 	for (; profile_cli_frame_options[n].name; n++)
 		extra[n] = profile_cli_frame_options[n];

@@ -16,7 +16,8 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 
-enum { OPT_PID = 2000, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_SYMFS };
+enum { OPT_PID = 2000, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_SYMFS, OPT_INLINE, OPT_NO_INLINE,
+       OPT_MARK_INLINE };
 enum { OPT_ADDRS = 2100, OPT_EVENT_FILTER };
 
 #define PERF_MAGIC_LEN 8
@@ -29,6 +30,9 @@ const struct option profile_cli_frame_options[] = {
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "mark-inline", no_argument, NULL, OPT_MARK_INLINE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -60,6 +64,15 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 	case OPT_SYMFS:
 		pc->po.symfs = arg;
 		return 0;
+	case OPT_INLINE:
+		pc->po.inline_mode = PROFILE_INLINE_ALL;
+		return 0;
+	case OPT_NO_INLINE:
+		pc->po.inline_mode = PROFILE_INLINE_NONE;
+		return 0;
+	case OPT_MARK_INLINE:
+		f->annotate_inline = true;
+		return 0;
 	default:
 		return -1;
 	}
@@ -68,7 +81,7 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char **output,
 		      const char *usage_text)
 {
-	struct option longopts[16];
+	struct option longopts[24];
 	size_t n = 0;
 	for (; profile_cli_frame_options[n].name; n++)
 		longopts[n] = profile_cli_frame_options[n];

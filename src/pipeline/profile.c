@@ -87,7 +87,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	hashmap_init(&fcache);
 
 	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
-	struct trie_frame frames[UNWIND_MAX_FRAMES + 1];
+	size_t cap = UNWIND_MAX_FRAMES * 4 + 1; /* room for inline frames too */
+	struct trie_frame *frames = xmalloc(sizeof(*frames) * cap);
 	bool kaslr_checked = false;
 	struct event ev;
 	int rc;
@@ -105,13 +106,24 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		frames[0] = frame_for_process(strs, strtab_get(strs, th->comm), ev.sid.pid,
 					      ev.sid.tid, &o->frames);
 		unwinder_sample(&uw, &ev, stack);
+		uint64_t st_bits = ev.attr ? ev.attr->attr.sample_type : 0;
+		bool inl = o->inline_mode == PROFILE_INLINE_ALL ||
+			   (o->inline_mode == PROFILE_INLINE_DWARF &&
+			    (st_bits & PERF_SAMPLE_REGS_USER) && (st_bits & PERF_SAMPLE_STACK_USER));
 		size_t n = 1;
-		for (size_t i = stack->n; i-- > 0;) {
+		for (size_t i = stack->n; i-- > 0 && n < cap;) {
 			struct sym sym;
 			if (stack->frames[i].kernel && !kaslr_checked)
 				check_kaslr(&m, &dsos, &kaslr_checked);
 			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
-			frames[n++] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
+			struct sym_inline in[SRCLINE_MAX_INLINE];
+			size_t k = inl && !sym.kernel ? symbolize_inlines(&sz, &sym, in, SRCLINE_MAX_INLINE) : 0;
+			if (!k) {
+				frames[n++] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
+				continue;
+			}
+			while (k-- > 0 && n < cap) /* outermost first */
+				frames[n++] = frame_for_inline(strs, &in[k], &o->frames);
 		}
 		trie_add(t, frames, n, 1);
 	}
@@ -121,6 +133,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	if (st->partial)
 		err_restore(perf_reader_error(r));
 	free(stack);
+	free(frames);
 	unwinder_release(&uw);
 	hashmap_release(&fcache);
 	symbolizer_release(&sz);
