@@ -48,6 +48,23 @@ struct trie_frame frame_for_sym(struct strtab *strs, const struct symbolizer *sz
 	return f;
 }
 
+struct trie_frame frame_for_inline(struct strtab *strs, const struct sym_inline *in,
+				   const struct frame_opts *o)
+{
+	struct buf b;
+	buf_init(&b, NAME_MAX_BYTES + 16);
+	const char *n = strtab_get(strs, in->name);
+	size_t len = strnlen(n, NAME_MAX_BYTES);
+	for (size_t i = 0; i < len; i++)
+		buf_addch(&b, n[i] == ';' ? ':' : n[i]);
+	if (in->inlined && o->annotate_inline)
+		buf_addstr(&b, "_[i]");
+	struct trie_frame f = { strtab_intern(strs, buf_str(&b), b.len),
+				in->inlined ? FRAME_INLINE : FRAME_USER };
+	buf_release(&b);
+	return f;
+}
+
 struct trie_frame frame_for_process(struct strtab *strs, const char *comm, uint32_t pid,
 				    uint32_t tid, const struct frame_opts *o)
 {

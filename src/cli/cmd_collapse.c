@@ -37,16 +37,16 @@ static const char usage_text[] =
 	"      --kernel        suffix kernel frames with _[k]\n"
 	"      --jit           suffix JIT frames with _[j]\n"
 	"      --all           both --kernel and --jit\n"
-	"      --symfs DIR     look for binaries and debug files under DIR (perf.data)\
-"
-	"      --debug-dir DIR debug-file directory (default /usr/lib/debug under --symfs)\
-"
-	"      --no-demangle   keep C++ and Rust names mangled (perf.data)\
-"
-	"  -f, --force         read a perf.data owned by neither you nor root\
-"
-	"      --addrs         name frames without a symbol [dso <ADDR>] (text)\
-"
+	"      --symfs DIR     look for binaries and debug files under DIR (perf.data)\n"
+	"      --debug-dir DIR debug-file directory (default /usr/lib/debug under --symfs)\n"
+	"      --no-demangle   keep C++ and Rust names mangled (perf.data)\n"
+	"  -f, --force         read a perf.data owned by neither you nor root\n"
+	"      --inline        inline frames (from DWARF) for every user frame; by\n"
+	"                      default only DWARF-unwound stacks get them, as in\n"
+	"                      perf script's output (perf.data)\n"
+	"      --no-inline     no inline frames (perf script --no-inline) (perf.data)\n"
+	"      --mark-inline   suffix inlined calls with _[i] (perf.data)\n"
+	"      --addrs         name frames without a symbol [dso <ADDR>] (text)\n"
 	"      --event-filter=EVENT\n"
 	"                      fold only samples of EVENT (text)\n"
 	"  -h, --help          this help\n"

@@ -28,12 +28,9 @@ static const char usage_text[] =
 	"options:\n"
 	"  -i, --input FILE      input (default perf.data)\n"
 	"  -o, --output FILE     SVG to write (default flame.svg; - for stdout)\n"
-	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR, --debug-dir DIR,\
-"
-	"      --no-demangle     as in kiln collapse\
-"
-	"  -f, --force           read a perf.data owned by another user (as root)\
-"
+	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR, --debug-dir DIR,\n"
+	"      --no-demangle, --inline, --no-inline, --mark-inline   as in kiln collapse\n"
+	"  -f, --force           read a perf.data owned by another user (as root)\n"
 	"  recording (with a command): -F HZ, -c N, -e SPEC, -p PID, -a, -m PAGES, -q\n"
 	"  -h, --help            this help\n"
 	"\n"

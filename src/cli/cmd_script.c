@@ -21,27 +21,25 @@ static const char usage_text[] =
 	"options:\n"
 	"  -i, --input FILE    the perf.data to read (\"-\": a pipe-mode stream on stdin)\n"
 	"  -F, --fields LIST   fields to print: comm,pid,tid,cpu,time,event,period,ip,\n"
-	"                      sym,symoff,dso,addr,trace (trace: a tracepoint's payload,\n"
-	"                      formatted by its print fmt); +field adds to and -field\n"
-	"                      removes from perf's default set; hw:, sw:, trace:, raw:,\n"
-	"                      break: limit a list to one event type (repeatable)\n"
+	"                      sym,symoff,dso,addr,trace,srcline (trace: a tracepoint's\n"
+	"                      payload, formatted by its print fmt; srcline: file:line\n"
+	"                      from DWARF); +field adds to and -field removes from\n"
+	"                      perf's default set; hw:, sw:, trace:, raw:, break: limit\n"
+	"                      a list to one event type (repeatable)\n"
 	"  -G, --hide-call-graph\n"
 	"                      print the sample ip only, not the callchain\n"
+	"      --inline        show inline frames of DWARF-unwound stacks (the default),\n"
+	"                      each as its own line ending in \"(inlined)\", as perf does\n"
+	"      --no-inline     do not expand inline frames\n"
 	"      --header        list the perf.data header first, as perf script --header\n"
 	"      --header-only   list the header only\n"
 	"      --stats         count the records of each type instead\n"
-	"      --symfs DIR     look for binaries and debug files under DIR (copied\
-"
-	"                      from the recording machine): DIR/path, DIR/usr/lib/debug\
-"
-	"      --debug-dir DIR the debug-file directory (default /usr/lib/debug under\
-"
-	"                      --symfs): DIR/.build-id/xx/rest.debug, DIR/path/LINK\
-"
-	"      --no-demangle   show C++ and Rust names as the binary spells them\
-"
-	"  -f, --force         read a perf.data owned by neither you nor root\
-"
+	"      --symfs DIR     look for binaries and debug files under DIR (copied\n"
+	"                      from the recording machine): DIR/path, DIR/usr/lib/debug\n"
+	"      --debug-dir DIR the debug-file directory (default /usr/lib/debug under\n"
+	"                      --symfs): DIR/.build-id/xx/rest.debug, DIR/path/LINK\n"
+	"      --no-demangle   show C++ and Rust names as the binary spells them\n"
+	"  -f, --force         read a perf.data owned by neither you nor root\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"EXAMPLES\n"
@@ -49,6 +47,7 @@ static const char usage_text[] =
 	"  kiln script -F comm,pid,tid,time,ip,event\n"
 	"  kiln script -F -period,+addr\n"
 	"  kiln script -F comm,pid,tid,time,event,trace -i sched.data\n"
+	"  kiln script -F +srcline        # file:line under each frame, from DWARF\n"
 	"  kiln script --header-only -i perf.data\n"
 	"  kiln script --symfs /srv/target-root --debug-dir /srv/debug -i perf.data\n"
 	"  perf record -g -o - -- ./prog | kiln script -i -\n";
@@ -66,6 +65,8 @@ int cmd_script(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "debug-dir", required_argument, NULL, 5 },
 		{ "no-demangle", no_argument, NULL, 6 },
+		{ "inline", no_argument, NULL, 7 },
+		{ "no-inline", no_argument, NULL, 8 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,6 +108,12 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 6:
 			o.no_demangle = true;
+			break;
+		case 7:
+			o.no_inline = false;
+			break;
+		case 8:
+			o.no_inline = true;
 			break;
 		case 'f':
 			force = true;

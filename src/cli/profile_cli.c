@@ -26,7 +26,10 @@ enum {
 	OPT_SYMFS,
 	OPT_DEBUG_DIR,
 	OPT_NO_DEMANGLE,
-	OPT_FORCE
+	OPT_FORCE,
+	OPT_INLINE,
+	OPT_NO_INLINE,
+	OPT_MARK_INLINE
 };
 enum { OPT_ADDRS = 2100, OPT_EVENT_FILTER };
 
@@ -43,6 +46,9 @@ const struct option profile_cli_frame_options[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "mark-inline", no_argument, NULL, OPT_MARK_INLINE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -79,6 +85,15 @@ int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)
 		return 0;
 	case OPT_NO_DEMANGLE:
 		pc->po.no_demangle = true;
+		return 0;
+	case OPT_INLINE:
+		pc->po.inline_mode = PROFILE_INLINE_ALL;
+		return 0;
+	case OPT_NO_INLINE:
+		pc->po.inline_mode = PROFILE_INLINE_NONE;
+		return 0;
+	case OPT_MARK_INLINE:
+		f->annotate_inline = true;
 		return 0;
 	case 'f':
 	case OPT_FORCE:

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "base/err.h"
+#include "base/xalloc.h"
 #include "base/log.h"
 #include "dso/dso.h"
 #include "dso/unpack.h"
@@ -95,7 +96,8 @@ static bool same_build_id(const struct elf_image *a, const uint8_t *id, size_t n
 }
 
 /* Candidates 1 and 2: named by the build-id, which must match. */
-static struct elf_image *by_build_id(const struct dso_set *s, const uint8_t *id, size_t n)
+static struct elf_image *by_build_id(const struct dso_set *s, const uint8_t *id, size_t n,
+				       char **found)
 {
 	char hexid[2 * ELF_BUILD_ID_MAX + 1], dir[4096], path[8192];
 	const char *home = getenv("HOME");
@@ -115,8 +117,10 @@ static struct elf_image *by_build_id(const struct dso_set *s, const uint8_t *id,
 		struct elf_image *img;
 		if (elf_image_open(&img, path))
 			continue;
-		if (same_build_id(img, id, n))
+		if (same_build_id(img, id, n)) {
+			*found = xstrdup(path);
 			return img;
+		}
 		elf_image_free(img); /* not the file it claims to be: never used */
 	}
 	return NULL;
@@ -133,7 +137,8 @@ static void dir_of(const char *path, char *out, size_t size)
 /* Candidate 3: the .gnu_debuglink file beside the binary, in .debug/ and
  * under the debug directory, checked by CRC. */
 static struct elf_image *by_debuglink(const struct dso_set *s, const struct dso *d,
-				      const struct elf_image *img, const uint8_t *id, size_t n)
+				      const struct elf_image *img, const uint8_t *id, size_t n,
+				      char **found)
 {
 	struct elf_section sec;
 	struct debuglink dl;
@@ -165,8 +170,10 @@ static struct elf_image *by_debuglink(const struct dso_set *s, const struct dso 
 		uint32_t crc = debuglink_crc(bytes, len);
 		uint8_t got[ELF_BUILD_ID_MAX];
 		size_t gn = elf_image_build_id(dbg, got);
-		if (crc == dl.crc && (!n || !gn || same_build_id(dbg, id, n)))
+		if (crc == dl.crc && (!n || !gn || same_build_id(dbg, id, n))) {
+			*found = xstrdup(path);
 			return dbg;
+		}
 		if (!warned)
 			log_warn("%s: debug file %s does not match (%s); not used", d->path, path,
 				 crc != dl.crc ? "CRC differs from .gnu_debuglink's"
@@ -178,12 +185,13 @@ static struct elf_image *by_debuglink(const struct dso_set *s, const struct dso 
 }
 
 struct elf_image *debugfile_find(const struct dso_set *s, const struct dso *d,
-				 const struct elf_image *img)
+				 const struct elf_image *img, char **found)
 {
+	*found = NULL;
 	uint8_t id[ELF_BUILD_ID_MAX];
 	size_t n = elf_image_build_id(img, id);
-	struct elf_image *dbg = by_build_id(s, id, n);
+	struct elf_image *dbg = by_build_id(s, id, n, found);
 	if (!dbg)
-		dbg = by_debuglink(s, d, img, id, n);
+		dbg = by_debuglink(s, d, img, id, n, found);
 	return dbg;
 }

@@ -52,10 +52,11 @@ struct dso_set;
 struct dso;
 /*
  * The debug file for dso 'd' (whose image is 'img') by the rules above,
- * or NULL. Warnings (CRC or build-id mismatch) go through log_warn, once
+ * or NULL; *found is then its path (to free), else NULL. Warnings (CRC or
+ * build-id mismatch) go through log_warn, once
  * per dso.
  */
 struct elf_image *debugfile_find(const struct dso_set *s, const struct dso *d,
-				 const struct elf_image *img);
+				 const struct elf_image *img, char **found);
 
 #endif

@@ -27,6 +27,7 @@ void dso_set_release(struct dso_set *s)
 	for (size_t i = 0; i < s->v.n; i++) {
 		elf_image_free(s->v.v[i]->img);
 		elf_image_free(s->v.v[i]->symimg);
+		free(s->v.v[i]->symimg_path);
 		free(s->v.v[i]->bytes);
 		perfmap_free(s->v.v[i]->jit);
 		perfmap_free(s->v.v[i]->jitdump);
@@ -294,11 +295,15 @@ const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d)
 		return NULL;
 	if (!d->dbg_tried) {
 		d->dbg_tried = true;
-		struct elf_image *dbg = debugfile_find(s, d, img);
-		if (dbg && elf_image_nsyms(dbg) > elf_image_nsyms(img))
+		char *dbg_path = NULL;
+		struct elf_image *dbg = debugfile_find(s, d, img, &dbg_path);
+		if (dbg && elf_image_nsyms(dbg) > elf_image_nsyms(img)) {
 			d->symimg = dbg;
-		else
+			d->symimg_path = dbg_path;
+		} else {
 			elf_image_free(dbg);
+			free(dbg_path);
+		}
 		if (!d->symimg)
 			add_minidebug(d);
 	}
@@ -349,6 +354,19 @@ const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64
 	if (!name && d->jit)
 		name = perfmap_lookup(d->jit, ip, start);
 	return name;
+}
+
+const char *dso_symbols_path(struct dso_set *s, struct dso *d, char *buf, size_t len)
+{
+	if (!dso_symbols(s, d) || d->kind != DSO_FILE)
+		return NULL;
+	if (d->symimg_path)
+		snprintf(buf, len, "%s", d->symimg_path);
+	else if (d->file)
+		snprintf(buf, len, "%s", d->file);
+	else
+		snprintf(buf, len, "%s%s", s->symfs ? s->symfs : "", d->path);
+	return buf;
 }
 
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed)

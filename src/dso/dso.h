@@ -40,6 +40,7 @@ struct dso {
 	uint8_t build_id_size; /* 0: none recorded */
 	struct elf_image *img;    /* the binary itself: segments, build-id */
 	struct elf_image *symimg; /* its separate debug file, if found (richer symbols) */
+	char *symimg_path;        /* the path symimg was read from */
 	uint8_t *bytes; /* an in-memory image we own (the vDSO copy), or NULL */
 	struct perfmap *jit;     /* DSO_JIT: the perf map's symbols, once loaded */
 	struct perfmap *jitdump; /* DSO_JIT: the process's jitdump symbols, if recorded */
@@ -99,6 +100,10 @@ uint32_t dso_set_jit(struct dso_set *s, uint32_t pid);
  * read on first use; a refused or broken file is said once through
  * log_warn, a missing perf map is silent. Borrowed. */
 const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64_t *start);
+/* The path of the file dso_symbols() takes its symbols from (the debug
+ * file or the binary, with the symfs prefix), written to buf; NULL when
+ * dso_symbols() is NULL. The file DWARF line tables are read from. */
+const char *dso_symbols_path(struct dso_set *s, struct dso *d, char *buf, size_t len);
 /* Allow or forbid /proc/kallsyms (true only when the recorded kernel is
  * the running one). */
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed);

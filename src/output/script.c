@@ -45,12 +45,13 @@ static const struct {
 	{ "time", SF_TIME },   { "cpu", SF_CPU },     { "event", SF_EVENT },
 	{ "trace", SF_TRACE }, { "ip", SF_IP },	      { "sym", SF_SYM },
 	{ "dso", SF_DSO },     { "addr", SF_ADDR },   { "symoff", SF_SYMOFF },
+	{ "srcline", SF_SRCLINE },
 	{ "period", SF_PERIOD }, { "bpf-output", SF_BPF_OUTPUT },
 };
 
 /* Fields perf knows and kiln does not print yet: named so the error says so. */
 static const char *const perf_only_fields[] = {
-	"srcline",	   "iregs",   "uregs",	    "brstack",	       "brstacksym",
+	"iregs",   "uregs",	    "brstack",	       "brstacksym",
 	"data_src",	   "weight",  "callindent", "insn",	       "insnlen",
 	"brstackinsn",	   "brstackoff", "synth",   "phys_addr",       "metric",
 	"misc",		   "srccode", "ipc",	    "tod",	       "data_page_size",
@@ -260,6 +261,10 @@ int script_fields_check(struct script_fields *f, const struct perf_event_attr *a
 		return err_set(-EINVAL, "Display of offsets requested but symbol is notselected.");
 	if (FIELD(SF_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
 		return err_set(-EINVAL, "Display of DSO requested but no address to convert.");
+	if (FIELD(SF_SRCLINE) && !FIELD(SF_IP))
+		return err_set(-EINVAL, "Display of source line number requested but sample IP is "
+					"not\nselected. Hence, no address to lookup the source line "
+					"number.");
 	if (FIELD(SF_PID | SF_TID) &&
 	    (err = check_stype(f, t, attr, evname, PERF_SAMPLE_TID, "TID", SF_PID | SF_TID)))
 		return err;
@@ -423,8 +428,12 @@ static void put_sym(FILE *f, uint64_t fl, const struct script_frame *fr)
 		else
 			fputs(fr->sym, f);
 	}
-	if (fl & SF_DSO)
+	if ((fl & SF_DSO) && !fr->inlined)
 		fprintf(f, " (%s)", fr->dso ? fr->dso : "[unknown]");
+	if ((fl & SF_SRCLINE) && fr->srcline)
+		fprintf(f, "\n  %s", fr->srcline);
+	if (fr->inlined)
+		fputs(" (inlined)", f);
 }
 
 int script_write_sample(FILE *f, const struct script_opts *o, const struct script_sample *s)

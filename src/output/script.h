@@ -41,6 +41,7 @@ enum script_field {
 	SF_DSO = 1 << 9,
 	SF_ADDR = 1 << 10,
 	SF_SYMOFF = 1 << 11,
+	SF_SRCLINE = 1 << 12, /* "\n  file:line" after each frame (perf's srcline) */
 	SF_PERIOD = 1 << 13,
 	SF_BPF_OUTPUT = 1 << 19, /* only so the per-type tables match perf's */
 };
@@ -106,6 +107,8 @@ struct script_frame {
 	const char *sym; /* NULL: "[unknown]" */
 	uint64_t symoff;
 	const char *dso; /* perf's dso name; NULL: "[unknown]" */
+	const char *srcline; /* printed on its own line with SF_SRCLINE; NULL: none */
+	bool inlined;        /* an inline frame: no dso, " (inlined)" last */
 };
 
 struct script_sample {

@@ -206,7 +206,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	hashmap_init(&fcache);
 
 	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
-	struct trie_frame frames[UNWIND_MAX_FRAMES + 2];
+	size_t cap = UNWIND_MAX_FRAMES * 4 + 2; /* room for inline frames and [truncated] too */
+	struct trie_frame *frames = xmalloc(sizeof(*frames) * cap);
 	uint32_t truncated_name = strtab_intern_str(strs, PROFILE_TRUNCATED_FRAME);
 	bool kaslr_checked = false;
 	struct trie_chart chart = { 0 };
@@ -236,20 +237,35 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 					      ev.sid.tid, &o->frames);
 		if (!ra) /* else the reader thread unwound it */
 			unwinder_sample(&uw, &ev, stack);
+		uint64_t st_bits = ev.attr ? ev.attr->attr.sample_type : 0;
+		bool inl = o->inline_mode == PROFILE_INLINE_ALL ||
+			   (o->inline_mode == PROFILE_INLINE_DWARF &&
+			    (st_bits & PERF_SAMPLE_REGS_USER) && (st_bits & PERF_SAMPLE_STACK_USER));
 		size_t n = 1;
 		if (stack->truncated) {
 			st->truncated++;
 			frames[n++] = (struct trie_frame){ truncated_name, FRAME_UNKNOWN };
 		}
-		for (size_t i = stack->n; i-- > 0;) {
+		for (size_t i = stack->n; i-- > 0 && n < cap;) {
 			struct sym sym;
 			if (stack->frames[i].kernel && !kaslr_checked)
 				check_kaslr(&m, &dsos, &kaslr_checked);
 			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
-			frames[n] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
-			if (o->mappings)
-				note_dso(&name_dso, frames[n].name, &sym);
-			n++;
+			struct sym_inline in[SRCLINE_MAX_INLINE];
+			size_t k = inl && !sym.kernel ? symbolize_inlines(&sz, &sym, in, SRCLINE_MAX_INLINE) : 0;
+			if (!k) {
+				frames[n] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
+				if (o->mappings)
+					note_dso(&name_dso, frames[n].name, &sym);
+				n++;
+				continue;
+			}
+			while (k-- > 0 && n < cap) { /* outermost first */
+				frames[n] = frame_for_inline(strs, &in[k], &o->frames);
+				if (o->mappings)
+					note_dso(&name_dso, frames[n].name, &sym);
+				n++;
+			}
 		}
 		if (o->reverse) {
 			for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
@@ -277,6 +293,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	if (st->partial)
 		err_restore(perf_reader_error(r));
 	free(stack);
+	free(frames);
 	unwinder_release(&uw);
 	hashmap_release(&fcache);
 	symbolizer_release(&sz);

@@ -15,9 +15,16 @@
 #include "aggregate/trie.h"
 #include "base/strtab.h"
 
+enum profile_inline {
+	PROFILE_INLINE_DWARF = 0, /* inline frames for DWARF-unwound user frames (perf script's way) */
+	PROFILE_INLINE_ALL,       /* for every user frame, frame-pointer stacks too */
+	PROFILE_INLINE_NONE,      /* none (perf script --no-inline) */
+};
+
 struct profile_opts {
 	const char *input;
 	struct frame_opts frames;
+	enum profile_inline inline_mode;
 	const char *symfs; /* prefix for binary paths, or NULL */
 	bool reverse;      /* stacks leaf first (flamegraph.pl --reverse) */
 	bool chart;        /* time order, adjacent stacks merged (--flamechart; trie_chart_finish) */

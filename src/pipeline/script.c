@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,7 +76,13 @@ struct script_ctx {
 	struct tracefmt *tf;
 	bool tf_tried;
 	struct buf trace;
+	size_t frames_cap;
+	bool want_srcline; /* the current sample prints source lines */
 };
+
+/* Callchain frames kiln can print per sample: perf's 127 kernel and 127
+ * user entries, the user ones expanded by their inline frames. */
+#define FRAMES_CAP (MAX_STACK * 2 + 1 + MAX_STACK * SRCLINE_MAX_INLINE)
 
 /* ---- events and fields ---- */
 
@@ -400,10 +407,31 @@ static void widen_kernel_map(struct script_ctx *x)
  * dso-relative address (ip - map start + pgoff); the kernel, modules,
  * anonymous memory and unmapped addresses print the address itself.
  */
+/* perf's text for a source line it could not find: "<dso short name>[<addr>]". */
+static const char *srcline_fail(struct script_ctx *x, const char *short_name, uint64_t addr)
+{
+	char buf[600];
+	snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", short_name, addr);
+	return strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
+}
+
+static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64_t ip,
+			struct script_frame *out, struct sym *sy);
+
 static void resolve(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64_t ip,
 		    struct script_frame *out)
 {
+	struct sym sy;
+	resolve_sym(x, pid, cpumode, ip, out, &sy);
+}
+
+/* resolve(), also giving the user symbol ('sy->dso' SYM_NONE when none was looked up). */
+static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64_t ip,
+			struct script_frame *out, struct sym *sy)
+{
 	*out = (struct script_frame){ .addr = ip };
+	sy->dso = SYM_NONE;
+	sy->name = SYM_NONE;
 	bool kernel;
 	if (cpumode == PERF_RECORD_MISC_KERNEL)
 		kernel = true;
@@ -423,6 +451,13 @@ static void resolve(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64
 		out->dso = core ? KERNEL_MMAP_PREFIX : kernel_dso_name(x, map->dso);
 		if (core)
 			kernel_sym(x, ip, out);
+		if (x->want_srcline)
+			out->srcline = srcline_fail(
+				x,
+				core ? KERNEL_MMAP_PREFIX
+				     : strtab_get(&x->strs,
+						  module_name(x, dso_set_get(&x->dsos, map->dso)->path)),
+				ip);
 		return; /* modules: no symbols (kallsyms has none of the recorded ones) */
 	}
 	if (!map)
@@ -438,16 +473,62 @@ static void resolve(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64
 			out->sym = strtab_get(&x->strs, js.name);
 			out->symoff = js.symoff;
 		}
+		if (x->want_srcline)
+			out->srcline = srcline_fail(x, buf + 5, ip);
 		return;
 	}
 	out->addr = ip - map->start + map->pgoff;
 	out->dso = d->path;
-	struct sym s;
-	symbolize(&x->sz, pid, ip, false, &s);
-	if (s.name != SYM_NONE) {
-		out->sym = strtab_get(&x->strs, s.name);
-		out->symoff = s.symoff;
+	symbolize(&x->sz, pid, ip, false, sy);
+	if (sy->name != SYM_NONE) {
+		out->sym = strtab_get(&x->strs, sy->name);
+		out->symoff = sy->symoff;
 	}
+	if (x->want_srcline) {
+		uint32_t text;
+		switch (symbolize_srcline(&x->sz, sy, &text)) {
+		case SYM_SRCLINE_TEXT:
+			out->srcline = strtab_get(&x->strs, text);
+			break;
+		case SYM_SRCLINE_FAIL:
+			out->srcline = srcline_fail(x, d->base, sy->addr);
+			break;
+		case SYM_SRCLINE_QUIET:
+			break;
+		}
+	}
+}
+
+/*
+ * A DWARF-unwound user frame, as perf's unwind_entry appends it: replaced
+ * by its inline frames (innermost first; each prints its own source line)
+ * when addr2line knows the address, else the frame itself.
+ */
+static size_t resolve_unwound(struct script_ctx *x, uint32_t pid, uint64_t ip,
+			      struct script_frame *out, size_t room)
+{
+	struct sym sy;
+	bool want = x->want_srcline;
+	x->want_srcline = false;
+	resolve_sym(x, pid, PERF_RECORD_MISC_USER, ip, out, &sy);
+	x->want_srcline = want;
+	struct sym_inline inl[SRCLINE_MAX_INLINE];
+	size_t n = 0;
+	if (!x->o->no_inline && sy.dso != SYM_NONE)
+		n = symbolize_inlines(&x->sz, &sy, inl, room < SRCLINE_MAX_INLINE ? room : SRCLINE_MAX_INLINE);
+	if (!n) {
+		if (want)
+			resolve_sym(x, pid, PERF_RECORD_MISC_USER, ip, out, &sy);
+		return 1;
+	}
+	struct script_frame base = *out;
+	for (size_t i = 0; i < n; i++) {
+		out[i] = base;
+		out[i].sym = strtab_get(&x->strs, inl[i].name);
+		out[i].inlined = inl[i].inlined;
+		out[i].srcline = strtab_get(&x->strs, inl[i].srcline);
+	}
+	return n;
 }
 
 static bool kernel_ip(struct script_ctx *x, uint64_t ip)
@@ -515,11 +596,11 @@ static size_t build_callchain(struct script_ctx *x, const struct event *ev,
 		size_t k = 0, users = 0;
 		while (k < x->stack->n && x->stack->frames[k].kernel)
 			k++;
-		for (; k < x->stack->n && users < MAX_STACK; k++, users++)
-			resolve(x, pid, PERF_RECORD_MISC_USER, x->stack->frames[k].ip,
-				&x->frames[n++]);
+		for (; k < x->stack->n && users < MAX_STACK && n < x->frames_cap; k++, users++)
+			n += resolve_unwound(x, pid, x->stack->frames[k].ip, &x->frames[n],
+					     x->frames_cap - n);
 		/* A stack cut short ends, as perf ends it, in an address of -1. */
-		if (x->stack->truncated && users < MAX_STACK)
+		if (x->stack->truncated && users < MAX_STACK && n < x->frames_cap)
 			resolve(x, pid, PERF_RECORD_MISC_USER, UINT64_MAX, &x->frames[n++]);
 	}
 	return n;
@@ -694,6 +775,7 @@ static int print_sample(struct script_ctx *x, struct event *ev)
 		.has_callchain = ai->callchain,
 		.frames = x->frames,
 	};
+	x->want_srcline = (so.fields & SF_SRCLINE) != 0;
 	if (so.fields & SF_IP) {
 		if (ai->callchain && x->use_callchain)
 			s.nframes = build_callchain(x, ev, ai);
@@ -702,6 +784,7 @@ static int print_sample(struct script_ctx *x, struct event *ev)
 	}
 	if ((so.fields & SF_TRACE) && ai->type == SCRIPT_T_TRACEPOINT)
 		s.trace = trace_text(x, ev);
+	x->want_srcline = false;
 	if ((so.fields & SF_ADDR) && ai->addr_sym) {
 		s.addr_resolved = true;
 		resolve_fb(x, ev->sid.pid, cpumode, s.addr, &s.addr_at);
@@ -778,7 +861,8 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	unwinder_init(&x.uw, &x.m);
 	unwinder_set_arch(&x.uw, x.h->arch);
 	x.stack = xmalloc(sizeof(*x.stack));
-	XALLOC_ARRAY(x.frames, MAX_STACK * 2 + 1);
+	x.frames_cap = FRAMES_CAP;
+	XALLOC_ARRAY(x.frames, x.frames_cap);
 
 	/* A pipe's events are not known yet when perf checks a typed -F: it finds none. */
 	for (int t = 0; x.h->pipe_mode && !o->stats && t < SCRIPT_T_MAX; t++) {

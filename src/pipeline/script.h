@@ -31,6 +31,7 @@ struct script_run_opts {
 	bool hide_callchain;  /* print the sample ip only (perf script -G) */
 	bool header;          /* list the perf.data header first (perf script --header) */
 	bool header_only;     /* list the header and stop (perf script --header-only) */
+	bool no_inline;       /* DWARF-unwound frames without their inline frames (--no-inline) */
 	FILE *out;
 };
 

@@ -8,6 +8,7 @@
 
 #define HAVE_DECL_BASENAME 1 /* libiberty's headers test it */
 #include <demangle.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *str
 	s->strs = strs;
 	hashmap_init(&s->cache);
 	hashmap_init(&s->demangled);
+	srclines_init(&s->src, m->dsos, strs);
 }
 
 void symbolizer_release(struct symbolizer *s)
@@ -28,6 +30,9 @@ void symbolizer_release(struct symbolizer *s)
 	hashmap_release(&s->demangled);
 	VEC_FREE(&s->entries);
 	VEC_FREE(&s->entry_keys);
+	VEC_FREE(&s->a2l_fails);
+	VEC_FREE(&s->no_srcline);
+	srclines_release(&s->src);
 }
 
 /* A kernel address through /proc/kallsyms, when it may be used. */
@@ -186,4 +191,69 @@ const char *sym_dso_path(const struct symbolizer *s, const struct sym *sym)
 	if (d->kind == DSO_KERNEL && !strncmp(d->path, "[kernel.kallsyms]", 17))
 		return "[kernel.kallsyms]";
 	return d->path;
+}
+
+/* ---- inline frames and source lines, perf's way ---- */
+
+/* perf's dso__name(): no addr2line for kernel names or perf maps. */
+static bool a2l_dso(const struct symbolizer *s, uint32_t dso)
+{
+	if (dso == SYM_NONE)
+		return false;
+	const struct dso *d = dso_set_get(s->m->dsos, dso);
+	return d->kind == DSO_FILE && d->path[0] != '[' && strncmp(d->path, "/tmp/perf-", 10);
+}
+
+/* srcline_from_fileline(): "basename:line". */
+static uint32_t srcline_text(struct symbolizer *s, const struct a2l_rec *r)
+{
+	char buf[4200];
+	snprintf(buf, sizeof(buf), "%s:%u", r->file == SRCLINE_NONE ? "??" : strtab_get(s->strs, r->file),
+		 r->line);
+	return strtab_intern_str(s->strs, buf);
+}
+
+size_t symbolize_inlines(struct symbolizer *s, const struct sym *sym, struct sym_inline *out,
+			 size_t cap)
+{
+	if (sym->kernel || sym->name == SYM_NONE || !a2l_dso(s, sym->dso))
+		return 0;
+	const struct a2l_rec *r;
+	size_t n = srclines_a2l(&s->src, sym->dso, sym->addr, &r);
+	if (n > cap)
+		n = cap;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t name = display_name(
+			s, r[i].func == SRCLINE_NONE ? "??" : strtab_get(s->strs, r[i].func));
+		out[i].name = name;
+		out[i].inlined = name != sym->name;
+		out[i].srcline = srcline_text(s, &r[i]);
+	}
+	return n;
+}
+
+#define A2L_FAIL_LIMIT 123 /* perf gives up on a dso's lines after this many misses in a row */
+
+enum sym_srcline symbolize_srcline(struct symbolizer *s, const struct sym *sym, uint32_t *text)
+{
+	if (sym->dso == SYM_NONE)
+		return SYM_SRCLINE_QUIET;
+	while (s->a2l_fails.n <= sym->dso) {
+		VEC_PUSH(&s->a2l_fails, 1);
+		VEC_PUSH(&s->no_srcline, 0);
+	}
+	if (!s->no_srcline.v[sym->dso] && !sym->kernel && a2l_dso(s, sym->dso)) {
+		const struct a2l_rec *r;
+		if (srclines_a2l(&s->src, sym->dso, sym->addr, &r) > 0) {
+			s->a2l_fails.v[sym->dso] = 0;
+			if (r->file == SRCLINE_NONE && r->line == 0)
+				return SYM_SRCLINE_QUIET; /* "??:0" */
+			*text = srcline_text(s, r);
+			return SYM_SRCLINE_TEXT;
+		}
+	}
+	uint32_t *fails = &s->a2l_fails.v[sym->dso];
+	if (*fails && ++*fails > A2L_FAIL_LIMIT)
+		s->no_srcline.v[sym->dso] = 1;
+	return SYM_SRCLINE_FAIL;
 }

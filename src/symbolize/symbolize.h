@@ -21,6 +21,7 @@
 #include "base/vec.h"
 #include "dso/dso.h"
 #include "proc/proc.h"
+#include "symbolize/srcline.h"
 
 #define SYM_NONE UINT32_MAX
 
@@ -42,12 +43,41 @@ struct symbolizer {
 	uint64_t lookups, misses;
 	bool no_demangle;     /* show C++/Rust names as mangled in the binary */
 	struct hashmap demangled; /* raw name id -> demangled name id */
+	struct srclines src;      /* DWARF lines and inline chains */
+	VEC(uint32_t) a2l_fails;  /* per dso: perf's failed-lookup count + 1 (0: had a success) */
+	VEC(uint8_t) no_srcline;  /* per dso: perf gave up on source lines */
 };
 
 void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *strs);
 void symbolizer_release(struct symbolizer *s);
 /* Resolve 'ip' in pid's address space (or the kernel's). Always fills *out. */
 void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, struct sym *out);
+
+/*
+ * Inline frames and source lines, as perf 6.1 shows them (from addr2line
+ * -i -f answers, see srcline.h).
+ */
+struct sym_inline {
+	uint32_t name;    /* the frame's name (demangled as perf demangles) */
+	uint32_t srcline; /* "file:line" (basename; "??:0" when unknown) */
+	bool inlined;     /* perf prints " (inlined)" and no dso: the name is not the symbol's */
+};
+/*
+ * perf's inline expansion of a user frame (append_inlines): the frames
+ * that replace 'sym', innermost first, at most 'cap'; 0 when perf shows
+ * the frame as it is (no symbol, not a file, no DWARF or symbol answer).
+ */
+size_t symbolize_inlines(struct symbolizer *s, const struct sym *sym, struct sym_inline *out,
+			 size_t cap);
+
+enum sym_srcline {
+	SYM_SRCLINE_TEXT,  /* print the text */
+	SYM_SRCLINE_QUIET, /* perf prints nothing (no mapping, or "??:0") */
+	SYM_SRCLINE_FAIL,  /* perf prints "<dso short name>[<addr in hex>]" */
+};
+/* perf's source line of a frame that was not expanded (map__fprintf_srcline):
+ * *text gets the "file:line" id for SYM_SRCLINE_TEXT. */
+enum sym_srcline symbolize_srcline(struct symbolizer *s, const struct sym *sym, uint32_t *text);
 
 /* The basename of the dso a symbol lies in ("libc.so.6", "[kernel.kallsyms]"),
  * or NULL if the address was in no mapping. Borrowed. */

@@ -3,7 +3,7 @@
 # (deep recursion, PLT and callbacks, a signal handler, threads, tail
 # calls, a noreturn call): recorded with --call-graph dwarf by kiln (and by
 # perf, for two shapes), kiln's folded stacks agree with perf's own DWARF
-# unwinding (perf script --no-inline, collapsed the same way) for >= 98%
+# unwinding (both with --no-inline, perf script collapsed the same way) for >= 98%
 # of the samples, and the program's stacks reach main or start_thread.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -15,7 +15,7 @@ fold_perf() {
 for m in recurse plt signal threads tail noreturn; do
 	"$KILN" record -q --call-graph dwarf -F 499 -o "$T/$m.data" -- "$SHAPES" $m 1 2>"$T/err" ||
 		fail "$m: record failed: $(cat "$T/err")"
-	"$KILN" collapse "$T/$m.data" >"$T/$m.kiln" 2>/dev/null || fail "$m: collapse failed"
+	"$KILN" collapse --no-inline "$T/$m.data" >"$T/$m.kiln" 2>/dev/null || fail "$m: collapse failed"
 	fold_perf "$T/$m.data" >"$T/$m.perf"
 	python3 "$TESTLIB/fold_compare.py" "$T/$m.kiln" "$T/$m.perf" 0.98 >"$T/$m.cmp" ||
 		fail "$m: kiln and perf disagree: $(cat "$T/$m.cmp")"
@@ -43,7 +43,7 @@ grep -q ';start_thread;worker;spin' "$T/threads.kiln" || fail "no thread stacks"
 for m in recurse plt; do
 	perf record -q --call-graph dwarf -F 499 -o "$T/p$m.data" -- "$SHAPES" $m 1 2>/dev/null ||
 		fail "perf record failed"
-	"$KILN" collapse "$T/p$m.data" >"$T/p$m.kiln" 2>/dev/null || fail "collapse of perf's file failed"
+	"$KILN" collapse --no-inline "$T/p$m.data" >"$T/p$m.kiln" 2>/dev/null || fail "collapse of perf's file failed"
 	fold_perf "$T/p$m.data" >"$T/p$m.perf"
 	python3 "$TESTLIB/fold_compare.py" "$T/p$m.kiln" "$T/p$m.perf" 0.98 >"$T/p$m.cmp" ||
 		fail "perf's $m recording: kiln and perf disagree: $(cat "$T/p$m.cmp")"

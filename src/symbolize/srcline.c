@@ -1,0 +1,1074 @@
+/*
+ * srcline: addr2line's answers from libdw, indexed per file and cached
+ * per (dso, address) (symbolize, L5). See srcline.h for the rules.
+ */
+#include "symbolize/srcline.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/xalloc.h"
+
+#define MAX_DIE_DEPTH 256     /* DIE nesting walked in a unit */
+#define MAX_ORIGIN_DEPTH 100  /* abstract_origin/specification chain (binutils' limit) */
+#define MAX_UNIT_FUNCS 2000000 /* function DIEs indexed per unit */
+#define MAX_RANGES_PER_DIE 4096
+
+#ifndef DW_FORM_GNU_ref_alt
+#define DW_FORM_GNU_ref_alt 0x1f20
+#endif
+#ifndef DW_FORM_GNU_strp_alt
+#define DW_FORM_GNU_strp_alt 0x1f21
+#endif
+
+/* A symbol binutils' elf_find_function may pick. */
+struct fsym {
+	uint64_t value, size;
+	uint32_t name, file; /* strtab ids; file: SRCLINE_NONE */
+	uint32_t idx;        /* symbol table order */
+	uint32_t shndx;
+	bool func;   /* STT_FUNC / STT_GNU_IFUNC */
+	bool notype; /* STT_NOTYPE */
+};
+
+struct asec {
+	uint64_t addr, size;
+	uint32_t index;
+};
+
+struct lrow {
+	uint64_t addr;
+	uint32_t line;
+	uint32_t file; /* basename id; SRCLINE_NONE on an end-of-sequence row */
+	bool end;
+};
+
+struct func {
+	int32_t parent; /* nearest enclosing function, -1 for none */
+	uint32_t name;  /* raw name id, SRCLINE_NONE */
+	uint32_t call_file, call_line;
+	bool inlined; /* DW_TAG_inlined_subroutine */
+	bool is_linkage;
+};
+
+struct frange {
+	uint64_t low, high;
+	uint32_t func;
+};
+
+struct unit {
+	Dwarf_Off off; /* of the unit DIE */
+	bool loaded, broken;
+	bool loading; /* being loaded (binutils answers "fine" when asked again meanwhile) */
+	bool stmt_list;
+	int lang;
+	unsigned version;
+	VEC(struct lrow) lines;
+	VEC(struct func) funcs;
+	VEC(struct frange) ranges; /* sorted by low, then longer first, then DIE order */
+	VEC(uint64_t) maxhigh;     /* prefix maximum of ranges[].high */
+	VEC(uint32_t) files;       /* file index -> basename id (call_file) */
+};
+
+struct urange {
+	uint64_t low, high;
+	uint32_t unit;
+};
+
+struct srcfile {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+	VEC(struct asec) secs;
+	VEC(struct fsym) syms; /* sorted by (shndx, value, idx) */
+	VEC(struct unit) units;
+	VEC(struct urange) uranges; /* sorted by low, then unit */
+	VEC(uint32_t) unranged;     /* units with no address ranges */
+	struct hashmap fname;       /* libdw file-name pointer -> basename id */
+	struct hashmap unit_at;     /* unit DIE offset -> unit index */
+	unsigned load_depth;        /* units being loaded, nested */
+};
+
+void srclines_init(struct srclines *sl, struct dso_set *dsos, struct strtab *strs)
+{
+	memset(sl, 0, sizeof(*sl));
+	sl->dsos = dsos;
+	sl->strs = strs;
+	hashmap_init(&sl->cache);
+}
+
+static void unit_free(struct unit *u)
+{
+	VEC_FREE(&u->lines);
+	VEC_FREE(&u->funcs);
+	VEC_FREE(&u->ranges);
+	VEC_FREE(&u->maxhigh);
+	VEC_FREE(&u->files);
+}
+
+static void srcfile_free(struct srcfile *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->units.n; i++)
+		unit_free(&f->units.v[i]);
+	VEC_FREE(&f->units);
+	VEC_FREE(&f->uranges);
+	VEC_FREE(&f->unranged);
+	VEC_FREE(&f->secs);
+	VEC_FREE(&f->syms);
+	hashmap_release(&f->fname);
+	hashmap_release(&f->unit_at);
+	if (f->dw)
+		dwarf_end(f->dw);
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f);
+}
+
+void srclines_release(struct srclines *sl)
+{
+	for (size_t i = 0; i < sl->files.n; i++)
+		srcfile_free(sl->files.v[i]);
+	VEC_FREE(&sl->files);
+	VEC_FREE(&sl->keys);
+	VEC_FREE(&sl->recs);
+	hashmap_release(&sl->cache);
+}
+
+static uint32_t base_id(struct srclines *sl, const char *path)
+{
+	if (!path)
+		return SRCLINE_NONE;
+	const char *b = strrchr(path, '/');
+	return strtab_intern_str(sl->strs, b ? b + 1 : path);
+}
+
+/* ---- ELF: sections and the symbol table, as binutils reads them ---- */
+
+static void load_sections(struct srcfile *f)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
+			continue;
+		struct asec a = { sh.sh_addr, sh.sh_size, (uint32_t)elf_ndxscn(scn) };
+		VEC_PUSH(&f->secs, a);
+	}
+}
+
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* One symbol table: returns the number of symbols it has (beyond the null one). */
+static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	Elf_Data *data;
+	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		return 0;
+	size_t n = sh.sh_size / sh.sh_entsize;
+	enum { NOTHING, SYMBOL, FILE_AFTER_SYMBOL } state = NOTHING;
+	uint32_t file = SRCLINE_NONE;
+	bool have_file = false;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		int type = GELF_ST_TYPE(s.st_info), bind = GELF_ST_BIND(s.st_info);
+		const char *name = elf_strptr(f->elf, sh.sh_link, s.st_name);
+		if (type == STT_FILE) {
+			file = strtab_intern_str(sl->strs, name ? name : "");
+			have_file = true;
+			if (state == SYMBOL)
+				state = FILE_AFTER_SYMBOL;
+			continue;
+		}
+		if (state == NOTHING)
+			state = SYMBOL;
+		if (type == STT_SECTION || type == STT_OBJECT || type == STT_TLS ||
+		    s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
+			continue;
+		if (!s.st_size && bind == STB_LOCAL && type == STT_NOTYPE &&
+		    GELF_ST_VISIBILITY(s.st_other) == STV_HIDDEN)
+			continue; /* annobin markers */
+		struct fsym fs = {
+			.value = s.st_value,
+			.size = s.st_size,
+			.name = strtab_intern_str(sl->strs, name ? name : ""),
+			.file = SRCLINE_NONE,
+			.idx = (uint32_t)i,
+			.shndx = s.st_shndx,
+			.func = type == STT_FUNC || type == STT_GNU_IFUNC,
+			.notype = type == STT_NOTYPE,
+		};
+		if (have_file && (bind == STB_LOCAL || state != FILE_AFTER_SYMBOL))
+			fs.file = file;
+		VEC_PUSH(&f->syms, fs);
+	}
+	return n > 0 ? n - 1 : 0;
+}
+
+static void load_symbols(struct srclines *sl, struct srcfile *f)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL;
+	size_t got = 0;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !got)
+			got = read_symtab(sl, f, scn);
+		else if (sh.sh_type == SHT_DYNSYM && !dyn)
+			dyn = scn;
+	}
+	if (!got && dyn) /* binutils: the dynamic symbols when .symtab has none */
+		read_symtab(sl, f, dyn);
+	if (f->syms.n)
+		qsort(f->syms.v, f->syms.n, sizeof(f->syms.v[0]), fsym_cmp);
+}
+
+/* binutils' better_fit, for symbols at the same address in table order. */
+static bool better_fit(const struct fsym *cur, const struct fsym *s, uint64_t off)
+{
+	uint64_t csz = cur->size ? cur->size : 1, ssz = s->size ? s->size : 1;
+	if (cur->value + csz <= off)
+		return ssz > csz;
+	if (s->value + ssz <= off)
+		return false;
+	if (cur->func != s->func)
+		return s->func;
+	if (cur->notype != s->notype)
+		return cur->notype;
+	return ssz < csz;
+}
+
+/* elf_find_function: the symbol binutils names an address by, or NULL. */
+static const struct fsym *find_function(const struct srcfile *f, uint32_t shndx, uint64_t addr)
+{
+	size_t lo = 0, hi = f->syms.n;
+	while (lo < hi) { /* first symbol past (shndx, addr) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fsym *s = &f->syms.v[mid];
+		if (s->shndx < shndx || (s->shndx == shndx && s->value <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || f->syms.v[lo - 1].shndx != shndx)
+		return NULL;
+	size_t first = lo - 1;
+	uint64_t v = f->syms.v[first].value;
+	while (first > 0 && f->syms.v[first - 1].shndx == shndx && f->syms.v[first - 1].value == v)
+		first--;
+	const struct fsym *best = &f->syms.v[first];
+	for (size_t i = first + 1; i < lo; i++)
+		if (better_fit(best, &f->syms.v[i], addr))
+			best = &f->syms.v[i];
+	return best;
+}
+
+/* ---- DWARF units ---- */
+
+static int urange_cmp(const void *a, const void *b)
+{
+	const struct urange *x = a, *y = b;
+	if (x->low != y->low)
+		return x->low < y->low ? -1 : 1;
+	return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+static void index_units(struct srcfile *f)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	for (size_t guard = 0; guard < 10000000; guard++) {
+		Dwarf_Die cu;
+		if (dwarf_next_unit(f->dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL,
+				    NULL) != 0)
+			break;
+		if (!dwarf_offdie(f->dw, off + hsize, &cu)) {
+			off = next;
+			continue;
+		}
+		unit_type = 0;
+		int tag = dwarf_tag(&cu);
+		(void)unit_type;
+		if (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit) {
+			off = next;
+			continue;
+		}
+		uint32_t ui = (uint32_t)f->units.n;
+		struct unit *u = VEC_PUSH_ZERO(&f->units);
+		u->off = dwarf_dieoffset(&cu);
+		u->version = version;
+		u->stmt_list = dwarf_hasattr(&cu, DW_AT_stmt_list);
+		hashmap_put(&f->unit_at, u->off, ui);
+		Dwarf_Word lang = 0;
+		Dwarf_Attribute a;
+		if (dwarf_attr(&cu, DW_AT_language, &a) && dwarf_formudata(&a, &lang) == 0)
+			u->lang = (int)lang;
+		Dwarf_Addr base, start, end;
+		ptrdiff_t ro = 0;
+		size_t nr = 0;
+		if (tag == DW_TAG_partial_unit) { /* never searched by address */
+			off = next;
+			continue;
+		}
+		while (nr < MAX_RANGES_PER_DIE * 16 &&
+		       (ro = dwarf_ranges(&cu, ro, &base, &start, &end)) > 0) {
+			if (end > start) {
+				struct urange r = { start, end, ui };
+				VEC_PUSH(&f->uranges, r);
+				nr++;
+			}
+		}
+		if (!nr)
+			VEC_PUSH(&f->unranged, ui);
+		off = next;
+	}
+	if (f->uranges.n)
+		qsort(f->uranges.v, f->uranges.n, sizeof(f->uranges.v[0]), urange_cmp);
+}
+
+/* binutils' non_mangled(): languages whose DW_AT_name is the symbol name. */
+static bool non_mangled(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Ada83:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_C99:
+	case DW_LANG_Ada95:
+	case DW_LANG_PLI:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool is_alt_ref(unsigned form)
+{
+	return form == DW_FORM_GNU_ref_alt || form == DW_FORM_ref_sup4 || form == DW_FORM_ref_sup8;
+}
+
+static bool is_alt_str(unsigned form)
+{
+	return form == DW_FORM_GNU_strp_alt || form == DW_FORM_strp_sup;
+}
+
+static bool is_str_form(unsigned form)
+{
+	switch (form) {
+	case DW_FORM_string:
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_strx:
+	case DW_FORM_strx1:
+	case DW_FORM_strx2:
+	case DW_FORM_strx3:
+	case DW_FORM_strx4:
+	case DW_FORM_GNU_str_index:
+	case DW_FORM_GNU_strp_alt:
+	case DW_FORM_strp_sup:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The name binutils reads for a function DIE, in attribute order. */
+struct namestate {
+	struct srclines *sl;
+	struct srcfile *f;
+	uint32_t origin_unit; /* the unit of the DIE being read (UINT32_MAX: unknown) */
+	const char *name;
+	bool is_linkage;
+	bool fail;
+	int lang;
+	unsigned depth;
+	/* of the function DIE itself */
+	Dwarf_Word call_file, call_line;
+	bool has_call_file;
+};
+
+static const char *attr_str(Dwarf_Attribute *a)
+{
+	if (is_alt_str(dwarf_whatform(a)))
+		return NULL; /* binutils cannot read the supplementary file */
+	return dwarf_formstring(a);
+}
+
+static int origin_attr(Dwarf_Attribute *a, void *arg);
+
+static void follow(struct namestate *ns, Dwarf_Attribute *a)
+{
+	if (is_alt_ref(dwarf_whatform(a)) || ns->depth + 1 >= MAX_ORIGIN_DEPTH) {
+		ns->fail = true;
+		return;
+	}
+	Dwarf_Die origin, cu;
+	if (!dwarf_formref_die(a, &origin)) {
+		ns->fail = true;
+		return;
+	}
+	int saved_lang = ns->lang;
+	uint32_t saved_unit = ns->origin_unit;
+	ns->lang = 0;
+	ns->origin_unit = UINT32_MAX;
+	Dwarf_Attribute la;
+	Dwarf_Word lang;
+	if (dwarf_diecu(&origin, &cu, NULL, NULL)) {
+		uint64_t ui;
+		if (dwarf_attr(&cu, DW_AT_language, &la) && dwarf_formudata(&la, &lang) == 0)
+			ns->lang = (int)lang;
+		if (hashmap_get(&ns->f->unit_at, dwarf_dieoffset(&cu), &ui))
+			ns->origin_unit = (uint32_t)ui;
+	}
+	ns->depth++;
+	if (dwarf_getattrs(&origin, origin_attr, ns, 0) != 1)
+		ns->fail = true;
+	ns->depth--;
+	ns->lang = saved_lang;
+	ns->origin_unit = saved_unit;
+}
+
+static void name_attr(struct namestate *ns, Dwarf_Attribute *a)
+{
+	unsigned at = dwarf_whatattr(a), form = dwarf_whatform(a);
+	if (at == DW_AT_name) {
+		if (!ns->name && is_str_form(form)) {
+			ns->name = attr_str(a);
+			if (non_mangled(ns->lang))
+				ns->is_linkage = true;
+		}
+	} else if (at == DW_AT_linkage_name || at == DW_AT_MIPS_linkage_name) {
+		if (is_str_form(form)) {
+			ns->name = attr_str(a);
+			ns->is_linkage = true;
+		}
+	}
+}
+
+static bool unit_usable(struct srclines *sl, struct srcfile *f, uint32_t ui);
+
+/* find_abstract_instance: name, linkage names and DW_AT_specification; a
+ * DW_AT_decl_file makes binutils read the origin's whole unit, which must
+ * then be readable too. */
+static int origin_attr(Dwarf_Attribute *a, void *arg)
+{
+	struct namestate *ns = arg;
+	unsigned at = dwarf_whatattr(a);
+	if (at == DW_AT_specification)
+		follow(ns, a);
+	else if (at == DW_AT_decl_file)
+		ns->fail |= ns->origin_unit == UINT32_MAX ||
+			    !unit_usable(ns->sl, ns->f, ns->origin_unit);
+	else
+		name_attr(ns, a);
+	return ns->fail ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+static int func_attr(Dwarf_Attribute *a, void *arg)
+{
+	struct namestate *ns = arg;
+	unsigned at = dwarf_whatattr(a);
+	Dwarf_Word v;
+	switch (at) {
+	case DW_AT_abstract_origin:
+	case DW_AT_specification:
+		follow(ns, a);
+		break;
+	case DW_AT_call_file:
+		if (dwarf_formudata(a, &v) == 0) {
+			ns->call_file = v;
+			ns->has_call_file = true;
+		}
+		break;
+	case DW_AT_call_line:
+		if (dwarf_formudata(a, &v) == 0)
+			ns->call_line = v;
+		break;
+	default:
+		name_attr(ns, a);
+	}
+	return ns->fail ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+static int frange_cmp(const void *a, const void *b)
+{
+	const struct frange *x = a, *y = b;
+	if (x->low != y->low)
+		return x->low < y->low ? -1 : 1;
+	uint64_t lx = x->high - x->low, ly = y->high - y->low;
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static uint32_t file_name(struct srclines *sl, struct srcfile *f, const char *path)
+{
+	if (!path)
+		return SRCLINE_NONE;
+	uint64_t v;
+	if (hashmap_get(&f->fname, (uint64_t)(uintptr_t)path, &v))
+		return (uint32_t)v;
+	uint32_t id = base_id(sl, path);
+	hashmap_put(&f->fname, (uint64_t)(uintptr_t)path, id);
+	return id;
+}
+
+/* The unit's file names by DWARF file number (file 0 before DWARF 5: "<unknown>"). */
+static void load_files(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *cu)
+{
+	Dwarf_Files *files;
+	size_t nf;
+	uint32_t unknown = strtab_intern_str(sl->strs, "<unknown>");
+	if (dwarf_getsrcfiles(cu, &files, &nf) != 0)
+		return;
+	/* libdw's index 0 is the DWARF 5 entry 0, or a stand-in before DWARF 5. */
+	for (size_t i = 0; i < nf && i < 1000000; i++)
+		VEC_PUSH(&u->files, i || u->version >= 5 ? file_name(sl, f, dwarf_filesrc(files, i, NULL, NULL))
+							 : unknown);
+}
+
+static uint32_t unit_file(struct srclines *sl, const struct unit *u, size_t idx)
+{
+	return idx < u->files.n ? u->files.v[idx] : strtab_intern_str(sl->strs, "<unknown>");
+}
+
+static uint64_t get_uleb(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+	for (unsigned sh = 0; *p < end; sh += 7) {
+		uint8_t b = *(*p)++;
+		if (sh < 64)
+			v |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+static int64_t get_sleb(const uint8_t **p, const uint8_t *end)
+{
+	int64_t v = 0;
+	unsigned sh = 0;
+	uint8_t b = 0;
+	while (*p < end) {
+		b = *(*p)++;
+		if (sh < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << sh);
+		sh += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	if (sh < 64 && (b & 0x40))
+		v |= -((int64_t)1 << sh);
+	return v;
+}
+
+static uint64_t get_le(const uint8_t **p, const uint8_t *end, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n && *p < end; i++)
+		v |= (uint64_t)*(*p)++ << (8 * i);
+	return v;
+}
+
+/*
+ * binutils 2.40 reads a DWARF 5 row whose file register was never set in
+ * its sequence (the initial 1) as file entry 0. libdw does not say which
+ * rows those are, so the line program is scanned here for their
+ * addresses (a bounded pass over the opcodes; addresses only).
+ */
+static void default_file_rows(struct srcfile *f, Dwarf_Die *cu, struct hashmap *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	if (!dwarf_attr(cu, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off) != 0)
+		return;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(f->elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".debug_line")) {
+			data = elf_getdata(scn, NULL); /* libdw decompressed it in place */
+			break;
+		}
+	}
+	if (!data || !data->d_buf || off >= data->d_size)
+		return;
+	const uint8_t *p = (const uint8_t *)data->d_buf + off, *end = (const uint8_t *)data->d_buf + data->d_size;
+	uint64_t len = get_le(&p, end, 4);
+	unsigned offsz = 4;
+	if (len == 0xffffffff) {
+		len = get_le(&p, end, 8);
+		offsz = 8;
+	}
+	if (len > (uint64_t)(end - p))
+		return;
+	end = p + len;
+	unsigned version = (unsigned)get_le(&p, end, 2);
+	if (version < 5)
+		return;
+	unsigned asize = (unsigned)get_le(&p, end, 1);
+	get_le(&p, end, 1); /* segment selector size */
+	uint64_t hlen = get_le(&p, end, offsz);
+	if (hlen > (uint64_t)(end - p))
+		return;
+	const uint8_t *prog = p + hlen;
+	unsigned min_inst = (unsigned)get_le(&p, end, 1);
+	unsigned max_ops = (unsigned)get_le(&p, end, 1);
+	get_le(&p, end, 1); /* default_is_stmt */
+	int line_base = (int8_t)get_le(&p, end, 1);
+	unsigned line_range = (unsigned)get_le(&p, end, 1);
+	unsigned opcode_base = (unsigned)get_le(&p, end, 1);
+	uint8_t oplen[256] = { 0 };
+	for (unsigned i = 1; i < opcode_base && p < end; i++)
+		oplen[i] = (uint8_t)get_le(&p, end, 1);
+	(void)line_base;
+	if (!line_range || max_ops != 1 || (asize != 4 && asize != 8))
+		return;
+	p = prog;
+	uint64_t addr = 0;
+	bool file_set = false;
+	for (size_t guard = 0; p < end && guard < 100000000; guard++) {
+		unsigned op = *p++;
+		bool row = false;
+		if (op >= opcode_base) {
+			addr += (uint64_t)((op - opcode_base) / line_range) * min_inst;
+			row = true;
+		} else if (op == 0) { /* extended */
+			uint64_t n = get_uleb(&p, end);
+			if (!n || n > (uint64_t)(end - p))
+				return;
+			const uint8_t *next = p + n;
+			unsigned sub = *p++;
+			if (sub == DW_LNE_end_sequence) {
+				row = !file_set;
+				if (row)
+					hashmap_put(out, addr, 1);
+				addr = 0;
+				file_set = false;
+				row = false;
+			} else if (sub == DW_LNE_set_address) {
+				addr = get_le(&p, next, asize);
+			}
+			p = next;
+		} else if (op == DW_LNS_copy) {
+			row = true;
+		} else if (op == DW_LNS_advance_pc) {
+			addr += get_uleb(&p, end) * min_inst;
+		} else if (op == DW_LNS_advance_line) {
+			get_sleb(&p, end);
+		} else if (op == DW_LNS_set_file) {
+			get_uleb(&p, end);
+			file_set = true;
+		} else if (op == DW_LNS_const_add_pc) {
+			addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst;
+		} else if (op == DW_LNS_fixed_advance_pc) {
+			addr += get_le(&p, end, 2);
+		} else {
+			for (unsigned i = 0; i < oplen[op]; i++)
+				get_uleb(&p, end);
+		}
+		if (row && !file_set)
+			hashmap_put(out, addr, 1);
+	}
+}
+
+static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *cu)
+{
+	load_files(sl, f, u, cu);
+	struct hashmap dflt;
+	hashmap_init(&dflt);
+	if (u->version >= 5)
+		default_file_rows(f, cu, &dflt);
+	Dwarf_Lines *lines;
+	size_t n;
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		int line = 0;
+		bool end = false;
+		if (!l || dwarf_lineaddr(l, &addr) != 0)
+			continue;
+		dwarf_lineno(l, &line);
+		dwarf_lineendsequence(l, &end);
+		struct lrow r = { addr, line > 0 ? (uint32_t)line : 0, SRCLINE_NONE, end };
+		Dwarf_Files *lf;
+		size_t idx;
+		if (!end && dwarf_line_file(l, &lf, &idx) == 0)
+			r.file = unit_file(sl, u, idx == 1 && hashmap_get(&dflt, addr, NULL) ? 0 : idx);
+		/* Rows at one address: the last one counts (binutils keeps the last). */
+		if (u->lines.n && u->lines.v[u->lines.n - 1].addr == addr)
+			u->lines.v[u->lines.n - 1] = r;
+		else
+			VEC_PUSH(&u->lines, r);
+	}
+	hashmap_release(&dflt);
+}
+
+static bool is_func_tag(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+/* One function DIE: its name as binutils reads it, call site and ranges. */
+static bool add_func(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *die,
+		     int32_t parent)
+{
+	struct namestate ns = { .sl = sl, .f = f, .lang = u->lang, .origin_unit = UINT32_MAX };
+	if (dwarf_getattrs(die, func_attr, &ns, 0) != 1 || ns.fail)
+		return false;
+	uint32_t fi = (uint32_t)u->funcs.n;
+	struct func *fn = VEC_PUSH_ZERO(&u->funcs);
+	fn->parent = parent;
+	fn->name = ns.name ? strtab_intern_str(sl->strs, ns.name) : SRCLINE_NONE;
+	fn->is_linkage = ns.is_linkage;
+	fn->inlined = dwarf_tag(die) == DW_TAG_inlined_subroutine;
+	fn->call_line = (uint32_t)ns.call_line;
+	fn->call_file = SRCLINE_NONE;
+	if (ns.has_call_file)
+		fn->call_file = unit_file(sl, u, ns.call_file);
+	Dwarf_Addr base, start, end;
+	ptrdiff_t ro = 0;
+	for (size_t k = 0; k < MAX_RANGES_PER_DIE && (ro = dwarf_ranges(die, ro, &base, &start, &end)) > 0;
+	     k++) {
+		if (end > start) {
+			struct frange r = { start, end, fi };
+			VEC_PUSH(&u->ranges, r);
+		}
+	}
+	return true;
+}
+
+/* Walk a unit's DIE tree once: every function DIE with its nearest enclosing function. */
+static bool load_funcs(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *cu)
+{
+	struct level {
+		Dwarf_Die die;
+		int32_t func; /* nearest function at or above this level */
+	} *stack = xmalloc(sizeof(*stack) * MAX_DIE_DEPTH);
+	int depth = 0;
+	bool ok = true;
+	Dwarf_Die child;
+	int rc = dwarf_child(cu, &child);
+	if (rc < 0)
+		ok = false;
+	if (rc == 0) {
+		stack[0].die = child;
+		stack[0].func = -1;
+		depth = 1;
+	}
+	while (ok && depth > 0) {
+		struct level *lv = &stack[depth - 1];
+		int32_t outer = depth >= 2 ? stack[depth - 2].func : -1;
+		int tag = dwarf_tag(&lv->die);
+		lv->func = outer;
+		if (is_func_tag(tag)) {
+			if (u->funcs.n >= MAX_UNIT_FUNCS || !add_func(sl, f, u, &lv->die, outer)) {
+				ok = false;
+				break;
+			}
+			lv->func = (int32_t)(u->funcs.n - 1);
+		}
+		/* Descend, else move to the next sibling, climbing as needed. */
+		if (dwarf_haschildren(&lv->die) && depth < MAX_DIE_DEPTH) {
+			rc = dwarf_child(&lv->die, &child);
+			if (rc < 0) {
+				ok = false;
+				break;
+			}
+			if (rc == 0) {
+				stack[depth].die = child;
+				stack[depth].func = lv->func;
+				depth++;
+				continue;
+			}
+		}
+		while (depth > 0) {
+			rc = dwarf_siblingof(&stack[depth - 1].die, &stack[depth - 1].die);
+			if (rc < 0) {
+				ok = false;
+				break;
+			}
+			if (rc == 0)
+				break;
+			depth--;
+		}
+	}
+	free(stack);
+	if (!ok)
+		return false;
+	if (u->ranges.n) {
+		qsort(u->ranges.v, u->ranges.n, sizeof(u->ranges.v[0]), frange_cmp);
+		VEC_RESERVE(&u->maxhigh, u->ranges.n);
+		uint64_t m = 0;
+		for (size_t i = 0; i < u->ranges.n; i++) {
+			if (u->ranges.v[i].high > m)
+				m = u->ranges.v[i].high;
+			u->maxhigh.v[i] = m;
+		}
+		u->maxhigh.n = u->ranges.n;
+	}
+	return true;
+}
+
+#define MAX_UNIT_NESTING 64
+
+/* comp_unit_maybe_decode_line_info: a line table, then every function DIE readable. */
+static void load_unit(struct srclines *sl, struct srcfile *f, uint32_t ui)
+{
+	struct unit *u = &f->units.v[ui];
+	u->loaded = true;
+	Dwarf_Die cu;
+	if (!u->stmt_list || f->load_depth >= MAX_UNIT_NESTING || !dwarf_offdie(f->dw, u->off, &cu)) {
+		u->broken = true;
+		return;
+	}
+	u->loading = true;
+	f->load_depth++;
+	load_lines(sl, f, u, &cu);
+	bool ok = load_funcs(sl, f, u, &cu);
+	f->load_depth--;
+	u = &f->units.v[ui];
+	u->loading = false;
+	if (!ok) {
+		u->broken = true;
+		unit_free(u);
+	}
+}
+
+static bool unit_usable(struct srclines *sl, struct srcfile *f, uint32_t ui)
+{
+	struct unit *u = &f->units.v[ui];
+	if (u->loading)
+		return true;
+	if (!u->loaded)
+		load_unit(sl, f, ui);
+	return !f->units.v[ui].broken;
+}
+
+/* The innermost function covering addr (smallest range; the later DIE on ties). */
+static int32_t unit_func(const struct unit *u, uint64_t addr)
+{
+	size_t lo = 0, hi = u->ranges.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->ranges.v[mid].low <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		if (u->maxhigh.v[i] <= addr)
+			break;
+		if (addr < u->ranges.v[i].high)
+			return (int32_t)u->ranges.v[i].func;
+	}
+	return -1;
+}
+
+static const struct lrow *unit_line(const struct unit *u, uint64_t addr)
+{
+	size_t lo = 0, hi = u->lines.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->lines.v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || u->lines.v[lo - 1].end || lo == u->lines.n)
+		return NULL; /* no row, or past the last row (no end of sequence after it) */
+	return &u->lines.v[lo - 1];
+}
+
+struct hit {
+	const struct unit *u;
+	int32_t func;
+	const struct lrow *row;
+};
+
+static bool unit_lookup(struct srclines *sl, struct srcfile *f, uint32_t ui, uint64_t addr,
+			struct hit *h)
+{
+	if (!unit_usable(sl, f, ui) || f->units.v[ui].loading)
+		return false;
+	struct unit *u = &f->units.v[ui];
+	h->u = u;
+	h->func = unit_func(u, addr);
+	h->row = unit_line(u, addr);
+	return h->func >= 0 || h->row;
+}
+
+/* _bfd_dwarf2_find_nearest_line: the first unit that knows the address. */
+static bool dwarf_lookup(struct srclines *sl, struct srcfile *f, uint64_t addr, struct hit *h)
+{
+	if (!f->dw)
+		return false;
+	size_t lo = 0, hi = f->uranges.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->uranges.v[mid].low <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Candidate units in unit order (ranges seldom overlap; bounded scan back). */
+	uint32_t cand[16];
+	size_t nc = 0;
+	for (size_t i = lo, k = 0; i-- > 0 && k < 4096 && nc < 16; k++)
+		if (addr < f->uranges.v[i].high)
+			cand[nc++] = f->uranges.v[i].unit;
+	for (size_t i = 1; i < nc; i++) /* sort by unit index */
+		for (size_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
+			uint32_t t = cand[j];
+			cand[j] = cand[j - 1];
+			cand[j - 1] = t;
+		}
+	for (size_t i = 0; i < nc; i++)
+		if ((i == 0 || cand[i] != cand[i - 1]) && unit_lookup(sl, f, cand[i], addr, h))
+			return true;
+	for (size_t i = 0; i < f->unranged.n; i++)
+		if (unit_lookup(sl, f, f->unranged.v[i], addr, h))
+			return true;
+	return false;
+}
+
+static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
+{
+	while (sl->files.n <= dso)
+		VEC_PUSH(&sl->files, NULL);
+	if (sl->files.v[dso])
+		return sl->files.v[dso];
+	struct srcfile *f = xcalloc(1, sizeof(*f));
+	f->fd = -1;
+	hashmap_init(&f->fname);
+	hashmap_init(&f->unit_at);
+	sl->files.v[dso] = f;
+	struct dso *d = dso_set_get(sl->dsos, dso);
+	char path[4096];
+	if (d->kind != DSO_FILE || !dso_symbols_path(sl->dsos, d, path, sizeof(path)))
+		return f;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (f->fd < 0)
+		return f;
+	elf_version(EV_CURRENT);
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		if (f->elf)
+			elf_end(f->elf);
+		f->elf = NULL;
+		return f;
+	}
+	load_sections(f);
+	load_symbols(sl, f);
+	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+	if (f->dw)
+		index_units(f);
+	return f;
+}
+
+/* addr2line's records for one address, appended to sl->recs. */
+static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
+{
+	if (!f->elf)
+		return 0;
+	const struct asec *sec = NULL;
+	for (size_t i = 0; i < f->secs.n && !sec; i++)
+		if (addr >= f->secs.v[i].addr && addr - f->secs.v[i].addr < f->secs.v[i].size)
+			sec = &f->secs.v[i];
+	if (!sec)
+		return 0;
+	struct hit h = { 0 };
+	bool found = dwarf_lookup(sl, f, addr, &h);
+	const struct func *fn = found && h.func >= 0 ? &h.u->funcs.v[h.func] : NULL;
+	struct a2l_rec r = { SRCLINE_NONE, SRCLINE_NONE, 0 };
+	if (h.row && found) {
+		r.file = h.row->file;
+		r.line = h.row->line;
+	}
+	if (fn && fn->is_linkage) {
+		r.func = fn->name;
+	} else {
+		const struct fsym *s = find_function(f, sec->index, addr);
+		if (s) {
+			found = true;
+			r.func = s->name;
+			if (!(h.row && h.u))
+				r.file = s->file;
+		} else if (fn) {
+			r.func = fn->name;
+		}
+	}
+	if (!found)
+		return 0;
+	VEC_PUSH(&sl->recs, r);
+	size_t n = 1;
+	/* The inliner chain: each caller's name, at the call site of its callee. */
+	while (fn && fn->inlined && fn->parent >= 0 && n < SRCLINE_MAX_INLINE) {
+		const struct func *caller = &h.u->funcs.v[fn->parent];
+		struct a2l_rec c = { caller->name, fn->call_file, fn->call_line };
+		VEC_PUSH(&sl->recs, c);
+		n++;
+		fn = caller;
+	}
+	return n;
+}
+
+size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const struct a2l_rec **out)
+{
+	sl->lookups++;
+	uint64_t key = hash_mix2(dso, vaddr), idx;
+	if (hashmap_get(&sl->cache, key, &idx)) {
+		const struct a2l_key *k = &sl->keys.v[idx];
+		if (k->dso == dso && k->addr == vaddr) {
+			*out = sl->recs.v + k->at;
+			return k->n;
+		}
+	}
+	sl->misses++;
+	struct srcfile *f = open_file(sl, dso);
+	size_t at = sl->recs.n;
+	size_t n = a2l(sl, f, vaddr);
+	struct a2l_key k = { dso, (uint32_t)n, vaddr, at };
+	hashmap_put(&sl->cache, key, sl->keys.n);
+	VEC_PUSH(&sl->keys, k);
+	*out = sl->recs.v + at;
+	return n;
+}

@@ -1,0 +1,78 @@
+/*
+ * srcline: source lines and inline chains from DWARF (symbolize, L5).
+ *
+ * For an address in a binary, gives what `addr2line -i -f` (binutils
+ * 2.40, the tool perf 6.1 runs per address) prints, read in-process
+ * through libdw: the innermost function and the file:line of the address,
+ * then, when the address lies in inlined code, one record per caller
+ * (the caller's name and the call site's file:line), outermost last.
+ *
+ * The file read is the one the dso registry takes symbols from: the
+ * debug file found by build-id, else the binary. Each file is opened once
+ * and indexed lazily: compilation units by address range at open, then a
+ * unit's line table and function DIEs (subprograms, inlined subroutines)
+ * the first time an address falls in it. Results are cached per (dso,
+ * address). The answers follow binutils' rules where they differ from a
+ * plain DWARF reading, so perf's text can be matched:
+ *  - names prefer DW_AT_linkage_name, follow DW_AT_abstract_origin and
+ *    DW_AT_specification; the innermost function is named from the ELF
+ *    symbol table when its DWARF name is not a linkage name (C++ without
+ *    one) or when no function DIE covers the address;
+ *  - a unit that refers into a dwz supplementary file (DW_FORM_GNU_ref_alt)
+ *    gives nothing, as binutils cannot follow it; the symbol table answers
+ *    instead (with the STT_FILE name of local symbols as the file);
+ *  - no DWARF and no symbol before the address: no record.
+ * Every DWARF read goes through libdw with bounded nesting (DIE depth,
+ * origin chains, inline depth); a libdw error on a unit makes the unit
+ * give nothing, never a crash.
+ */
+#ifndef KILN_SYMBOLIZE_SRCLINE_H
+#define KILN_SYMBOLIZE_SRCLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hashmap.h"
+#include "base/strtab.h"
+#include "base/vec.h"
+#include "dso/dso.h"
+
+#define SRCLINE_NONE UINT32_MAX
+#define SRCLINE_MAX_INLINE 64 /* records per address, innermost first */
+
+/* One line of addr2line's answer: a function and a place. */
+struct a2l_rec {
+	uint32_t func; /* strtab id of the raw (mangled) name, SRCLINE_NONE: "??" */
+	uint32_t file; /* strtab id of the file's basename, SRCLINE_NONE: "??" */
+	uint32_t line; /* 0: unknown */
+};
+
+struct srcfile;
+
+struct a2l_key {
+	uint32_t dso;
+	uint32_t n; /* records */
+	uint64_t addr;
+	size_t at; /* first record in 'recs' */
+};
+
+struct srclines {
+	struct dso_set *dsos; /* borrowed */
+	struct strtab *strs;  /* borrowed */
+	VEC(struct srcfile *) files; /* by dso id; NULL until first asked */
+	struct hashmap cache;        /* hash(dso, addr) -> index in 'keys' */
+	VEC(struct a2l_key) keys;
+	VEC(struct a2l_rec) recs;
+	uint64_t lookups, misses;
+};
+
+void srclines_init(struct srclines *sl, struct dso_set *dsos, struct strtab *strs);
+void srclines_release(struct srclines *sl);
+/*
+ * addr2line -i -f for link-time address 'vaddr' of file dso 'dso': the
+ * number of records (0 when addr2line answers "??" / "??:0"), stored in
+ * *out (valid until the next call).
+ */
+size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const struct a2l_rec **out);
+
+#endif
