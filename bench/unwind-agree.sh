@@ -15,7 +15,7 @@ f=${1:-$here/out/compile.data}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fields=comm,pid,tid,time,ip,sym,dso
-"$kiln" script -F $fields -i "$f" >"$tmp/kiln" 2>/dev/null
+"$kiln" script --no-inline -F $fields -i "$f" >"$tmp/kiln" 2>/dev/null
 perf script --no-inline -F $fields -i "$f" >"$tmp/perf" 2>/dev/null
 echo "input: $f ($(du -m "$f" | cut -f1) MB)"
 python3 "$here/../tests/lib/sample_compare.py" "$tmp/kiln" "$tmp/perf" 0 ${EXAMPLES:-10}

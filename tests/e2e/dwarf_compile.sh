@@ -34,7 +34,7 @@ CPP
 perf record -q --call-graph dwarf -F 1000 -o "$T/cc.data" -- g++ -O2 -c "$T/small.cpp" \
 	-o "$T/small.o" 2>"$T/err" || fail "perf record failed: $(cat "$T/err")"
 fields=comm,pid,tid,time,ip,sym,dso
-"$KILN" script -F $fields -i "$T/cc.data" >"$T/kiln.txt" 2>"$T/err" ||
+"$KILN" script --no-inline -F $fields -i "$T/cc.data" >"$T/kiln.txt" 2>"$T/err" ||
 	fail "kiln script failed: $(cat "$T/err")"
 perf script --no-inline -F $fields -i "$T/cc.data" >"$T/perf.txt" 2>/dev/null ||
 	fail "perf script failed"
