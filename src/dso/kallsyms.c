@@ -190,8 +190,9 @@ static bool parse_line(struct parser *ps, const char *p, const char *e)
 	}
 	struct ksym *s = VEC_PUSH_ZERO(&ps->all);
 	s->addr = addr;
-	/* perf keeps the last alias at an address: sort later lines first. */
-	s->seq = ps->perf ? UINT32_MAX - (uint32_t)ps->all.n : (uint32_t)ps->all.n - 1;
+	/* perf keeps the last alias at an address: sort later lines first
+	 * (after the type rank, in the plain table). */
+	s->seq = UINT32_MAX - (uint32_t)ps->all.n;
 	s->rank = ps->perf ? 0 : type_rank(type);
 	s->keep = ps->perf || is_text(type) || mod;
 	s->mod = NO_MODULE;

@@ -6,7 +6,8 @@
  * table. A symbol ends where the next address in the file starts (data
  * symbols included), and at most 1 MiB past its own start. Aliases at one
  * address all stay in the table; lookups return the preferred one (as perf:
- * non-weak over weak, global over local, then the first line). All-zero addresses
+ * non-weak over weak, global over local, then the last line, as perf
+ * keeps the last alias: __x64_sys_X over __ia32_sys_X). All-zero addresses
  * (kptr_restrict) are reported through kallsyms_restricted(). The parser
  * takes text from memory, so it is fuzzable; malformed lines are skipped
  * and counted.
