@@ -84,15 +84,22 @@ uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind
 	return c != TRIE_NONE ? c : new_child(t, parent, name, kind);
 }
 
+/* Weights come from input (periods in perf script text): sums saturate at
+ * 2^64 - 1 instead of wrapping, so total >= self always holds. */
+static void add_sat(uint64_t *sum, uint64_t w)
+{
+	*sum = *sum > UINT64_MAX - w ? UINT64_MAX : *sum + w;
+}
+
 uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight)
 {
 	uint32_t cur = 0;
-	t->nodes.v[0].total += weight;
+	add_sat(&t->nodes.v[0].total, weight);
 	for (size_t i = 0; i < n; i++) {
 		cur = trie_child(t, cur, frames[i].name, frames[i].kind);
-		t->nodes.v[cur].total += weight;
+		add_sat(&t->nodes.v[cur].total, weight);
 	}
-	t->nodes.v[cur].self += weight;
+	add_sat(&t->nodes.v[cur].self, weight);
 	return cur;
 }
 
@@ -160,10 +167,10 @@ uint32_t trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie
 		cur = new_child(t, cur, frames[i].name, frames[i].kind);
 		VEC_PUSH(&ch->path, cur);
 	}
-	t->nodes.v[0].total += weight;
+	add_sat(&t->nodes.v[0].total, weight);
 	for (size_t i = 0; i < n; i++)
-		t->nodes.v[ch->path.v[i]].total += weight;
-	t->nodes.v[cur].self += weight;
+		add_sat(&t->nodes.v[ch->path.v[i]].total, weight);
+	add_sat(&t->nodes.v[cur].self, weight);
 	return cur;
 }
 

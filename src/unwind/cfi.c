@@ -52,7 +52,7 @@ struct rd {
 
 static uint64_t rd_u(struct rd *r, size_t n)
 {
-	if ((size_t)(r->end - r->p) < n) {
+	if (r->p > r->end || (size_t)(r->end - r->p) < n) {
 		r->bad = true;
 		r->p = r->end;
 		return 0;
@@ -161,6 +161,8 @@ static int parse_cie(struct cfi_table *t, size_t off, const uint8_t *end, bool d
 {
 	struct rd r = { t->data, t->data + off, end, false };
 	(void)debug_frame;
+	if (r.p >= end)
+		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	c->offset = (uint32_t)off;
 	uint8_t version = (uint8_t)rd_u(&r, 1);
@@ -267,8 +269,8 @@ struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vadd
 		}
 		if (length == 0xffffffff)
 			break; /* 64-bit DWARF: not produced for x86_64 CFI; stop */
-		if (length > (uint64_t)(r.end - r.p))
-			break;
+		if (length > (uint64_t)(r.end - r.p) || length < 4)
+			break; /* past the section, or too short for its CIE id */
 		const uint8_t *end = r.p + length;
 		size_t id_pos = (size_t)(r.p - data);
 		uint32_t id = (uint32_t)rd_u(&r, 4);
@@ -294,7 +296,8 @@ struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vadd
 				/* A CIE we have not kept (bad), or one placed after: try to parse it. */
 				struct rd cr = { data, data + cie_off, r.end, false };
 				uint64_t clen = rd_u(&cr, 4);
-				if (!cr.bad && clen && clen != 0xffffffff && clen <= (uint64_t)(cr.end - cr.p)) {
+				if (!cr.bad && clen >= 4 && clen != 0xffffffff &&
+				    clen <= (uint64_t)(cr.end - cr.p)) {
 					rd_u(&cr, 4);
 					struct cie_ent c;
 					if (parse_cie(t, (size_t)(cr.p - data), data + cie_off + 4 + clen,

@@ -23,6 +23,20 @@ need_perf_events() {
 need_perf() {
 	command -v perf >/dev/null || skip "perf is not installed"
 }
+# Wait (up to 20 s) until the workload kiln record started (pid $1 is
+# kiln) has exec'd burn, then let it run 0.5 s more: on a loaded machine,
+# or under ASan, kiln's setup alone can take over a second. Sets $wl to the
+# workload's pid.
+wait_workload() {
+	i=0
+	while [ $i -lt 200 ]; do
+		wl=$(pgrep -P "$1" | head -1)
+		[ -n "$wl" ] && readlink /proc/"$wl"/exe 2>/dev/null | grep -q burn && { sleep 0.5; return; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "the workload never started"
+}
 # Start the example workload busy in the background for a while; its pid
 # goes to $busy, and it is killed when the test exits.
 start_busy() {

@@ -13,20 +13,6 @@ readable() { # FILE WHAT: kiln reads it with samples of burn
 	"$KILN" collapse "$1" >"$T/c.folded" 2>"$T/c.err" || fail "$2: file not readable: $(cat "$T/c.err")"
 	grep -q '^burn;' "$T/c.folded" || fail "$2: no samples of burn"
 }
-child_of() { pgrep -P "$1" | head -1; }
-# Wait (up to 20 s) until kiln's workload has exec'd burn, then let it run
-# 0.5 s: on a loaded machine kiln's setup alone can take a second.
-running() {
-	i=0
-	while [ $i -lt 200 ]; do
-		c=$(child_of "$1")
-		[ -n "$c" ] && readlink /proc/"$c"/exe 2>/dev/null | grep -q burn && { sleep 0.5; return; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "the workload never started"
-}
-
 # 0. -p of a process that does not exist: exit 1, named, no file.
 "$KILN" record -q -p 999999 -o "$T/none.data" -- sleep 0.1 2>"$T/err"
 st=$?
@@ -37,7 +23,8 @@ grep -q "no such process: 999999" "$T/err" || fail "-p 999999: $(cat "$T/err")"
 # 1. Two SIGINTs 50 ms apart.
 "$KILN" record -q -g -o "$T/int2.data" -- "$BURN" 30 &
 k=$!
-running $k
+wait_workload $k
+c=$wl
 kill -INT $k
 sleep 0.05
 kill -INT $k 2>/dev/null
@@ -50,7 +37,8 @@ kill -0 "$c" 2>/dev/null && fail "double SIGINT: the workload is still running"
 # 2. SIGINT to the process group (kiln and the workload both get it).
 setsid "$KILN" record -q -g -o "$T/pg.data" -- "$BURN" 30 &
 k=$!
-running $k
+wait_workload $k
+c=$wl
 /bin/kill -INT -- -$k
 wait $k
 st=$?
@@ -60,8 +48,8 @@ readable "$T/pg.data" "group SIGINT"
 # 3. The workload killed by SIGKILL.
 "$KILN" record -q -g -o "$T/kill.data" -- "$BURN" 30 &
 k=$!
-running $k
-c=$(child_of $k)
+wait_workload $k
+c=$wl
 [ -n "$c" ] || fail "no workload process under kiln"
 kill -KILL "$c"
 wait $k
@@ -73,7 +61,14 @@ readable "$T/kill.data" "workload SIGKILLed"
 start_busy
 "$KILN" record -q -g -p "$busy" -o "$T/p.data" &
 k=$!
-sleep 2 # attaching takes about a second on a loaded 2-core machine
+# Attaching can take over a second (ASan, a loaded machine): wait for
+# kiln's perf_event fds, then let it sample for a second.
+i=0
+until ls -l /proc/$k/fd 2>/dev/null | grep -q 'perf_event' || [ $i -ge 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
 kill -KILL "$busy"
 t0=$(date +%s)
 wait $k
@@ -87,8 +82,8 @@ readable "$T/p.data" "-p target SIGKILLed"
 cp "$T/p.data" "$T/prev.data"
 "$KILN" record -q -g -o "$T/prev.data" -- "$BURN" 30 &
 k=$!
-running $k
-c=$(child_of $k)
+wait_workload $k
+c=$wl
 kill -KILL $k
 wait $k 2>/dev/null
 cmp -s "$T/p.data" "$T/prev.data" || fail "kiln SIGKILLed: the previous file was changed"

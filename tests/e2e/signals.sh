@@ -6,7 +6,7 @@ need_perf_events
 for sig in INT TERM HUP; do
 	"$KILN" record -q -g -o "$T/$sig.data" -- "$BURN" 30 &
 	k=$!
-	sleep 1
+	wait_workload $k
 	kill -$sig $k
 	wait $k
 	st=$?
