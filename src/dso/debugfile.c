@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "base/log.h"
 #include "dso/dso.h"
+#include "dso/nsroot.h"
 #include "dso/unpack.h"
 
 static uint32_t rd32(const uint8_t *p)
@@ -153,6 +155,7 @@ static struct elf_image *by_debuglink(const struct dso_set *s, const struct dso 
 	dir_of(d->path, recdir, sizeof(recdir));
 	debug_dir(s, dbgdir, sizeof(dbgdir));
 	bool warned = false;
+	bool inroot = d->pid && d->file && !strncmp(d->file, "/proc/", 6) && strstr(d->file, "/root/");
 	for (int i = 0; i < 3; i++) {
 		if (i == 0)
 			snprintf(path, sizeof(path), "%s/%s", bindir, dl.name);
@@ -163,8 +166,20 @@ static struct elf_image *by_debuglink(const struct dso_set *s, const struct dso 
 		if (d->file && !strcmp(path, d->file))
 			continue; /* the binary names itself */
 		struct elf_image *dbg;
-		if (elf_image_open(&dbg, path))
+		if (i < 2 && inroot) {
+			/* Beside a binary read inside a container's root: stay in it. */
+			char rel[8192];
+			snprintf(rel, sizeof(rel), i == 0 ? "%s/%s" : "%s/.debug/%s", recdir, dl.name);
+			int fd = nsroot_open(d->pid, rel);
+			if (fd < 0)
+				continue;
+			int err = elf_image_open_fd(&dbg, fd, path);
+			close(fd);
+			if (err)
+				continue;
+		} else if (elf_image_open(&dbg, path)) {
 			continue;
+		}
 		size_t len;
 		const uint8_t *bytes = elf_image_data(dbg, &len);
 		uint32_t crc = debuglink_crc(bytes, len);
