@@ -13,11 +13,40 @@ static uint64_t key_of(uint32_t parent, uint32_t name, uint8_t kind)
 	return hash_mix2(((uint64_t)parent << 8) | kind, name);
 }
 
+static void index_put(uint64_t *slots, size_t mask, uint64_t h, uint32_t id)
+{
+	size_t i = h & mask;
+	while (slots[i])
+		i = (i + 1) & mask;
+	slots[i] = (h & 0xffffffff00000000ULL) | ((uint64_t)id + 1);
+}
+
+/* Grow the index to hold one more node at most 3/4 full. */
+static void index_reserve(struct trie *t)
+{
+	if (t->slots && (t->used + 1) * 4 <= (t->mask + 1) * 3)
+		return;
+	size_t cap = t->slots ? (t->mask + 1) * 2 : 64;
+	uint64_t *ns;
+	XALLOC_ARRAY(ns, cap);
+	memset(ns, 0, cap * sizeof(*ns));
+	/* Re-insert from the nodes: the slots keep only a tag of each key. */
+	for (size_t id = 1; id < t->nodes.n; id++) {
+		const struct trie_node *n = &t->nodes.v[id];
+		index_put(ns, cap - 1, key_of(n->parent, n->name, n->kind), (uint32_t)id);
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->mask = cap - 1;
+	t->used = t->nodes.n ? t->nodes.n - 1 : 0;
+}
+
 void trie_init(struct trie *t, struct strtab *names)
 {
 	memset(t, 0, sizeof(*t));
 	t->names = names;
-	hashmap_init(&t->index);
+	t->slots = NULL;
+	t->mask = t->used = 0;
 	struct trie_node *root = VEC_PUSH_ZERO(&t->nodes);
 	root->name = TRIE_NO_NAME;
 	root->kind = FRAME_PROCESS;
@@ -27,12 +56,15 @@ void trie_init(struct trie *t, struct strtab *names)
 void trie_release(struct trie *t)
 {
 	VEC_FREE(&t->nodes);
-	hashmap_release(&t->index);
+	free(t->slots);
+	t->slots = NULL;
+	t->mask = t->used = 0;
 }
 
 /* A new child of 'parent', even if one with the same (name, kind) exists. */
 static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
+	index_reserve(t); /* before the node exists: a rehash re-inserts the nodes */
 	uint32_t id = (uint32_t)t->nodes.n;
 	struct trie_node *n = VEC_PUSH_ZERO(&t->nodes);
 	struct trie_node *p = &t->nodes.v[parent];
@@ -45,12 +77,8 @@ static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_
 	p->first_child = id;
 	if (n->depth > t->max_depth)
 		t->max_depth = n->depth;
-	/* One probe: index it unless its key is taken (by a collision, or by an
-	 * earlier twin in a flame chart). */
-	bool inserted;
-	hashmap_slot(&t->index, key_of(parent, name, kind), id, &inserted);
-	if (!inserted)
-		t->unindexed++;
+	index_put(t->slots, t->mask, key_of(parent, name, kind), id);
+	t->used++;
 	return id;
 }
 
@@ -109,20 +137,16 @@ void trie_sort(struct trie *t)
 
 uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
-	uint64_t v;
-	if (hashmap_get(&t->index, key_of(parent, name, kind), &v)) {
-		const struct trie_node *n = &t->nodes.v[v];
-		if (n->parent == parent && n->name == name && n->kind == kind)
-			return (uint32_t)v;
-	}
-	/* The index holds every node unless a key was taken: then look at the siblings. */
-	if (!t->unindexed)
+	if (!t->slots)
 		return TRIE_NONE;
-	for (uint32_t c = t->nodes.v[parent].first_child; c != TRIE_NONE;
-	     c = t->nodes.v[c].next_sibling) {
-		const struct trie_node *n = &t->nodes.v[c];
-		if (n->name == name && n->kind == kind)
-			return c;
+	uint64_t h = key_of(parent, name, kind), tag = h & 0xffffffff00000000ULL;
+	for (size_t i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
+		if ((t->slots[i] & 0xffffffff00000000ULL) != tag)
+			continue;
+		uint32_t id = (uint32_t)(t->slots[i] & 0xffffffff) - 1;
+		const struct trie_node *n = &t->nodes.v[id];
+		if (n->parent == parent && n->name == name && n->kind == kind)
+			return id;
 	}
 	return TRIE_NONE;
 }

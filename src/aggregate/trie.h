@@ -63,9 +63,17 @@ struct trie_node {
 struct trie {
 	struct strtab *names; /* borrowed */
 	VEC(struct trie_node) nodes;
-	struct hashmap index; /* (parent, name, kind) -> node */
+	/*
+	 * The child index, (parent, name, kind) -> node: open addressing,
+	 * one u64 per slot (the key hash's top 32 bits, node id + 1; 0 is
+	 * empty), every node in it, a tag match confirmed against the node.
+	 * One cache line per probe, which is what building a large trie
+	 * costs.
+	 */
+	uint64_t *slots;
+	size_t mask;   /* slots - 1 (a power of two), 0 before the first node */
+	size_t used;   /* occupied slots */
 	uint32_t max_depth;
-	uint32_t unindexed;   /* nodes left out of 'index' (their 64-bit key collided) */
 };
 
 void trie_init(struct trie *t, struct strtab *names);
