@@ -81,6 +81,7 @@ fi
 nthreads=$("$KILN" script -F tid -i "$T/b.data" 2>/dev/null | sort -u | wc -l)
 python3 "$TESTLIB/speedscope_check.py" "$T/b.json" --expect-frame shade_pixels --profiles "$nthreads" ||
 	fail "speedscope JSON invalid"
+grep -q '"type":"sampled","name":"burn-[0-9]*/[0-9]*"' "$T/b.json" || fail "no per-thread profile for burn"
 "$KILN" export -f speedscope --merge -i "$T/b.data" -o "$T/bm.json" || fail "export --merge"
 python3 "$TESTLIB/speedscope_check.py" "$T/bm.json" --expect-frame burn ||
 	fail "merged speedscope JSON invalid"
