@@ -10,12 +10,12 @@
 #include "base/log.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
+#include "pipeline/readahead.h"
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
 #include "symbolize/symbolize.h"
 #include "unwind/dwarf.h"
 #include "unwind/unwind.h"
-#include "pipeline/readahead.h"
 
 /* Use /proc/kallsyms only for a profile of this very kernel: same release,
  * and (checked at the first kernel address) the same _text after KASLR. */
@@ -44,9 +44,9 @@ static void check_kaslr(struct machine *m, struct dso_set *dsos, bool *checked)
 	}
 }
 
-/* Read and unwind on a second thread (readahead.h) when there is a second CPU, the
- * input is a file (pipe mode adds attrs while reading), and KILN_THREADS
- * is not 1. The output is the same either way. */
+/* Read and unwind on a second thread (readahead.h) when there is a second
+ * CPU, the input is a file (pipe mode adds attrs while reading), and
+ * KILN_THREADS is not 1. The output is the same either way. */
 static bool use_readahead(const struct perf_header_info *h)
 {
 	const char *env = getenv("KILN_THREADS");
