@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -12,12 +13,12 @@
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
+#include "pipeline/readahead.h"
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
 #include "symbolize/symbolize.h"
 #include "unwind/dwarf.h"
 #include "unwind/unwind.h"
-#include "pipeline/readahead.h"
 
 /* Use /proc/kallsyms only for a profile of this very kernel: same release,
  * and (checked at the first kernel address) the same _text after KASLR. */
@@ -46,15 +47,23 @@ static void check_kaslr(struct machine *m, struct dso_set *dsos, bool *checked)
 	}
 }
 
-/* Read and unwind on a second thread (readahead.h) when there is a second CPU, the
- * input is a file (pipe mode adds attrs while reading), and KILN_THREADS
- * is not 1. The output is the same either way. */
-static bool use_readahead(const struct perf_header_info *h)
+/* Read and unwind on a second thread (readahead.h) for a file input (pipe
+ * mode adds attrs while reading) of at least READAHEAD_MIN bytes when
+ * there is a second CPU: the thread opens the binaries a second time,
+ * which small inputs do not repay. KILN_THREADS=1 never, =2 always (for
+ * a file). The output is the same either way. */
+#define READAHEAD_MIN ((off_t)32 << 20)
+
+static bool use_readahead(const struct perf_header_info *h, const char *input)
 {
 	const char *env = getenv("KILN_THREADS");
+	struct stat st;
 	if (h->pipe_mode || (env && !strcmp(env, "1")))
 		return false;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	if (env && !strcmp(env, "2"))
+		return true;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1 && stat(input, &st) == 0 &&
+	       st.st_size >= READAHEAD_MIN;
 }
 
 /* Frame names per (symbol, dso, mode): naming builds and interns a string,
@@ -219,7 +228,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	/* Unwinding on a second thread; not for a foreign architecture's
 	 * file (nothing to unwind there, and its one warning is the main
 	 * thread's to give: the reader thread is quiet). */
-	struct readahead *ra = use_readahead(h) && !uw.foreign_arch
+	struct readahead *ra = use_readahead(h, o->input) && !uw.foreign_arch
 				       ? readahead_start(r, true, o->symfs, o->debug_dir)
 				       : NULL;
 	while ((rc = ra ? readahead_next(ra, &ev, stack) : perf_reader_next(r, &ev)) == 1) {
