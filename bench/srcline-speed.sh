@@ -3,7 +3,7 @@
 # `kiln script -F+srcline` against `perf script -F+srcline` (perf runs
 # addr2line per address) on a --call-graph dwarf recording of
 # `objdump -d -l` on libbfd (Debian's debug packages installed), recorded
-# here at -F 1000 unless a FILE is given. Prints both times, kiln's ratio,
+# here at -F 2000 unless a FILE is given. Prints both times, kiln's ratio,
 # and the share of equal lines. Goal: kiln at most 1/10 of perf's time.
 # With --compile, also times kiln symbolizing every frame of the big
 # compile recording (out/compile.data, or $COMPILE) with inline frames and
@@ -20,8 +20,7 @@ mkdir -p "$here/out"
 f=${1:-$here/out/objdump.data}
 if [ ! -f "$f" ]; then
 	lib=$(ls /usr/lib/x86_64-linux-gnu/libbfd-*.so | head -1)
-	perf record -q --call-graph dwarf -F 1000 -o "$f" -- \
-		sh -c "objdump -d -l $lib >/dev/null; objdump -d -l $lib >/dev/null" 2>/dev/null
+	perf record -q --call-graph dwarf -F 2000 -o "$f" -- objdump -d -l "$lib" >/dev/null 2>&1
 fi
 measure() { # prints "SECONDS MAXRSS_KB CPU_SECONDS"; output to $out
 	# CPU: task-clock of the whole process tree (perf's addr2line children
