@@ -13,9 +13,9 @@ need_perf_events
 need_perf
 : "${INLINES:?}"
 command -v addr2line >/dev/null || skip "addr2line is not installed"
-perf record -q --call-graph dwarf -F 499 -o "$T/p.data" -- "$INLINES" 0.5 2>/dev/null ||
+perf record -q --call-graph dwarf -F 499 -o "$T/p.data" -- "$INLINES" 1 2>/dev/null ||
 	fail "perf record failed"
-"$KILN" record -q --call-graph dwarf -F 499 -o "$T/k.data" -- "$INLINES" 0.5 2>"$T/err" ||
+"$KILN" record -q --call-graph dwarf -F 499 -o "$T/k.data" -- "$INLINES" 1 2>"$T/err" ||
 	fail "kiln record failed: $(cat "$T/err")"
 for f in p k; do
 	d="$T/$f.data"
