@@ -2,7 +2,9 @@
 # kiln script against perf script on the same perf.data, side by side:
 # plain decoding (no symbols: -F comm,pid,tid,time,event) in MB/s and the
 # ratio of wall times. Usage: script-speed.sh [FILE] (default: records one
-# with record-compile.sh into bench/out/compile.data).
+# with record-compile.sh into bench/out/compile.data). FIELDS=... picks
+# other fields, e.g. FIELDS=comm,pid,tid,time,event,trace for a recording
+# of tracepoints (perf record -e sched:sched_switch ... -a).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 kiln=${KILN:-$here/../build/kiln}
@@ -18,7 +20,7 @@ t() { # seconds of wall time for a command, output discarded
 	e=$(date +%s.%N)
 	echo "$e - $s" | bc
 }
-fields=comm,pid,tid,time,event
+fields=${FIELDS:-comm,pid,tid,time,event}
 "$kiln" script -F $fields -i "$f" >/dev/null 2>&1 # warm the page cache
 tk=$(t "$kiln" script -F $fields -i "$f")
 tp=$(t perf script -F $fields -i "$f")
