@@ -698,7 +698,13 @@ static const char *fmt_shown(const struct svg_ctx *c, char *out, uint64_t n)
 /* A signed percentage with two decimals and a sign when positive ("+1.25", "-0.50"). */
 static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
 {
-	long long h = whole ? llround(d * 10000.0 / (double)whole) : 0;
+	double x = whole ? d * 10000.0 / (double)whole : 0.0;
+	/* Bounded before rounding: counts up to 2^64 can make any ratio. */
+	if (!(x > -1e15))
+		x = x != x ? 0.0 : -1e15;
+	else if (x > 1e15)
+		x = 1e15;
+	long long h = llround(x);
 	const char *sign = h > 0 ? "+" : h < 0 ? "-" : "";
 
 	if (h < 0)
