@@ -19,7 +19,7 @@ perf record -q --call-graph dwarf,1024 -F 499 -o "$T/p.data" -- "$SHAPES" recurs
 "$KILN" record -q --call-graph dwarf,1024 -F 499 -o "$T/k.data" -- "$SHAPES" recurse 1 2>"$T/err" ||
 	fail "kiln record failed: $(cat "$T/err")"
 for f in p k; do
-	"$KILN" collapse "$T/$f.data" >"$T/$f.folded" 2>"$T/$f.err" || fail "$f: collapse failed"
+	"$KILN" collapse --no-inline "$T/$f.data" >"$T/$f.folded" 2>"$T/$f.err" || fail "$f: collapse failed"
 	# Nearly every sample is deep in the recursion, so nearly all are cut.
 	awk -v f=$f '
 		{ total += $NF }
@@ -37,7 +37,7 @@ for f in p k; do
 done
 # Against perf's own unwinding of its recording.
 fields=comm,pid,tid,time,ip,sym,dso
-"$KILN" script -F $fields -i "$T/p.data" >"$T/kiln.txt" 2>/dev/null || fail "kiln script failed"
+"$KILN" script --no-inline -F $fields -i "$T/p.data" >"$T/kiln.txt" 2>/dev/null || fail "kiln script failed"
 perf script --no-inline -F $fields -i "$T/p.data" >"$T/perf.txt" 2>/dev/null || fail "perf script failed"
 python3 "$TESTLIB/sample_compare.py" "$T/kiln.txt" "$T/perf.txt" 0.98 >"$T/cmp" ||
 	fail "kiln and perf disagree: $(cat "$T/cmp")"
