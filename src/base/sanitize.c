@@ -1,5 +1,6 @@
 /* sanitize: terminal-safe text (base, L0). See sanitize.h. */
 #include "base/sanitize.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -15,35 +16,6 @@ static bool hidden(uint32_t cp)
 {
 	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-/* Length of the valid UTF-8 sequence at p (n bytes left) and its code
- * point; 0 if invalid; -1 if it may be valid but is cut off by the end. */
-static int utf8_len(const uint8_t *p, size_t n, uint32_t *cp)
-{
-	uint8_t c = p[0];
-	int len;
-	uint32_t v, min;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, v = c & 0x1f, min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, v = c & 0x0f, min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, v = c & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (int i = 1; i < len; i++) {
-		if ((size_t)i >= n)
-			return -1;
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (p[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
 }
 
 size_t sanitize_term(const char *in, size_t n, bool more, struct buf *out)
@@ -66,7 +38,7 @@ size_t sanitize_term(const char *in, size_t n, bool more, struct buf *out)
 			continue;
 		}
 		uint32_t cp = 0;
-		int len = utf8_len(p + i, n - i, &cp);
+		int len = utf8_decode(p + i, n - i, &cp);
 		if (len < 0) {
 			if (more)
 				return i; /* wait for the rest of the sequence */

@@ -7,39 +7,9 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/utf8.h"
 #include "base/vec.h"
 #include "output/export.h"
-
-/* One UTF-8 sequence at p (RFC 3629); its length, or 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n, uint32_t *cp)
-{
-	uint32_t v, min;
-	size_t len;
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2, v = p[0] & 0x1f, min = 0x80;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3, v = p[0] & 0x0f, min = 0x800;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4, v = p[0] & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (p[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
-}
 
 void json_put_escaped(FILE *f, const char *s, size_t n)
 {
@@ -47,7 +17,8 @@ void json_put_escaped(FILE *f, const char *s, size_t n)
 	size_t i = 0;
 	while (i < n) {
 		uint32_t cp;
-		size_t l = utf8_len(p + i, n - i, &cp);
+		int d = utf8_decode(p + i, n - i, &cp);
+		size_t l = d > 0 ? (size_t)d : 0;
 		if (l == 0) {
 			fputs("\\ufffd", f);
 			i++;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/utf8.h"
 #include "base/vec.h"
 #include "output/palmap.h"
 
@@ -211,48 +212,6 @@ static const char *fmt_pct(char *out, uint64_t part, uint64_t whole)
 }
 
 /*
- * Decode one UTF-8 sequence (RFC 3629: no overlongs, no surrogates, at
- * most U+10FFFF). Returns its length and sets *cp, or 0 if the bytes at
- * 'p' do not start a valid sequence.
- */
-static size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
-{
-	uint32_t v, min;
-	size_t len;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-		v = p[0] & 0x1f;
-		min = 0x80;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		v = p[0] & 0x0f;
-		min = 0x800;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		v = p[0] & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (p[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
-}
-
-/*
  * Make the n bytes at 's' safe for XML 1.0 text: invalid UTF-8 bytes and
  * C0/DEL become a visible "\xNN", C1 controls "\u00NN", U+FFFE/U+FFFF
  * U+FFFD. TAB, LF and CR are replaced too: a name is one line. The result
@@ -268,8 +227,9 @@ static void clean_name(struct clean *c, const char *s, size_t n)
 		char piece[8];
 		size_t plen, pcp, l;
 		uint32_t cp;
+		int d = utf8_decode(p + i, n - i, &cp);
 
-		l = utf8_decode(p + i, n - i, &cp);
+		l = d > 0 ? (size_t)d : 0;
 		if (l == 0) {
 			snprintf(piece, sizeof(piece), "\\x%02x", p[i]);
 			plen = pcp = 4;
