@@ -384,6 +384,29 @@ static void print_str_arg(struct pctx *x, const char *fmt, int plen, const struc
 	}
 }
 
+/* Field widths and precisions (written or from '*') are capped, so a
+ * hostile format cannot make one conversion print gigabytes of padding. */
+#define TF_MAX_WIDTH 4096
+
+static bool width_ok(const char *fmt)
+{
+	for (const char *p = fmt; *p;) {
+		if (*p < '0' || *p > '9') {
+			p++;
+			continue;
+		}
+		long v = 0;
+		while (*p >= '0' && *p <= '9') {
+			if (v <= TF_MAX_WIDTH)
+				v = v * 10 + (*p - '0');
+			p++;
+		}
+		if (v > TF_MAX_WIDTH)
+			return false;
+	}
+	return true;
+}
+
 static void print_number(struct pctx *x, const char *fmt, int plen, int ls, uint64_t v)
 {
 #define P(cast)                                                         \
@@ -762,9 +785,13 @@ static bool walk(struct pctx *x)
 			fmt[n] = '\0';
 			if (c != 'p' && c != 's' && (ls < -2 || ls > 2))
 				return false;
+			if (!width_ok(fmt))
+				return false; /* a width or precision past TF_MAX_WIDTH */
 			if (!dry) {
-				if (len_arg)
-					plen = (int)eval(x, len_arg);
+				if (len_arg) { /* a '*' width, clamped like a written one */
+					int64_t w = (int64_t)eval(x, len_arg);
+					plen = w < 0 ? 0 : w > TF_MAX_WIDTH ? TF_MAX_WIDTH : (int)w;
+				}
 				if (c == 'p')
 					print_pointer(x, strchr(fmt, 'p') + 1, len_arg ? plen : 1, arg);
 				else if (c == 's')
