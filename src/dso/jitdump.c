@@ -6,7 +6,6 @@
 #include "dso/jitdump.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -86,20 +85,15 @@ int jitdump_parse(struct perfmap **out, const void *data, size_t len)
 int jitdump_load(struct perfmap **out, const char *path, uint32_t pid)
 {
 	struct stat st;
+	int err;
 	*out = NULL;
-	if (lstat(path, &st))
-		return err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
-	int err = perfmap_check_owner(path, &st, pid);
-	if (err)
-		return err;
-	if ((uint64_t)st.st_size > PERFMAP_FILE_MAX)
-		return err_set(-EFBIG, "'%s' is larger than %llu bytes", path,
-			       (unsigned long long)PERFMAP_FILE_MAX);
-	if (st.st_size == 0)
-		return err_corrupt_at(0, "'%s' is empty", path);
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	int fd = perfmap_open_owned(path, pid, &st);
 	if (fd < 0)
-		return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
+		return fd;
+	if (st.st_size == 0) {
+		close(fd);
+		return err_corrupt_at(0, "'%s' is empty", path);
+	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));

@@ -179,35 +179,49 @@ int perfmap_check_owner(const char *path, const struct stat *st, uint32_t pid)
 		       "the process's user; not used", path, (unsigned)st->st_uid);
 }
 
-int perfmap_load(struct perfmap **out, const char *path, uint32_t pid)
+int perfmap_open_owned(const char *path, uint32_t pid, struct stat *st)
 {
-	struct stat st;
-	*out = NULL;
-	if (lstat(path, &st))
+	struct stat lst;
+	if (lstat(path, &lst))
 		return err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
-	int err = perfmap_check_owner(path, &st, pid);
+	int err = perfmap_check_owner(path, &lst, pid);
 	if (err)
 		return err;
-	if ((uint64_t)st.st_size > PERFMAP_FILE_MAX)
+	if ((uint64_t)lst.st_size > PERFMAP_FILE_MAX)
 		return err_set(-EFBIG, "'%s' is larger than %llu bytes", path,
 			       (unsigned long long)PERFMAP_FILE_MAX);
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
-	struct stat st2;
-	if (fstat(fd, &st2) || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev) {
+	if (fstat(fd, st) || st->st_ino != lst.st_ino || st->st_dev != lst.st_dev) {
 		close(fd);
 		return err_set(-EPERM, "'%s' changed while it was opened; not used", path);
 	}
-	if (st2.st_size == 0) {
+	if ((uint64_t)st->st_size > PERFMAP_FILE_MAX) {
+		close(fd);
+		return err_set(-EFBIG, "'%s' is larger than %llu bytes", path,
+			       (unsigned long long)PERFMAP_FILE_MAX);
+	}
+	return fd;
+}
+
+int perfmap_load(struct perfmap **out, const char *path, uint32_t pid)
+{
+	struct stat st;
+	int err;
+	*out = NULL;
+	int fd = perfmap_open_owned(path, pid, &st);
+	if (fd < 0)
+		return fd;
+	if (st.st_size == 0) {
 		err = perfmap_parse(out, "", 0);
 	} else {
-		void *map = mmap(NULL, (size_t)st2.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map == MAP_FAILED) {
 			err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
 		} else {
-			err = perfmap_parse(out, map, (size_t)st2.st_size);
-			munmap(map, (size_t)st2.st_size);
+			err = perfmap_parse(out, map, (size_t)st.st_size);
+			munmap(map, (size_t)st.st_size);
 		}
 	}
 	close(fd);

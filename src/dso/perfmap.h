@@ -44,6 +44,11 @@ int perfmap_load(struct perfmap **out, const char *path, uint32_t pid);
 /* The rule alone, for 'path' opened as 'fd' (lstat'ed as *st): 0 or
  * -EPERM with err_last() set. */
 int perfmap_check_owner(const char *path, const struct stat *st, uint32_t pid);
+/* Open 'path' for reading if the rule allows it: not through a symlink, at
+ * most PERFMAP_FILE_MAX bytes, and the file opened is the one checked.
+ * The descriptor (*st: its fstat), or -errno with err_last() set. Shared
+ * by the perf map and jitdump readers. */
+int perfmap_open_owned(const char *path, uint32_t pid, struct stat *st);
 void perfmap_free(struct perfmap *pm);
 /* Building a table from another source (jitdump): new, add in file order
  * (the name is copied; 'names_max' bounds their total bytes), finish
