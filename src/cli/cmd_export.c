@@ -40,6 +40,19 @@ static const char usage_text[] =
 	"  kiln collapse perf.data | kiln export -f pprof -o p.pb.gz -\n";
 
 enum { OPT_MERGE = 6000 };
+
+/* speedscope's frame file and line: the declaration noted for the frame's name. */
+static bool frame_source(void *ctx, uint32_t name, uint8_t kind, struct export_src *out)
+{
+	const struct locprof *lp = ctx;
+	(void)kind;
+	const struct lp_src *s = locprof_source(lp, name);
+	if (!s || (s->file == LOCPROF_NONE && !s->line))
+		return false;
+	out->file = s->file == LOCPROF_NONE ? NULL : strtab_get(lp->strs, s->file);
+	out->line = s->line;
+	return true;
+}
 enum fmt { FMT_NONE, FMT_SPEEDSCOPE, FMT_PPROF, FMT_FOLDED };
 
 int cmd_export(int argc, char **argv)
@@ -112,10 +125,28 @@ int cmd_export(int argc, char **argv)
 		pc.po.frames.with_tid = true;
 	/* pprof: a second sample type, the events' periods (perf.data input). */
 	pc.po.periods = pc.po.mappings = fmt == FMT_PPROF;
+	/*
+	 * pprof and speedscope from a perf.data: addresses, source lines and
+	 * inline frames (for every user frame, unless --no-inline or --inline
+	 * chose), aggregated beside the trie (aggregate/locprof.h).
+	 */
+	struct locprof lp;
+	bool by_addr = fmt == FMT_PPROF || fmt == FMT_SPEEDSCOPE;
+	if (by_addr) {
+		if (pc.po.inline_mode == PROFILE_INLINE_DWARF)
+			pc.po.inline_mode = PROFILE_INLINE_ALL;
+		pc.po.locprof = &lp;
+	}
 
 	struct strtab strs;
 	struct trie t;
 	struct graph_input gi;
+	/* The strtab is initialised by the load; the locprof needs it first. */
+	strtab_init(&strs);
+	locprof_init(&lp, &strs);
+	lp.want_samples = fmt == FMT_PPROF;
+	lp.want_sources = fmt == FMT_SPEEDSCOPE;
+	lp.inlines = pc.po.inline_mode != PROFILE_INLINE_NONE;
 	int code = profile_cli_load_graph(&pc, &strs, &t, &gi);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
 		struct export_opts eo = { .merge = merge, .divisor = gi.divisor };
@@ -136,6 +167,14 @@ int cmd_export(int argc, char **argv)
 			eo.name_mapping = pc.st.name_mapping;
 			eo.nname_mapping = pc.st.nname_mapping;
 		}
+		if (fmt == FMT_SPEEDSCOPE && gi.kind == GRAPH_INPUT_PERFDATA) {
+			eo.src = frame_source;
+			eo.src_ctx = &lp;
+		}
+		if (fmt == FMT_PPROF && gi.kind == GRAPH_INPUT_PERFDATA && pc.st.event[0]) {
+			eo.type2 = pc.st.event;
+			eo.unit2 = pc.st.event_time ? "nanoseconds" : "count";
+		}
 		const char *base = strrchr(pc.po.input, '/');
 		eo.name = base ? base + 1 : pc.po.input;
 		struct ofile of;
@@ -144,6 +183,8 @@ int cmd_export(int argc, char **argv)
 		if (!err) {
 			if (fmt == FMT_SPEEDSCOPE)
 				err = speedscope_write(of.f, &t, &eo);
+			else if (fmt == FMT_PPROF && gi.kind == GRAPH_INPUT_PERFDATA)
+				err = pprof_write_locprof(of.f, &lp, &eo);
 			else if (fmt == FMT_PPROF)
 				err = pprof_write(of.f, &t, &eo);
 			else
@@ -163,6 +204,7 @@ int cmd_export(int argc, char **argv)
 	}
 	free(gi.first);
 	profile_stats_release(&pc.st);
+	locprof_release(&lp);
 	trie_release(&t);
 	strtab_release(&strs);
 	return code;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "aggregate/locprof.h"
 #include "aggregate/trie.h"
 
 /* Source position of a frame, when something knows it. */
@@ -72,6 +73,16 @@ struct export_mapping {
 int speedscope_write(FILE *f, const struct trie *t, const struct export_opts *o);
 /* 0, -EIO, or -ENOMEM/-EINVAL from zlib. */
 int pprof_write(FILE *f, const struct trie *t, const struct export_opts *o);
+/*
+ * pprof from a profile by address (perf.data input): mappings with their
+ * address ranges, file offsets, paths and build-ids (files first, by dso
+ * id); one location per sampled address with its lines, inlined calls
+ * first; functions with name, system (mangled) name, file and start line;
+ * one sample per distinct (thread, stack) with "comm", "pid" and "tid"
+ * labels. Values: the count, and the periods when o->type2 is set. The
+ * mapping/values2 fields of 'o' are not used.
+ */
+int pprof_write_locprof(FILE *f, const struct locprof *lp, const struct export_opts *o);
 
 /* Write n bytes as the inside of a JSON string (no quotes), escaped as above. */
 void json_put_escaped(FILE *f, const char *s, size_t n);

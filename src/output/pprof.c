@@ -16,6 +16,7 @@
  * the trie.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -65,6 +66,7 @@ static void put_msg(bytes *b, unsigned field, bytes *m)
 
 struct pp {
 	const struct trie *t;
+	const struct strtab *names; /* the strings of every name id */
 	const struct export_opts *o;
 	bytes out;       /* the Profile message */
 	bytes m, m2;     /* scratch messages */
@@ -99,8 +101,8 @@ static uint64_t name_index(struct pp *p, uint32_t name)
 	uint64_t v;
 	if (hashmap_get(&p->str_of, (uint64_t)name + 1, &v))
 		return v;
-	const char *s = strtab_get(p->t->names, name);
-	size_t n = strtab_len(p->t->names, name);
+	const char *s = strtab_get(p->names, name);
+	size_t n = strtab_len(p->names, name);
 	bytes clean = { 0 };
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
@@ -272,36 +274,57 @@ static int gzip_write(FILE *f, const uint8_t *data, size_t n)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* The string table's "", the sample types and the period; returns the
+ * default sample type's string index. */
+static uint64_t write_types(struct pp *p)
+{
+	const struct export_opts *o = p->o;
+	/* string_table[0] must be "" */
+	put_bytes(&p->out, 6, "", 0);
+	p->nstr = 1;
+	hashmap_put(&p->str_of, 0, 0);
+	uint64_t type = lit_index(p, o->sample_type ? o->sample_type : "samples", 0);
+	uint64_t unit = lit_index(p, o->sample_unit ? o->sample_unit : "count", 1);
+	put_uint(&p->m, 1, type);
+	put_uint(&p->m, 2, unit);
+	bytes vt = p->m;
+	p->m = (bytes){ 0 };
+	put_bytes(&p->out, 1, vt.v, vt.n);
+	uint64_t deflt = type;
+	if (o->values2 || o->type2) {
+		/* The events' own measure is the default view (as pprof shows perf's). */
+		uint64_t t2 = lit_index(p, o->type2 ? o->type2 : "events", 2);
+		uint64_t u2 = lit_index(p, o->unit2 ? o->unit2 : "count", 3);
+		put_uint(&p->m, 1, t2);
+		put_uint(&p->m, 2, u2);
+		put_msg(&p->out, 1, &p->m);
+		deflt = t2;
+	}
+	put_bytes(&p->out, 11, vt.v, vt.n);
+	VEC_FREE(&vt);
+	put_uint(&p->out, 12, 1);
+	return deflt;
+}
+
+static void pp_release(struct pp *p)
+{
+	VEC_FREE(&p->out);
+	VEC_FREE(&p->m);
+	VEC_FREE(&p->m2);
+	VEC_FREE(&p->loc_funcs);
+	VEC_FREE(&p->loc_start);
+	hashmap_release(&p->str_of);
+	hashmap_release(&p->func_of);
+	hashmap_release(&p->loc_of);
+}
+
 int pprof_write(FILE *f, const struct trie *t, const struct export_opts *o)
 {
-	struct pp p = { .t = t, .o = o };
+	struct pp p = { .t = t, .names = t->names, .o = o };
 	hashmap_init(&p.str_of);
 	hashmap_init(&p.func_of);
 	hashmap_init(&p.loc_of);
-	/* string_table[0] must be "" */
-	put_bytes(&p.out, 6, "", 0);
-	p.nstr = 1;
-	hashmap_put(&p.str_of, 0, 0);
-	uint64_t type = lit_index(&p, o->sample_type ? o->sample_type : "samples", 0);
-	uint64_t unit = lit_index(&p, o->sample_unit ? o->sample_unit : "count", 1);
-	put_uint(&p.m, 1, type);
-	put_uint(&p.m, 2, unit);
-	bytes vt = p.m;
-	p.m = (bytes){ 0 };
-	put_bytes(&p.out, 1, vt.v, vt.n);
-	uint64_t deflt = type;
-	if (o->values2) {
-		/* The events' own measure is the default view (as pprof shows perf's). */
-		uint64_t t2 = lit_index(&p, o->type2 ? o->type2 : "events", 2);
-		uint64_t u2 = lit_index(&p, o->unit2 ? o->unit2 : "count", 3);
-		put_uint(&p.m, 1, t2);
-		put_uint(&p.m, 2, u2);
-		put_msg(&p.out, 1, &p.m);
-		deflt = t2;
-	}
-	put_bytes(&p.out, 11, vt.v, vt.n);
-	VEC_FREE(&vt);
-	put_uint(&p.out, 12, 1);
+	uint64_t deflt = write_types(&p);
 	for (size_t i = 0; i < o->nmappings; i++) {
 		/* Mapping: 1 id, 5 filename, 6 build_id, 7 has_functions */
 		const struct export_mapping *em = &o->mappings[i];
@@ -315,13 +338,218 @@ int pprof_write(FILE *f, const struct trie *t, const struct export_opts *o)
 	samples(&p);
 	put_uint(&p.out, 14, deflt);
 	int err = gzip_write(f, p.out.v, p.out.n);
-	VEC_FREE(&p.out);
-	VEC_FREE(&p.m);
-	VEC_FREE(&p.m2);
-	VEC_FREE(&p.loc_funcs);
-	VEC_FREE(&p.loc_start);
-	hashmap_release(&p.str_of);
-	hashmap_release(&p.func_of);
-	hashmap_release(&p.loc_of);
+	pp_release(&p);
+	return err;
+}
+
+/* ---- from a profile by address (aggregate/locprof.h) ---- */
+
+/* A string by strtab id, or "" for LOCPROF_NONE. */
+static uint64_t id_index(struct pp *p, uint32_t id)
+{
+	return id == LOCPROF_NONE ? 0 : name_index(p, id);
+}
+
+struct fkey {
+	uint32_t name, raw, file, start_line;
+};
+
+struct lpw {
+	struct pp p;
+	const struct locprof *lp;
+	VEC(struct fkey) funcs; /* function id - 1 -> its fields */
+	struct hashmap func_of; /* hash of the fields -> function id (probed) */
+	uint32_t *map_id;       /* mapping index -> id in the output (files first) */
+};
+
+static uint64_t lp_function(struct lpw *w, const struct lp_line *l)
+{
+	struct fkey k = { l->name, l->raw, l->file, l->start_line };
+	uint64_t h = hash_mix2(hash_mix2(k.name, k.raw), hash_mix2(k.file, k.start_line)), v;
+	for (;; h++) {
+		if (!hashmap_get(&w->func_of, h, &v))
+			break;
+		const struct fkey *e = &w->funcs.v[v - 1];
+		if (e->name == k.name && e->raw == k.raw && e->file == k.file &&
+		    e->start_line == k.start_line)
+			return v;
+	}
+	VEC_PUSH(&w->funcs, k);
+	v = w->funcs.n;
+	hashmap_put(&w->func_of, h, v);
+	/* Function: 1 id, 2 name, 3 system_name, 4 filename, 5 start_line */
+	struct pp *p = &w->p;
+	put_uint(&p->m2, 1, v);
+	put_uint(&p->m2, 2, id_index(p, k.name));
+	put_uint(&p->m2, 3, id_index(p, k.raw));
+	put_uint(&p->m2, 4, id_index(p, k.file));
+	put_uint(&p->m2, 5, k.start_line);
+	put_msg(&p->out, 5, &p->m2);
+	return v;
+}
+
+struct mapord {
+	uint32_t idx, dso;
+	uint64_t start;
+	bool file;
+};
+
+static int mapord_cmp(const void *a, const void *b)
+{
+	const struct mapord *x = a, *y = b;
+	if (x->file != y->file)
+		return x->file ? -1 : 1;
+	if (x->dso != y->dso)
+		return x->dso < y->dso ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * Mappings numbered files first, then by dso id (the executable is mapped
+ * before its libraries; pprof takes the first mapping as the main binary),
+ * then by address; each says what its locations have (functions, file
+ * names, line numbers, inline frames).
+ */
+static void lp_mappings(struct lpw *w)
+{
+	const struct locprof *lp = w->lp;
+	struct pp *p = &w->p;
+	size_t nm = lp->maps.n;
+	struct mapord *ord = xcalloc(nm ? nm : 1, sizeof(*ord));
+	w->map_id = xcalloc(nm + 1, sizeof(*w->map_id));
+	uint8_t *has = xcalloc(nm + 1, 1); /* bits: 1 functions, 2 files, 4 lines, 8 inline */
+	for (size_t i = 0; i < lp->locs.n; i++) {
+		const struct lp_location *l = &lp->locs.v[i];
+		if (!l->mapping || l->mapping > nm)
+			continue;
+		uint8_t *b = &has[l->mapping - 1];
+		if (l->nlines)
+			*b |= 1;
+		if (l->nlines > 1)
+			*b |= 8;
+		for (uint32_t k = 0; k < l->nlines; k++) {
+			const struct lp_line *ln = &lp->lines.v[l->line0 + k];
+			if (ln->file != LOCPROF_NONE)
+				*b |= 2;
+			if (ln->line)
+				*b |= 4;
+		}
+	}
+	for (size_t i = 0; i < nm; i++)
+		ord[i] = (struct mapord){ (uint32_t)i, lp->maps.v[i].dso, lp->maps.v[i].start,
+					  lp->maps.v[i].is_file };
+	qsort(ord, nm, sizeof(*ord), mapord_cmp);
+	for (size_t r = 0; r < nm; r++) {
+		const struct lp_mapping *mp = &lp->maps.v[ord[r].idx];
+		w->map_id[ord[r].idx] = (uint32_t)r + 1;
+		/* Mapping: 1 id, 2 memory_start, 3 memory_limit, 4 file_offset, 5 filename,
+		 * 6 build_id, 7 has_functions, 8 has_filenames, 9 has_line_numbers,
+		 * 10 has_inline_frames */
+		uint8_t b = has[ord[r].idx];
+		put_uint(&p->m, 1, r + 1);
+		put_uint(&p->m, 2, mp->start);
+		put_uint(&p->m, 3, mp->limit);
+		put_uint(&p->m, 4, mp->offset);
+		put_uint(&p->m, 5, id_index(p, mp->file));
+		put_uint(&p->m, 6, id_index(p, mp->build_id));
+		put_uint(&p->m, 7, b & 1);
+		put_uint(&p->m, 8, (b >> 1) & 1);
+		put_uint(&p->m, 9, (b >> 2) & 1);
+		put_uint(&p->m, 10, (b >> 3) & 1);
+		put_msg(&p->out, 3, &p->m);
+	}
+	free(ord);
+	free(has);
+}
+
+static void lp_locations(struct lpw *w)
+{
+	const struct locprof *lp = w->lp;
+	struct pp *p = &w->p;
+	for (size_t i = 0; i < lp->locs.n; i++) {
+		const struct lp_location *l = &lp->locs.v[i];
+		bytes lines = { 0 };
+		/* Functions first: each is its own top-level message. */
+		for (uint32_t k = 0; k < l->nlines; k++) {
+			const struct lp_line *ln = &lp->lines.v[l->line0 + k];
+			uint64_t fid = lp_function(w, ln);
+			/* Line: 1 function_id, 2 line */
+			put_uint(&p->m2, 1, fid);
+			put_uint(&p->m2, 2, ln->line);
+			put_msg(&lines, 4, &p->m2);
+		}
+		/* Location: 1 id, 2 mapping_id, 3 address, 4 line (innermost first) */
+		put_uint(&p->m, 1, i + 1);
+		if (l->mapping && l->mapping <= lp->maps.n)
+			put_uint(&p->m, 2, w->map_id[l->mapping - 1]);
+		put_uint(&p->m, 3, l->address);
+		VEC_RESERVE(&p->m, p->m.n + lines.n);
+		if (lines.n)
+			memcpy(p->m.v + p->m.n, lines.v, lines.n);
+		p->m.n += lines.n;
+		VEC_FREE(&lines);
+		put_msg(&p->out, 4, &p->m);
+	}
+}
+
+static void put_label(struct pp *p, uint64_t key, uint64_t str, uint64_t num)
+{
+	/* Label: 1 key, 2 str, 3 num */
+	put_uint(&p->m2, 1, key);
+	put_uint(&p->m2, 2, str);
+	if (!str) {
+		put_tag(&p->m2, 3, 0);
+		put_varint(&p->m2, num); /* written even when 0: pid 0 is the idle task */
+	}
+	put_msg(&p->m, 3, &p->m2);
+}
+
+static void lp_samples(struct lpw *w)
+{
+	const struct locprof *lp = w->lp;
+	struct pp *p = &w->p;
+	uint64_t kcomm = lit_index(p, "comm", 4), kpid = lit_index(p, "pid", 5),
+		 ktid = lit_index(p, "tid", 6);
+	bytes packed = { 0 };
+	for (size_t i = 0; i < lp->samples.n; i++) {
+		const struct lp_sample *s = &lp->samples.v[i];
+		packed.n = 0;
+		for (uint32_t k = 0; k < s->n; k++)
+			put_varint(&packed, lp->stacks.v[s->at + k]);
+		/* Sample: 1 location_id (leaf first), 2 value, 3 label */
+		put_bytes(&p->m, 1, packed.v ? (const void *)packed.v : "", packed.n);
+		packed.n = 0;
+		put_varint(&packed, s->count);
+		if (p->o->type2)
+			put_varint(&packed, s->period);
+		put_bytes(&p->m, 2, packed.v, packed.n);
+		put_label(p, kcomm, id_index(p, s->comm), 0);
+		put_label(p, kpid, 0, s->pid);
+		put_label(p, ktid, 0, s->tid);
+		put_msg(&p->out, 2, &p->m);
+	}
+	VEC_FREE(&packed);
+}
+
+int pprof_write_locprof(FILE *f, const struct locprof *lp, const struct export_opts *o)
+{
+	struct lpw w = { .p = { .names = lp->strs, .o = o }, .lp = lp };
+	struct pp *p = &w.p;
+	hashmap_init(&p->str_of);
+	hashmap_init(&p->func_of);
+	hashmap_init(&p->loc_of);
+	hashmap_init(&w.func_of);
+	uint64_t deflt = write_types(p);
+	lp_mappings(&w);
+	lp_locations(&w);
+	lp_samples(&w);
+	put_uint(&p->out, 14, deflt);
+	int err = gzip_write(f, p->out.v, p->out.n);
+	pp_release(p);
+	VEC_FREE(&w.funcs);
+	hashmap_release(&w.func_of);
+	free(w.map_id);
 	return err;
 }

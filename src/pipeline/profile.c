@@ -89,9 +89,8 @@ struct period_vec {
 	size_t n, cap;
 };
 
-/* Sum a sample's period at its stack's leaf, for the first event seen only. */
-static void add_period(struct profile_stats *st, struct period_vec *pv, const struct trie *t,
-		       const struct event *ev, uint32_t leaf)
+/* Whether a sample's period counts: only the first event seen is summed. */
+static bool period_counts(struct profile_stats *st, const struct event *ev)
 {
 	const char *name = ev->attr && ev->attr->name ? ev->attr->name : "events";
 	if (!st->event[0]) {
@@ -101,8 +100,15 @@ static void add_period(struct profile_stats *st, struct period_vec *pv, const st
 				  ev->attr->attr.config == PERF_COUNT_SW_TASK_CLOCK);
 	} else if (strncmp(st->event, name, sizeof(st->event) - 1)) {
 		st->mixed_events++;
-		return;
+		return false;
 	}
+	return true;
+}
+
+/* Sum a sample's period at its stack's leaf. */
+static void add_period(struct period_vec *pv, const struct trie *t, const struct event *ev,
+		       uint32_t leaf)
+{
 	if (pv->n < t->nodes.n) {
 		VEC_RESERVE(pv, t->nodes.n);
 		memset(pv->v + pv->n, 0, (t->nodes.n - pv->n) * sizeof(uint64_t));
@@ -122,6 +128,38 @@ static void note_dso(struct hashmap *name_dso, uint32_t name, const struct sym *
 {
 	if (sym->dso != SYM_NONE && !hashmap_get(name_dso, name, NULL))
 		hashmap_put(name_dso, name, sym->dso);
+}
+
+/* A dso's build-id in hex ("" if unknown): the recorded one, else the file's. */
+static void build_id_hex(struct dso_set *dsos, struct dso *ds, char out[2 * 20 + 1])
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t idn = ds->build_id_size;
+	if (idn)
+		memcpy(id, ds->build_id, idn);
+	else if (ds->kind == DSO_FILE && dso_image(dsos, ds))
+		idn = elf_image_build_id(dso_image(dsos, ds), id);
+	if (idn > 20)
+		idn = 20;
+	for (size_t b = 0; b < idn; b++)
+		snprintf(out + 2 * b, 3, "%02x", id[b]);
+	out[2 * idn] = '\0';
+}
+
+/* The locprof's mappings get their binaries' paths and build-ids. */
+static void name_locprof_mappings(struct locprof *lp, struct dso_set *dsos, struct strtab *strs)
+{
+	for (size_t i = 0; i < lp->maps.n; i++) {
+		struct lp_mapping *mp = &lp->maps.v[i];
+		struct dso *ds = dso_set_get(dsos, mp->dso);
+		char bid[2 * 20 + 1];
+		mp->is_file = ds->kind == DSO_FILE && !dso_is_anon_code(ds);
+		mp->file = strtab_intern_str(strs, ds->kind == DSO_KERNEL && !strncmp(ds->path, "[kernel.kallsyms]", 17)
+							   ? "[kernel.kallsyms]"
+							   : ds->path);
+		build_id_hex(dsos, ds, bid);
+		mp->build_id = bid[0] ? strtab_intern_str(strs, bid) : LOCPROF_NONE;
+	}
 }
 
 static void collect_mappings(struct profile_stats *st, const struct hashmap *name_dso,
@@ -149,17 +187,7 @@ static void collect_mappings(struct profile_stats *st, const struct hashmap *nam
 		XREALLOC_ARRAY(st->mappings, st->nmappings + 1);
 		struct profile_mapping *pm = &st->mappings[st->nmappings++];
 		pm->path = xstrdup(ds->path);
-		uint8_t id[ELF_BUILD_ID_MAX];
-		size_t idn = ds->build_id_size;
-		if (idn)
-			memcpy(id, ds->build_id, idn);
-		else if (ds->kind == DSO_FILE && dso_image(dsos, ds))
-			idn = elf_image_build_id(dso_image(dsos, ds), id);
-		if (idn > 20)
-			idn = 20;
-		for (size_t b = 0; b < idn; b++)
-			snprintf(pm->build_id + 2 * b, 3, "%02x", id[b]);
-		pm->build_id[2 * idn] = '\0';
+		build_id_hex(dsos, ds, pm->build_id);
 		dso_map[d] = (uint32_t)st->nmappings + 1; /* 1 + index, and never 1 again */
 	}
 	st->nname_mapping = strs->n;
@@ -183,6 +211,18 @@ void profile_stats_release(struct profile_stats *st)
 	st->mappings = NULL;
 	st->name_mapping = NULL;
 	st->nperiods = st->nmappings = st->nname_mapping = 0;
+}
+
+/* The location of one frame of a sample (locprof), appended to 'locs'. */
+typedef VEC(uint32_t) u32_vec;
+
+static void add_location(struct locprof *lp, struct machine *m, struct symbolizer *sz,
+			 u32_vec *locs, uint32_t pid, const struct unwind_frame *f,
+			 const struct sym *sym)
+{
+	const struct mapping *mp = machine_find(m, pid, f->ip, f->kernel);
+	uint32_t mid = mp ? locprof_mapping(lp, mp->dso, mp->start, mp->end, mp->pgoff) : 0;
+	VEC_PUSH(locs, locprof_location(lp, sz, mid, f->ip, sym));
 }
 
 int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie *t,
@@ -223,6 +263,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	struct period_vec periods = { 0 };
 	struct hashmap name_dso; /* frame name id -> dso id it was first found in */
 	hashmap_init(&name_dso);
+	struct locprof *lp = o->locprof;
+	u32_vec locs = { 0 }; /* the sample's location ids (locprof) */
 	struct event ev;
 	int rc;
 	/* Unwinding on a second thread; not for a foreign architecture's
@@ -241,6 +283,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 			continue;
 		}
 		st->samples++;
+		bool counted = (o->periods || lp) && period_counts(st, &ev);
 		const struct thread *th = machine_thread(&m, ev.sid.pid, ev.sid.tid);
 		frames[0] = frame_for_process(strs, strtab_get(strs, th->comm), ev.sid.pid,
 					      ev.sid.tid, &o->frames);
@@ -251,6 +294,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 			   (o->inline_mode == PROFILE_INLINE_DWARF &&
 			    (st_bits & PERF_SAMPLE_REGS_USER) && (st_bits & PERF_SAMPLE_STACK_USER));
 		size_t n = 1;
+		locs.n = 0;
 		if (stack->truncated) {
 			st->truncated++;
 			frames[n++] = (struct trie_frame){ truncated_name, FRAME_UNKNOWN };
@@ -260,12 +304,18 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 			if (stack->frames[i].kernel && !kaslr_checked)
 				check_kaslr(&m, &dsos, &kaslr_checked);
 			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
+			if (lp && lp->want_samples)
+				add_location(lp, &m, &sz, &locs, ev.sid.pid, &stack->frames[i], &sym);
 			struct sym_inline in[SRCLINE_MAX_INLINE];
 			size_t k = inl && !sym.kernel ? symbolize_inlines(&sz, &sym, in, SRCLINE_MAX_INLINE) : 0;
+			struct sym_line ln[SRCLINE_MAX_INLINE];
+			size_t nl = lp && lp->want_sources ? symbolize_lines(&sz, &sym, ln, SRCLINE_MAX_INLINE) : 0;
 			if (!k) {
 				frames[n] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
 				if (o->mappings)
 					note_dso(&name_dso, frames[n].name, &sym);
+				if (nl) /* the function that holds the address: the outermost record */
+					locprof_note_source(lp, &sz, frames[n].name, &sym, ln, nl, nl - 1);
 				n++;
 				continue;
 			}
@@ -273,8 +323,19 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 				frames[n] = frame_for_inline(strs, &in[k], &o->frames);
 				if (o->mappings)
 					note_dso(&name_dso, frames[n].name, &sym);
+				if (nl)
+					locprof_note_source(lp, &sz, frames[n].name, &sym, ln, nl, k);
 				n++;
 			}
+		}
+		if (lp && lp->want_samples) {
+			for (size_t i = 0, j = locs.n; i + 1 < j; i++, j--) { /* leaf first */
+				uint32_t x = locs.v[i];
+				locs.v[i] = locs.v[j - 1];
+				locs.v[j - 1] = x;
+			}
+			locprof_sample(lp, th->comm, ev.sid.pid, ev.sid.tid, locs.v, locs.n,
+				       counted ? ev.u.sample.period : 0);
 		}
 		if (o->reverse) {
 			for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
@@ -285,14 +346,17 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		}
 		uint32_t leaf = o->chart ? trie_chart_add(t, &chart, frames, n, 1)
 					 : trie_add(t, frames, n, 1);
-		if (o->periods)
-			add_period(st, &periods, t, &ev, leaf);
+		if (o->periods && counted)
+			add_period(&periods, t, &ev, leaf);
 	}
 	readahead_stop(ra);
 	st->periods = periods.v;
 	st->nperiods = periods.n;
 	if (o->mappings)
 		collect_mappings(st, &name_dso, &dsos, strs);
+	if (lp)
+		name_locprof_mappings(lp, &dsos, strs);
+	VEC_FREE(&locs);
 	hashmap_release(&name_dso);
 	if (o->chart)
 		trie_chart_finish(t, &chart);

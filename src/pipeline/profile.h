@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "aggregate/frames.h"
+#include "aggregate/locprof.h"
 #include "aggregate/trie.h"
 #include "base/strtab.h"
 
@@ -32,6 +33,13 @@ struct profile_opts {
 	bool no_demangle;      /* keep C++/Rust names as the binary has them */
 	bool periods;      /* also sum the samples' periods by stack (profile_stats.periods) */
 	bool mappings;     /* also note each frame name's binary (profile_stats.mappings) */
+	/*
+	 * Also aggregate by address into this (initialised by the caller over
+	 * the same strtab; its want_samples / want_sources say what to build),
+	 * or NULL. Mappings get their path and build-id before profile_load
+	 * returns. Periods are summed as for 'periods'.
+	 */
+	struct locprof *locprof;
 };
 
 /* A binary frames were found in: its path and build-id (hex, "" if unknown). */

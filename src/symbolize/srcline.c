@@ -1072,3 +1072,80 @@ size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const str
 	*out = sl->recs.v + at;
 	return n;
 }
+
+/* ---- function declarations (srclines_decl): appended API, for the exports ---- */
+
+/* A DIE that may hold function definitions without covering addresses itself. */
+static bool decl_container(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_module;
+}
+
+/*
+ * The function DIEs (subprograms, inlined subroutines) covering addr,
+ * outermost first: a depth-first walk from the unit DIE that enters
+ * containers (namespaces, classes) and the scopes that cover addr, and
+ * skips everything else. Bounded depth and DIE count.
+ */
+#define DECL_MAX_DIES 4000000
+static size_t decl_walk(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out, size_t cap)
+{
+	struct level {
+		Dwarf_Die die;
+		uint32_t nout; /* functions found above this level */
+	} *st = xmalloc(sizeof(*st) * MAX_DIE_DEPTH);
+	size_t n = 0, seen = 0;
+	int depth = 0;
+	if (dwarf_child(cu, &st[0].die) == 0) {
+		st[0].nout = 0;
+		depth = 1;
+	}
+	while (depth > 0 && seen++ < DECL_MAX_DIES) {
+		struct level *lv = &st[depth - 1];
+		int tag = dwarf_tag(&lv->die);
+		bool scope = is_func_tag(tag) || tag == DW_TAG_lexical_block;
+		bool enter = false;
+		if (scope && dwarf_haspc(&lv->die, addr) == 1) {
+			n = lv->nout;
+			if (is_func_tag(tag) && n < cap)
+				out[n++] = lv->die;
+			enter = true;
+		} else if (decl_container(tag)) {
+			enter = true;
+		}
+		if (enter && depth < MAX_DIE_DEPTH && dwarf_child(&lv->die, &st[depth].die) == 0) {
+			st[depth].nout = (uint32_t)(scope ? n : lv->nout);
+			depth++;
+			continue;
+		}
+		if (scope && enter)
+			break; /* the innermost scope covering addr has no children left to try */
+		while (depth > 0 && dwarf_siblingof(&st[depth - 1].die, &st[depth - 1].die) != 0)
+			depth--;
+	}
+	free(st);
+	return n;
+}
+
+size_t srclines_decl(struct srclines *sl, uint32_t dso, uint64_t vaddr, struct srcline_decl *out,
+		     size_t cap)
+{
+	struct srcfile *f = open_file(sl, dso);
+	struct hit h = { 0 };
+	if (!f->dw || !dwarf_lookup(sl, f, vaddr, &h) || !h.u)
+		return 0;
+	Dwarf_Die cu;
+	if (!dwarf_offdie(f->dw, h.u->off, &cu))
+		return 0;
+	Dwarf_Die dies[SRCLINE_MAX_INLINE];
+	size_t n = decl_walk(&cu, vaddr, dies, cap < SRCLINE_MAX_INLINE ? cap : SRCLINE_MAX_INLINE);
+	for (size_t i = 0; i < n; i++) { /* innermost first */
+		Dwarf_Die *d = &dies[n - 1 - i];
+		int line = 0;
+		const char *file = dwarf_decl_file(d);
+		out[i].file = file ? strtab_intern_str(sl->strs, file) : SRCLINE_NONE;
+		out[i].line = dwarf_decl_line(d, &line) == 0 && line > 0 ? (uint32_t)line : 0;
+	}
+	return n;
+}

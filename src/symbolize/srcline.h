@@ -75,4 +75,20 @@ void srclines_release(struct srclines *sl);
  */
 size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const struct a2l_rec **out);
 
+/* Where a function is declared (DW_AT_decl_file, DW_AT_decl_line). */
+struct srcline_decl {
+	uint32_t file; /* strtab id of the path as the line table names it, SRCLINE_NONE */
+	uint32_t line; /* 0: unknown */
+};
+/*
+ * The declarations of the function DIEs (subprograms and inlined
+ * subroutines) that cover link-time address 'vaddr' of file dso 'dso',
+ * innermost first, at most 'cap': read from the unit srclines_a2l finds
+ * for the address, walking down the DIE tree (bounded depth and width),
+ * following abstract origins. Not cached: callers keep what they need.
+ * 0 when there is no DWARF for the address.
+ */
+size_t srclines_decl(struct srclines *sl, uint32_t dso, uint64_t vaddr, struct srcline_decl *out,
+		     size_t cap);
+
 #endif

@@ -257,3 +257,31 @@ enum sym_srcline symbolize_srcline(struct symbolizer *s, const struct sym *sym, 
 		s->no_srcline.v[sym->dso] = 1;
 	return SYM_SRCLINE_FAIL;
 }
+
+/* ---- source positions for the exports ---- */
+
+size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, struct sym_line *out, size_t cap)
+{
+	if (sym->kernel || !a2l_dso(s, sym->dso))
+		return 0;
+	const struct a2l_rec *r;
+	size_t n = srclines_a2l(&s->src, sym->dso, sym->addr, &r);
+	if (n > cap)
+		n = cap;
+	for (size_t i = 0; i < n; i++) {
+		const char *raw = r[i].func == SRCLINE_NONE ? "??" : strtab_get(s->strs, r[i].func);
+		out[i].name = display_name(s, raw);
+		out[i].raw = strtab_intern_str(s->strs, raw);
+		out[i].file = r[i].file;
+		out[i].line = r[i].line;
+	}
+	return n;
+}
+
+size_t symbolize_decls(struct symbolizer *s, const struct sym *sym, struct srcline_decl *out,
+		       size_t cap)
+{
+	if (sym->kernel || !a2l_dso(s, sym->dso))
+		return 0;
+	return srclines_decl(&s->src, sym->dso, sym->addr, out, cap);
+}

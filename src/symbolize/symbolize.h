@@ -79,6 +79,26 @@ enum sym_srcline {
  * *text gets the "file:line" id for SYM_SRCLINE_TEXT. */
 enum sym_srcline symbolize_srcline(struct symbolizer *s, const struct sym *sym, uint32_t *text);
 
+/*
+ * Source positions for the exports (pprof, speedscope): the records of
+ * addr2line -i -f for a user frame (srclines_a2l), innermost first, at
+ * most 'cap', each with the function's name as symbolize_inlines gives it
+ * and as the binary spells it; 0 for kernel frames, perf maps and
+ * addresses nothing knows. Unlike symbolize_inlines, a frame without an
+ * ELF symbol still gets DWARF's answer.
+ */
+struct sym_line {
+	uint32_t name; /* display name (demangled unless no_demangle) */
+	uint32_t raw;  /* the name in the binary (mangled) */
+	uint32_t file; /* strtab id of the file's basename, SRCLINE_NONE */
+	uint32_t line; /* 0: unknown */
+};
+size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, struct sym_line *out, size_t cap);
+/* The declarations of the functions covering a user frame's address,
+ * innermost first (srclines_decl). Not cached. */
+size_t symbolize_decls(struct symbolizer *s, const struct sym *sym, struct srcline_decl *out,
+		       size_t cap);
+
 /* The basename of the dso a symbol lies in ("libc.so.6", "[kernel.kallsyms]"),
  * or NULL if the address was in no mapping. Borrowed. */
 const char *sym_dso_basename(const struct symbolizer *s, const struct sym *sym);
