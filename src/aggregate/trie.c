@@ -1,38 +1,60 @@
 /*
- * trie: stack aggregation (aggregate, L6). Children are found through one
- * open-addressing table of node ids hashed by (parent, name, kind), 4
- * bytes a slot: the key is the node itself, compared exactly. Sibling
- * lists are linked in insertion order and put in name order by
- * trie_sort().
+ * trie: stack aggregation (aggregate, L6). A node's only child is found
+ * through the node itself; the children of nodes with more are found
+ * through one open-addressing table hashed by (parent, name, kind), 8
+ * bytes a slot (node id and hash tag): the key is the node itself,
+ * compared exactly. A node that has no children needs no lookup at all
+ * (the rest of a new stack). Sibling lists are linked in insertion order
+ * and put in name order by trie_sort().
  */
 #include "aggregate/trie.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static size_t hash_of(uint32_t parent, uint32_t name, uint8_t kind)
+static uint64_t hash_of(uint32_t parent, uint32_t name, uint8_t kind)
 {
-	return (size_t)hash_mix2(((uint64_t)parent << 8) | kind, name);
+	return hash_mix2(((uint64_t)parent << 8) | kind, name);
 }
 
-/* Node 0 (the root) is nobody's child, so 0 marks an empty slot. */
+#define SLOT_ID(s) ((uint32_t)(s))
+#define SLOT_TAG(h) ((h) & 0xffffffff00000000ULL)
+
+/* Node 0 (the root) is nobody's child, so id 0 marks an empty slot. */
 static void index_insert(struct trie *t, uint32_t id)
 {
 	const struct trie_node *n = &t->nodes.v[id];
-	size_t i = hash_of(n->parent, n->name, n->kind) & t->index_mask;
-	while (t->index[i])
+	uint64_t h = hash_of(n->parent, n->name, n->kind);
+	size_t i = (size_t)h & t->index_mask;
+	while (SLOT_ID(t->index[i]))
 		i = (i + 1) & t->index_mask;
-	t->index[i] = id;
+	t->index[i] = SLOT_TAG(h) | id;
 }
 
-static void index_grow(struct trie *t)
+static bool indexed(const struct trie *t, uint32_t parent)
 {
+	return t->nodes.v[parent].nkids >= TRIE_INDEX_MIN;
+}
+
+/* Room for one more entry, at most 3/4 full: grow, indexing every indexed child again. */
+static void index_room(struct trie *t)
+{
+	if (t->index && (t->nindexed + 1) * 4 <= (t->index_mask + 1) * 3)
+		return;
 	size_t slots = t->index ? (t->index_mask + 1) * 2 : 1024;
 	free(t->index);
 	t->index = xcalloc(slots, sizeof(*t->index));
 	t->index_mask = slots - 1;
 	for (uint32_t id = 1; id < t->nodes.n; id++)
-		index_insert(t, id);
+		if (indexed(t, t->nodes.v[id].parent))
+			index_insert(t, id);
+}
+
+static void index_add(struct trie *t, uint32_t id)
+{
+	index_room(t);
+	index_insert(t, id);
+	t->nindexed++;
 }
 
 void trie_init(struct trie *t, struct strtab *names)
@@ -51,6 +73,7 @@ void trie_release(struct trie *t)
 	free(t->index);
 	t->index = NULL;
 	t->index_mask = 0;
+	t->nindexed = 0;
 }
 
 /* A new child of 'parent', even if one with the same (name, kind) exists. */
@@ -68,18 +91,28 @@ static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_
 	p->first_child = id;
 	if (n->depth > t->max_depth)
 		t->max_depth = n->depth;
-	/* At most 3/4 full: grow (which indexes every node, this one too)
-	 * or insert. Twins (a flame chart's) are indexed too; lookups find
-	 * the first. */
-	if (!t->index || (size_t)id * 4 > (t->index_mask + 1) * 3)
-		index_grow(t);
-	else
-		index_insert(t, id);
+	if (p->nkids < UINT8_MAX)
+		p->nkids++;
+	/*
+	 * The index takes a parent's children once it has TRIE_INDEX_MIN:
+	 * all of them at that moment, each later one as it comes. Twins (a
+	 * flame chart's) are indexed too; lookups find one of them.
+	 */
+	if (p->nkids == TRIE_INDEX_MIN) {
+		for (uint32_t c = id; c != TRIE_NONE; c = t->nodes.v[c].next_sibling)
+			index_add(t, c);
+	} else if (p->nkids > TRIE_INDEX_MIN) {
+		index_add(t, id);
+	}
 	return id;
 }
 
 uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
+	/* A node without children needs no lookup (the rest of a new stack's
+	 * path: one probe of the parent instead of an index search). */
+	if (t->nodes.v[parent].first_child == TRIE_NONE)
+		return new_child(t, parent, name, kind);
 	uint32_t c = trie_find(t, parent, name, kind);
 	return c != TRIE_NONE ? c : new_child(t, parent, name, kind);
 }
@@ -140,13 +173,25 @@ void trie_sort(struct trie *t)
 
 uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
-	if (!t->index)
-		return TRIE_NONE;
-	for (size_t i = hash_of(parent, name, kind) & t->index_mask; t->index[i];
+	if (!indexed(t, parent)) {
+		/* A few children: the sibling list. The first created of twins
+		 * (a flame chart's) is the last in the list. */
+		uint32_t found = TRIE_NONE;
+		for (uint32_t c = t->nodes.v[parent].first_child; c != TRIE_NONE;
+		     c = t->nodes.v[c].next_sibling)
+			if (t->nodes.v[c].name == name && t->nodes.v[c].kind == kind)
+				found = c;
+		return found;
+	}
+	uint64_t h = hash_of(parent, name, kind), tag = SLOT_TAG(h);
+	for (size_t i = (size_t)h & t->index_mask; SLOT_ID(t->index[i]);
 	     i = (i + 1) & t->index_mask) {
-		const struct trie_node *n = &t->nodes.v[t->index[i]];
+		if (SLOT_TAG(t->index[i]) != tag)
+			continue;
+		uint32_t id = SLOT_ID(t->index[i]);
+		const struct trie_node *n = &t->nodes.v[id];
 		if (n->parent == parent && n->name == name && n->kind == kind)
-			return t->index[i];
+			return id;
 	}
 	return TRIE_NONE;
 }

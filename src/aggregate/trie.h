@@ -43,6 +43,7 @@ enum frame_kind {
 
 #define TRIE_NO_NAME UINT32_MAX
 #define TRIE_NONE UINT32_MAX
+#define TRIE_INDEX_MIN 2 /* children from which a node's children are indexed */
 
 struct trie_frame {
 	uint32_t name; /* strtab id */
@@ -52,6 +53,7 @@ struct trie_frame {
 struct trie_node {
 	uint32_t name;         /* strtab id, TRIE_NO_NAME for the root */
 	uint8_t kind;          /* enum frame_kind */
+	uint8_t nkids;         /* children, saturating at 255 (the index holds them from TRIE_INDEX_MIN) */
 	uint32_t parent;       /* TRIE_NONE for the root */
 	uint32_t first_child;  /* TRIE_NONE if a leaf */
 	uint32_t next_sibling; /* TRIE_NONE if last */
@@ -63,8 +65,17 @@ struct trie_node {
 struct trie {
 	struct strtab *names; /* borrowed */
 	VEC(struct trie_node) nodes;
-	uint32_t *index;      /* open addressing over (parent, name, kind): node id, 0 = empty */
-	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first child */
+	/*
+	 * The children of nodes with TRIE_INDEX_MIN children or more, by open
+	 * addressing over (parent, name, kind): a slot holds the node id (low
+	 * 32 bits, 0 = empty) and the high half of the key's hash, so probes
+	 * read nodes only when the hash matches. A node with a single child
+	 * finds it without the index (most nodes of a deep profile), so the
+	 * index stays small.
+	 */
+	uint64_t *index;
+	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first entry */
+	size_t nindexed;      /* entries in the index */
 	uint32_t max_depth;
 };
 
