@@ -84,6 +84,61 @@ static struct trie_frame cached_frame(struct hashmap *fc, struct strtab *strs,
 	return f;
 }
 
+/*
+ * The trie frames of a symbolized address, cached by the symbolizer's
+ * cache entry: naming, demangling and the inline chain are worked out
+ * once per address, not once per sample. Two tables, as the same address
+ * may be shown without inline frames (frame-pointer samples) and with
+ * them (DWARF samples) in one file.
+ */
+struct entry_slots {
+	uint64_t *v; /* by sym.entry: 0 unknown, else (first << 8 | count) + 1 */
+	size_t n, cap;
+};
+
+struct entry_frames {
+	struct entry_slots at[2]; /* without, with inline frames */
+	VEC(struct trie_frame) frames;
+};
+
+static void entry_frames_release(struct entry_frames *c)
+{
+	free(c->at[0].v);
+	free(c->at[1].v);
+	free(c->frames.v);
+}
+
+/* The frames for 'sym' (entry != SYM_NONE), outermost first. */
+static size_t entry_frames(struct entry_frames *c, struct hashmap *fcache, struct strtab *strs,
+			   struct symbolizer *sz, const struct sym *sym, const struct frame_opts *o,
+			   bool inl, const struct trie_frame **out)
+{
+	struct entry_slots *at = &c->at[inl];
+	if (at->n <= sym->entry) {
+		size_t want = (size_t)sym->entry + 1;
+		VEC_RESERVE(at, want);
+		memset(at->v + at->n, 0, (want - at->n) * sizeof(*at->v));
+		at->n = want;
+	}
+	uint64_t v = at->v[sym->entry];
+	if (!v) {
+		size_t first = c->frames.n, k = 0;
+		if (inl) {
+			struct sym_inline in[SRCLINE_MAX_INLINE];
+			k = symbolize_inlines(sz, sym, in, SRCLINE_MAX_INLINE);
+			for (size_t i = k; i-- > 0;)
+				VEC_PUSH(&c->frames, frame_for_inline(strs, &in[i], o));
+		}
+		if (!k) {
+			VEC_PUSH(&c->frames, cached_frame(fcache, strs, sz, sym, o));
+			k = 1;
+		}
+		v = at->v[sym->entry] = (((uint64_t)first << 8) | k) + 1;
+	}
+	*out = c->frames.v + ((v - 1) >> 8);
+	return (v - 1) & 0xff;
+}
+
 struct period_vec {
 	uint64_t *v;
 	size_t n, cap;
@@ -213,6 +268,24 @@ void profile_stats_release(struct profile_stats *st)
 	st->nperiods = st->nmappings = st->nname_mapping = 0;
 }
 
+/*
+ * Note the source of frame j of the k frames (outermost first) that
+ * symbolized address 'sym' gave: its inline chain's records when they
+ * were expanded into these frames, else the function holding the address.
+ */
+static void note_source(struct locprof *lp, struct symbolizer *sz, uint32_t name,
+			const struct sym *sym, size_t k, size_t j)
+{
+	if (locprof_source(lp, name))
+		return;
+	struct sym_line ln[SRCLINE_MAX_INLINE];
+	size_t nl = symbolize_lines(sz, sym, ln, SRCLINE_MAX_INLINE);
+	if (nl && nl == k)
+		locprof_note_source(lp, sz, name, sym, ln, nl, nl - 1 - j);
+	else if (nl && k == 1)
+		locprof_note_source(lp, sz, name, sym, ln, nl, nl - 1);
+}
+
 /* The location of one frame of a sample (locprof), appended to 'locs'. */
 typedef VEC(uint32_t) u32_vec;
 
@@ -248,11 +321,14 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	machine_init(&m, strs, &dsos);
 	symbolizer_init(&sz, &m, strs);
 	sz.no_demangle = o->no_demangle;
+	/* Trie frames are names: no line tables, unless the exports want lines. */
+	sz.src.names_only = !o->locprof;
 	struct unwinder uw;
 	unwinder_init(&uw, &m);
 	unwinder_set_arch(&uw, h->arch);
 	struct hashmap fcache;
 	hashmap_init(&fcache);
+	struct entry_frames ecache = { 0 };
 
 	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
 	size_t cap = UNWIND_MAX_FRAMES * 4 + 2; /* room for inline frames and [truncated] too */
@@ -306,25 +382,22 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
 			if (lp && lp->want_samples)
 				add_location(lp, &m, &sz, &locs, ev.sid.pid, &stack->frames[i], &sym);
-			struct sym_inline in[SRCLINE_MAX_INLINE];
-			size_t k = inl && !sym.kernel ? symbolize_inlines(&sz, &sym, in, SRCLINE_MAX_INLINE) : 0;
-			struct sym_line ln[SRCLINE_MAX_INLINE];
-			size_t nl = lp && lp->want_sources ? symbolize_lines(&sz, &sym, ln, SRCLINE_MAX_INLINE) : 0;
-			if (!k) {
-				frames[n] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
-				if (o->mappings)
-					note_dso(&name_dso, frames[n].name, &sym);
-				if (nl) /* the function that holds the address: the outermost record */
-					locprof_note_source(lp, &sz, frames[n].name, &sym, ln, nl, nl - 1);
-				n++;
-				continue;
+			const struct trie_frame *fr;
+			struct trie_frame one;
+			size_t k = 1;
+			if (sym.entry != SYM_NONE) {
+				k = entry_frames(&ecache, &fcache, strs, &sz, &sym, &o->frames,
+						 inl && !sym.kernel, &fr);
+			} else {
+				one = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
+				fr = &one;
 			}
-			while (k-- > 0 && n < cap) { /* outermost first */
-				frames[n] = frame_for_inline(strs, &in[k], &o->frames);
+			for (size_t j = 0; j < k && n < cap; j++) { /* outermost first */
+				frames[n] = fr[j];
 				if (o->mappings)
 					note_dso(&name_dso, frames[n].name, &sym);
-				if (nl)
-					locprof_note_source(lp, &sz, frames[n].name, &sym, ln, nl, k);
+				if (lp && lp->want_sources)
+					note_source(lp, &sz, frames[n].name, &sym, k, j);
 				n++;
 			}
 		}
@@ -369,6 +442,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	free(frames);
 	unwinder_release(&uw);
 	hashmap_release(&fcache);
+	entry_frames_release(&ecache);
 	symbolizer_release(&sz);
 	machine_release(&m);
 	dso_set_release(&dsos);
