@@ -201,18 +201,32 @@ static void build_id_hex(struct dso_set *dsos, struct dso *ds, char out[2 * 20 +
 	out[2 * idn] = '\0';
 }
 
-/* The locprof's mappings get their binaries' paths and build-ids. */
-static void name_locprof_mappings(struct locprof *lp, struct dso_set *dsos, struct strtab *strs)
+/*
+ * The locprof's mappings get their binaries' paths and build-ids: the
+ * dso's, else the one the file's header lists for that name (the kernel's,
+ * the vDSO's).
+ */
+static void name_locprof_mappings(struct locprof *lp, struct dso_set *dsos, struct strtab *strs,
+				  const struct perf_header_info *h)
 {
 	for (size_t i = 0; i < lp->maps.n; i++) {
 		struct lp_mapping *mp = &lp->maps.v[i];
 		struct dso *ds = dso_set_get(dsos, mp->dso);
 		char bid[2 * 20 + 1];
+		bool kernel = ds->kind == DSO_KERNEL && !strncmp(ds->path, "[kernel.kallsyms]", 17);
+		const char *path = kernel ? "[kernel.kallsyms]" : ds->path;
 		mp->is_file = ds->kind == DSO_FILE && !dso_is_anon_code(ds);
-		mp->file = strtab_intern_str(strs, ds->kind == DSO_KERNEL && !strncmp(ds->path, "[kernel.kallsyms]", 17)
-							   ? "[kernel.kallsyms]"
-							   : ds->path);
+		mp->file = strtab_intern_str(strs, path);
 		build_id_hex(dsos, ds, bid);
+		for (size_t b = 0; !bid[0] && b < h->nbuild_ids; b++) {
+			const struct perf_build_id *e = &h->build_ids[b];
+			if (strcmp(e->filename, path))
+				continue;
+			size_t n = e->size > 20 ? 20 : e->size;
+			for (size_t k = 0; k < n; k++)
+				snprintf(bid + 2 * k, 3, "%02x", e->id[k]);
+			bid[2 * n] = '\0';
+		}
 		mp->build_id = bid[0] ? strtab_intern_str(strs, bid) : LOCPROF_NONE;
 	}
 }
@@ -428,7 +442,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	if (o->mappings)
 		collect_mappings(st, &name_dso, &dsos, strs);
 	if (lp)
-		name_locprof_mappings(lp, &dsos, strs);
+		name_locprof_mappings(lp, &dsos, strs, h);
 	VEC_FREE(&locs);
 	hashmap_release(&name_dso);
 	if (o->chart)

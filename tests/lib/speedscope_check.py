@@ -7,8 +7,10 @@ and "profiles"; a Frame needs a string "name" (optional string "file", numbers
 ValueUnit "unit", numbers "startValue"/"endValue", "samples" (arrays of frame
 indexes) and "weights" (numbers). Beyond the schema: every index names a
 frame, samples and weights pair up, and the weights add up to
-endValue - startValue. Exit 0 if valid, 1 with a message otherwise.
-Usage: speedscope_check.py FILE [--expect-frame NAME] [--profiles N]"""
+endValue - startValue. --expect-source NAME FILE LINE: a frame NAME has
+that file and line. Exit 0 if valid, 1 with a message otherwise.
+Usage: speedscope_check.py FILE [--expect-frame NAME] [--profiles N]
+                            [--expect-source NAME FILE LINE]..."""
 import json
 import sys
 
@@ -29,13 +31,16 @@ def main():
     args = sys.argv[1:]
     if not args:
         fail("usage: speedscope_check.py FILE [--expect-frame NAME] [--profiles N]")
-    path, expect, nprof = args[0], [], None
+    path, expect, nprof, sources = args[0], [], None, []
     i = 1
     while i < len(args):
         if args[i] == "--expect-frame":
             expect.append(args[i + 1])
         elif args[i] == "--profiles":
             nprof = int(args[i + 1])
+        elif args[i] == "--expect-source":
+            sources.append((args[i + 1], args[i + 2], int(args[i + 3])))
+            i += 2
         i += 2
     with open(path, "rb") as f:
         raw = f.read()
@@ -99,6 +104,12 @@ def main():
     for e in expect:
         if e not in names:
             fail("no frame named %r" % e)
+    for name, file, line in sources:
+        got = [(f.get("file"), f.get("line")) for f in frames if f["name"] == name]
+        if not got:
+            fail("no frame named %r" % name)
+        if (file, line) not in got:
+            fail("frame %r has file/line %r, not %s:%d" % (name, got, file, line))
     print("speedscope_check: ok (%d frames, %d profiles)" % (len(frames), len(profiles)))
 
 
