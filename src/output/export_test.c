@@ -141,7 +141,8 @@ static uint64_t varint(const uint8_t **p, const uint8_t *end)
 
 struct decoded {
 	char strings[32][64];
-	int nstrings, nsamples, nlocations, nfunctions, max_lines;
+	int nstrings, nsamples, nlocations, nfunctions, nmappings, max_lines, nlabels;
+	uint64_t addr_sum; /* the locations' addresses */
 	uint64_t value_sum;
 };
 
@@ -172,6 +173,7 @@ static void decode(const uint8_t *p, size_t n, struct decoded *d)
 				m += l;
 				if ((k >> 3) == 2)
 					d->value_sum += varint(&v, m);
+				d->nlabels += (k >> 3) == 3;
 			}
 		} else if (field == 4) {
 			int lines = 0;
@@ -179,7 +181,9 @@ static void decode(const uint8_t *p, size_t n, struct decoded *d)
 			while (m < mend) {
 				uint64_t k = varint(&m, mend);
 				if ((k & 7) == 0) {
-					varint(&m, mend);
+					uint64_t v = varint(&m, mend);
+					if ((k >> 3) == 3)
+						d->addr_sum += v;
 					continue;
 				}
 				uint64_t l = varint(&m, mend);
@@ -190,6 +194,8 @@ static void decode(const uint8_t *p, size_t n, struct decoded *d)
 				d->max_lines = lines;
 		} else if (field == 5) {
 			d->nfunctions++;
+		} else if (field == 3) {
+			d->nmappings++;
 		}
 	}
 }
@@ -235,6 +241,90 @@ static void test_pprof(void **state)
 	fx_release(&x);
 }
 
+static char *capture_lp(const struct locprof *lp, const struct export_opts *o, size_t *len)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+	assert_non_null(f);
+	assert_int_equal(pprof_write_locprof(f, lp, o), 0);
+	fclose(f);
+	*len = n;
+	return p;
+}
+
+/* pprof from a profile by address: mappings, locations with addresses and
+ * inline lines, functions by (name, system name, file, start line), samples
+ * with two values and three labels each. */
+static void test_pprof_locprof(void **state)
+{
+	(void)state;
+	struct strtab names;
+	struct locprof lp;
+	strtab_init(&names);
+	locprof_init(&lp, &names);
+	uint32_t m1 = locprof_mapping(&lp, 3, 0x1000, 0x2000, 0);
+	uint32_t m2 = locprof_mapping(&lp, 1, 0x5000, 0x9000, 0x1000);
+	assert_int_equal(locprof_mapping(&lp, 3, 0x1000, 0x2000, 0), m1); /* the same */
+	assert_int_not_equal(locprof_mapping(&lp, 3, 0x1000, 0x2000, 0x1000), m1);
+	for (size_t i = 0; i < lp.maps.n; i++) {
+		lp.maps.v[i].file = strtab_intern_str(&names, i == 1 ? "/bin/app" : "/lib/libx.so");
+		lp.maps.v[i].build_id = LOCPROF_NONE;
+		lp.maps.v[i].is_file = true;
+	}
+	uint32_t f = strtab_intern_str(&names, "/src/a.c");
+	struct lp_line lines[] = {
+		{ strtab_intern_str(&names, "leaf"), strtab_intern_str(&names, "leaf"), f, 12, 10 },
+		{ strtab_intern_str(&names, "caller"), strtab_intern_str(&names, "_Z6callerv"), f, 30, 28 },
+		{ strtab_intern_str(&names, "main"), strtab_intern_str(&names, "main"), f, 40, 38 },
+	};
+	for (size_t i = 0; i < 3; i++)
+		VEC_PUSH(&lp.lines, lines[i]);
+	/* location 1: leaf inlined into caller at 0x5010; location 2: main at 0x5100 */
+	VEC_PUSH(&lp.locs, ((struct lp_location){ 0x5010, m2, 0, 2 }));
+	VEC_PUSH(&lp.locs, ((struct lp_location){ 0x5100, m2, 2, 1 }));
+	uint32_t comm = strtab_intern_str(&names, "app");
+	uint32_t st[] = { 1, 2 };
+	locprof_sample(&lp, comm, 7, 7, st, 2, 100);
+	locprof_sample(&lp, comm, 7, 7, st, 2, 50);
+	locprof_sample(&lp, comm, 7, 8, st, 2, 25); /* another thread: another sample */
+	locprof_sample(&lp, comm, 7, 7, st + 1, 1, UINT64_MAX);
+	locprof_sample(&lp, comm, 7, 7, st + 1, 1, 5); /* saturates */
+	assert_int_equal(lp.samples.n, 3);
+	assert_int_equal(lp.samples.v[0].count, 2);
+	assert_int_equal(lp.samples.v[0].period, 150);
+	assert_true(lp.samples.v[2].period == UINT64_MAX);
+
+	struct export_opts o = { .type2 = "cpu-clock", .unit2 = "nanoseconds" };
+	size_t len, len2, plen;
+	char *gz = capture_lp(&lp, &o, &len);
+	char *gz2 = capture_lp(&lp, &o, &len2);
+	assert_int_equal(len, len2);
+	assert_memory_equal(gz, gz2, len);
+	uint8_t *pb = gunzip(gz, len, &plen);
+	struct decoded d;
+	decode(pb, plen, &d);
+	assert_int_equal(d.nmappings, 3);
+	assert_int_equal(d.nlocations, 2);
+	assert_int_equal(d.addr_sum, 0x5010 + 0x5100);
+	assert_int_equal(d.max_lines, 2);
+	assert_int_equal(d.nfunctions, 3);
+	assert_int_equal(d.nsamples, 3);
+	assert_int_equal(d.nlabels, 9);
+	bool clock = false, raw = false, file = false;
+	for (int i = 0; i < d.nstrings; i++) {
+		clock |= !strcmp(d.strings[i], "cpu-clock");
+		raw |= !strcmp(d.strings[i], "_Z6callerv");
+		file |= !strcmp(d.strings[i], "/src/a.c");
+	}
+	assert_true(clock && raw && file);
+	free(pb);
+	free(gz);
+	free(gz2);
+	locprof_release(&lp);
+	strtab_release(&names);
+}
+
 static void test_palmap(void **state)
 {
 	(void)state;
@@ -274,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_pprof_locprof),
 		cmocka_unit_test(test_palmap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
