@@ -1,19 +1,25 @@
 /*
- * pprof: trie → profile.proto, gzip-compressed (output, L7).
+ * pprof: trie or locprof → profile.proto, gzip-compressed (output, L7).
  *
  * A small protobuf writer: every message is built in a byte vector and
  * appended to its parent as a length-delimited field, so sizes are known
  * when written. Field numbers are profile.proto's:
  *
- *   Profile  1 sample_type 2 sample 4 location 5 function 6 string_table
- *            11 period_type 12 period 14 default_sample_type
- *   ValueType 1 type 2 unit          Sample 1 location_id 2 value (packed)
- *   Location 1 id 4 line             Line 1 function_id 2 line
- *   Function 1 id 2 name 3 system_name 4 filename
+ *   Profile  1 sample_type 2 sample 3 mapping 4 location 5 function
+ *            6 string_table 11 period_type 12 period 14 default_sample_type
+ *   ValueType 1 type 2 unit
+ *   Sample   1 location_id 2 value (packed) 3 label (1 key 2 str 3 num)
+ *   Mapping  1 id 2 memory_start 3 memory_limit 4 file_offset 5 filename
+ *            6 build_id 7 has_functions 8 has_filenames 9 has_line_numbers
+ *            10 has_inline_frames
+ *   Location 1 id 2 mapping_id 3 address 4 line
+ *   Line     1 function_id 2 line
+ *   Function 1 id 2 name 3 system_name 4 filename 5 start_line
  *
- * Ids are numbered in first-use order of a pre-order walk of the sorted
- * trie; the gzip header has no time or name, so the bytes depend only on
- * the trie.
+ * From a trie (names only), ids are numbered in first-use order of a
+ * pre-order walk of the sorted trie; from a locprof (addresses), in the
+ * locprof's order. The gzip header has no time or name, so the bytes
+ * depend only on the input.
  */
 #include <errno.h>
 #include <stdlib.h>
