@@ -397,12 +397,15 @@ static uint64_t lp_function(struct lpw *w, const struct lp_line *l)
 struct mapord {
 	uint32_t idx, dso;
 	uint64_t start;
+	uint64_t main; /* samples of a thread named after this binary that pass through it */
 	bool file;
 };
 
 static int mapord_cmp(const void *a, const void *b)
 {
 	const struct mapord *x = a, *y = b;
+	if (x->main != y->main)
+		return x->main > y->main ? -1 : 1;
 	if (x->file != y->file)
 		return x->file ? -1 : 1;
 	if (x->dso != y->dso)
@@ -412,11 +415,44 @@ static int mapord_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Whether a binary's path names the thread: its basename is the comm (which
+ * the kernel cuts to 15 bytes). */
+static bool names_thread(const struct strtab *names, uint32_t file, uint32_t comm)
+{
+	if (file == LOCPROF_NONE || comm == LOCPROF_NONE)
+		return false;
+	const char *f = strtab_get(names, file), *c = strtab_get(names, comm);
+	const char *b = strrchr(f, '/');
+	b = b ? b + 1 : f;
+	size_t cn = strlen(c);
+	return cn && (!strcmp(b, c) || (cn == 15 && !strncmp(b, c, 15)));
+}
+
+/* Each mapping's 'main' score: the samples that pass through it in a thread
+ * named after its binary. */
+static void main_scores(const struct locprof *lp, struct mapord *ord)
+{
+	for (size_t i = 0; i < lp->samples.n; i++) {
+		const struct lp_sample *s = &lp->samples.v[i];
+		uint32_t last = 0;
+		for (uint32_t k = 0; k < s->n; k++) {
+			uint32_t loc = lp->stacks.v[s->at + k];
+			uint32_t m = loc && loc <= lp->locs.n ? lp->locs.v[loc - 1].mapping : 0;
+			if (!m || m > lp->maps.n || m == last)
+				continue;
+			last = m;
+			if (names_thread(lp->strs, lp->maps.v[m - 1].file, s->comm))
+				ord[m - 1].main += s->count;
+		}
+	}
+}
+
 /*
- * Mappings numbered files first, then by dso id (the executable is mapped
- * before its libraries; pprof takes the first mapping as the main binary),
- * then by address; each says what its locations have (functions, file
- * names, line numbers, inline frames).
+ * Mappings numbered from the main binary (pprof takes the first mapping
+ * as the main binary): the one most samples pass through in threads named
+ * after it; then files first, by dso id (the executable is mapped before
+ * its libraries), then by address. Each says what its locations have
+ * (functions, file names, line numbers, inline frames).
  */
 static void lp_mappings(struct lpw *w)
 {
@@ -444,8 +480,16 @@ static void lp_mappings(struct lpw *w)
 		}
 	}
 	for (size_t i = 0; i < nm; i++)
-		ord[i] = (struct mapord){ (uint32_t)i, lp->maps.v[i].dso, lp->maps.v[i].start,
+		ord[i] = (struct mapord){ (uint32_t)i, lp->maps.v[i].dso, lp->maps.v[i].start, 0,
 					  lp->maps.v[i].is_file };
+	main_scores(lp, ord);
+	/* Only the best one moves ahead: the rest keep file, dso, address order. */
+	size_t best = 0;
+	for (size_t i = 1; i < nm; i++)
+		if (ord[i].main > ord[best].main)
+			best = i;
+	for (size_t i = 0; i < nm; i++)
+		ord[i].main = i == best && ord[i].main ? 1 : 0;
 	qsort(ord, nm, sizeof(*ord), mapord_cmp);
 	for (size_t r = 0; r < nm; r++) {
 		const struct lp_mapping *mp = &lp->maps.v[ord[r].idx];
