@@ -195,6 +195,25 @@ struct parse {
 	VEC(uint32_t) path;
 };
 
+/* The length of the common prefix of a and b (n bytes at most): eight
+ * bytes at a time, then bytewise. */
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t l = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; l + 8 <= n; l += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + l, 8);
+		memcpy(&y, b + l, 8);
+		if (x != y)
+			return l + (size_t)__builtin_ctzll(x ^ y) / 8;
+	}
+#endif
+	while (l < n && a[l] == b[l])
+		l++;
+	return l;
+}
+
 /*
  * Split the stack into frames (p->frames); false if it had too many.
  * Frames this stack shares with the previous one, byte for byte and up to
@@ -207,14 +226,14 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 	size_t start = 0, keep = 0;
 
 	if (p->prev && !p->o->reverse) {
-		size_t lim = n < p->prev_len ? n : p->prev_len, l = 0;
-		while (l < lim && s[l] == p->prev[l])
-			l++;
-		for (size_t i = 0; i < l && keep < p->prev_frames; i++) {
-			if (s[i] == ';') {
-				keep++;
-				start = i + 1;
-			}
+		size_t lim = n < p->prev_len ? n : p->prev_len;
+		size_t l = common_prefix(s, p->prev, lim);
+		for (const char *q = s, *e = s + l; keep < p->prev_frames && q < e; q++) {
+			q = memchr(q, ';', (size_t)(e - q));
+			if (!q)
+				break;
+			keep++;
+			start = (size_t)(q - s) + 1;
 		}
 	}
 	*shared = keep;
