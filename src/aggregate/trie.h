@@ -77,6 +77,10 @@ struct trie {
 	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first entry */
 	size_t nindexed;      /* entries in the index */
 	uint32_t max_depth;
+	/* trie_add's last stack and its nodes: the next stack's common prefix
+	 * (the same thread's outer frames, mostly) needs no lookups. */
+	VEC(struct trie_frame) last;
+	VEC(uint32_t) last_path;
 };
 
 void trie_init(struct trie *t, struct strtab *names);

@@ -238,9 +238,10 @@ static void collect_mappings(struct profile_stats *st, const struct hashmap *nam
 	uint32_t *dso_map;
 	XALLOC_ARRAY(dso_map, ndsos ? ndsos : 1);
 	memset(dso_map, 0, (ndsos ? ndsos : 1) * sizeof(*dso_map));
-	for (size_t i = 0; name_dso->used && i <= name_dso->mask; i++)
-		if (name_dso->used[i] && name_dso->vals[i] < ndsos)
-			dso_map[name_dso->vals[i]] = 1;
+	uint64_t key, val;
+	for (size_t pos = 0; hashmap_next(name_dso, &pos, &key, &val);)
+		if (val < ndsos)
+			dso_map[val] = 1;
 	/*
 	 * Binaries numbered in dso id order (deterministic, whatever the
 	 * hashing), files first: pprof takes the first mapping for the main
@@ -262,10 +263,9 @@ static void collect_mappings(struct profile_stats *st, const struct hashmap *nam
 	st->nname_mapping = strs->n;
 	XALLOC_ARRAY(st->name_mapping, st->nname_mapping ? st->nname_mapping : 1);
 	memset(st->name_mapping, 0, (st->nname_mapping ? st->nname_mapping : 1) * sizeof(uint32_t));
-	for (size_t i = 0; name_dso->used && i <= name_dso->mask; i++)
-		if (name_dso->used[i] && name_dso->keys[i] < st->nname_mapping &&
-		    name_dso->vals[i] < ndsos)
-			st->name_mapping[name_dso->keys[i]] = dso_map[name_dso->vals[i]] - 1;
+	for (size_t pos = 0; hashmap_next(name_dso, &pos, &key, &val);)
+		if (key < st->nname_mapping && val < ndsos)
+			st->name_mapping[key] = dso_map[val] - 1;
 	free(dso_map);
 }
 
