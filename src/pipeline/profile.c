@@ -290,7 +290,8 @@ void profile_stats_release(struct profile_stats *st)
 static void note_source(struct locprof *lp, struct symbolizer *sz, uint32_t name,
 			const struct sym *sym, size_t k, size_t j)
 {
-	if (locprof_source(lp, name))
+	/* A frame without a symbol is named after its binary: no function's source. */
+	if (sym->name == SYM_NONE || locprof_source(lp, name))
 		return;
 	struct sym_line ln[SRCLINE_MAX_INLINE];
 	size_t nl = symbolize_lines(sz, sym, ln, SRCLINE_MAX_INLINE);

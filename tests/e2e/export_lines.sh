@@ -144,6 +144,14 @@ PY
 		--expect-source main "$src" "$(defline main)" || fail "$f: speedscope frames"
 done
 
+# --no-inline: one line per location, the function that holds the address.
+"$KILN" export -f pprof --no-inline -i "$T/k.data" -o "$T/n.pb.gz" 2>/dev/null || fail "export pprof --no-inline"
+pp -raw "$T/n.pb.gz" >"$T/n.raw" 2>/dev/null || fail "go tool pprof -raw of the --no-inline pprof"
+python3 "$TESTLIB/pprof_raw.py" "$T/n.raw" locations "$INLINES" >"$T/n.locs"
+grep -q ' | ' "$T/n.locs" && fail "--no-inline: a location has several lines"
+grep -q ' leaf_mix \| middle ' "$T/n.locs" && fail "--no-inline: inlined functions as lines"
+grep -q ' outer [^ ]*/inlines.c:[0-9]* s=' "$T/n.locs" || fail "--no-inline: no location in outer"
+
 # The kernel's mapping (perf's recording: its header lists the kernel's build-id).
 kbid=$(perf buildid-list -i "$T/p.data" 2>/dev/null | awk '$2 == "[kernel.kallsyms]" { print $1 }')
 if [ -n "$kbid" ] && grep -q '\[kernel.kallsyms\]' "$T/p.raw"; then
