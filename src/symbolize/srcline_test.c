@@ -4,9 +4,11 @@
  *    spread over .text, each answered by srclines_a2l and by `addr2line -a
  *    -i -f` on the same debug file, compared record by record (function,
  *    file basename, line), inline chains included.
+ *  - srclines_decl on this test binary: a function's declaration line
+ *    and file;
  *  - this test binary (-g) with its DWARF sections bit-flipped and cut:
- *    every answer is bounded and nothing crashes (the sanitizer build
- *    checks the reads).
+ *    every answer (srclines_a2l, srclines_decl) is bounded and nothing
+ *    crashes (the sanitizer build checks the reads).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,6 +216,56 @@ static size_t dwarf_ranges_of(const uint8_t *b, size_t len, size_t *off, size_t 
 	return n;
 }
 
+/* A function whose declaration srclines_decl must find (its line below). */
+static const unsigned decl_probe_line = __LINE__ + 1;
+__attribute__((noinline)) static int decl_probe(int x)
+{
+	return x * 3 + 1;
+}
+
+extern char __executable_start;
+
+/* srclines_decl on this test binary: the function at an address, with
+ * its declaration's file and line. */
+static void test_decl(void **state)
+{
+	(void)state;
+	char exe[4096];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(k > 0);
+	exe[k] = '\0';
+	struct dso_set ds;
+	struct strtab strs;
+	struct srclines sl;
+	dso_set_init(&ds);
+	strtab_init(&strs);
+	uint32_t id = dso_set_intern(&ds, exe);
+	const struct elf_image *img = dso_image(&ds, dso_set_get(&ds, id));
+	assert_non_null(img);
+	/* The link-time address: PIE images are linked at 0. */
+	uint64_t addr = (uint64_t)(uintptr_t)&decl_probe;
+	uint64_t vaddr = elf_image_type(img) == 3 /* ET_DYN */ ? addr - (uint64_t)(uintptr_t)&__executable_start : addr;
+	srclines_init(&sl, &ds, &strs);
+	struct srcline_decl d[SRCLINE_MAX_INLINE];
+	size_t n = srclines_decl(&sl, id, vaddr, d, SRCLINE_MAX_INLINE);
+	assert_int_equal(decl_probe(1), 4);
+	if (!n) { /* no DWARF in this build */
+		srclines_release(&sl);
+		dso_set_release(&ds);
+		strtab_release(&strs);
+		skip();
+	}
+	assert_int_equal(n, 1);
+	assert_int_equal(d[0].line, decl_probe_line);
+	assert_int_not_equal(d[0].file, SRCLINE_NONE);
+	const char *file = strtab_get(&strs, d[0].file);
+	assert_non_null(strstr(file, "srcline_test.c"));
+	assert_int_equal(srclines_decl(&sl, id, vaddr, d, 0), 0); /* cap 0: nothing */
+	srclines_release(&sl);
+	dso_set_release(&ds);
+	strtab_release(&strs);
+}
+
 static void test_corrupt_dwarf(void **state)
 {
 	(void)state;
@@ -266,6 +318,8 @@ static void test_corrupt_dwarf(void **state)
 			const struct a2l_rec *r;
 			size_t k = srclines_a2l(&sl, id, (a + (text & 0xffff)) & 0xfffff, &r);
 			assert_true(k <= SRCLINE_MAX_INLINE);
+			struct srcline_decl d[4];
+			assert_true(srclines_decl(&sl, id, (a + (text & 0xffff)) & 0xfffff, d, 4) <= 4);
 		}
 		srclines_release(&sl);
 		dso_set_release(&ds);
@@ -279,6 +333,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_libc_vs_addr2line),
+		cmocka_unit_test(test_decl),
 		cmocka_unit_test(test_corrupt_dwarf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
