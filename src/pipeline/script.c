@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,6 +67,12 @@ struct script_ctx {
 	uint64_t kref_addr;
 	bool kdelta_done, ksyms_ok, ksyms_tried;
 	struct kallsyms *ksyms; /* /proc/kallsyms as perf reads it, or NULL */
+	/* /proc/kallsyms is read on a second thread from the start (the
+	 * kernel formats it slowly) and joined when first needed. */
+	pthread_t kth;
+	bool kth_running;
+	int kth_rc;
+	struct kallsyms *kth_ks;
 	/* Once perf loads the kernel's symbols, its kernel map spans them all. */
 	bool kspan_on;
 	uint64_t kspan_start, kspan_end;
@@ -267,6 +275,37 @@ static bool kallsyms_usable(const struct perf_header_info *h)
 	return true;
 }
 
+static void *kallsyms_thread(void *arg)
+{
+	struct script_ctx *x = arg;
+	x->kth_rc = kallsyms_load_perf(&x->kth_ks, "/proc/kallsyms");
+	return NULL;
+}
+
+/* Start reading /proc/kallsyms early when kernel samples may need it. */
+static void kallsyms_prefetch(struct script_ctx *x)
+{
+	if (!kallsyms_usable(x->h))
+		return;
+	bool kernel = false;
+	for (size_t i = 0; i < x->attrs->v.n; i++)
+		kernel |= !x->attrs->v.v[i].attr.exclude_kernel;
+	if (kernel && !pthread_create(&x->kth, NULL, kallsyms_thread, x))
+		x->kth_running = true;
+}
+
+/* The prefetched kallsyms (0 or an error), or -EAGAIN if none was started. */
+static int kallsyms_join(struct script_ctx *x, struct kallsyms **out)
+{
+	if (!x->kth_running)
+		return -EAGAIN;
+	pthread_join(x->kth, NULL);
+	x->kth_running = false;
+	*out = x->kth_ks;
+	x->kth_ks = NULL;
+	return x->kth_rc;
+}
+
 static const struct kallsyms *load_kallsyms(struct script_ctx *x)
 {
 	if (x->ksyms_tried)
@@ -274,8 +313,11 @@ static const struct kallsyms *load_kallsyms(struct script_ctx *x)
 	x->ksyms_tried = true;
 	if (!kallsyms_usable(x->h))
 		return NULL;
-	struct kallsyms *ks;
-	if (kallsyms_load_perf(&ks, "/proc/kallsyms"))
+	struct kallsyms *ks = NULL;
+	int rc = kallsyms_join(x, &ks);
+	if (rc == -EAGAIN)
+		rc = kallsyms_load_perf(&ks, "/proc/kallsyms");
+	if (rc)
 		return NULL;
 	if (kallsyms_restricted(ks)) {
 		kallsyms_free(ks);
@@ -802,6 +844,9 @@ static void ctx_release(struct script_ctx *x)
 	VEC_FREE(&x->dso_names);
 	tracefmt_free(x->tf);
 	buf_release(&x->trace);
+	struct kallsyms *unused = NULL;
+	if (!kallsyms_join(x, &unused))
+		kallsyms_free(unused);
 	kallsyms_free(x->ksyms);
 	free(x->frames);
 	free(x->stack);
@@ -860,6 +905,8 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	x.sz.no_demangle = o->no_demangle;
 	unwinder_init(&x.uw, &x.m);
 	unwinder_set_arch(&x.uw, x.h->arch);
+	if (!o->stats)
+		kallsyms_prefetch(&x);
 	x.stack = xmalloc(sizeof(*x.stack));
 	x.frames_cap = FRAMES_CAP;
 	XALLOC_ARRAY(x.frames, x.frames_cap);
