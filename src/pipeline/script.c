@@ -29,6 +29,7 @@
 #include "dso/dso.h"
 #include "dso/kallsyms.h"
 #include "output/script.h"
+#include "pipeline/buildids.h"
 #include "pipeline/script_int.h"
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
@@ -217,38 +218,6 @@ static int name_width(struct script_ctx *x)
 
 /* ---- kernel symbols ---- */
 
-/* The GNU build-id of the running kernel, from /sys/kernel/notes. */
-static size_t running_kernel_build_id(uint8_t *out, size_t cap)
-{
-	uint8_t buf[4096];
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf));
-	close(fd);
-	size_t off = 0;
-	while (n > 0 && off + 12 <= (size_t)n) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		size_t name_at = off + 12;
-		if (namesz > (size_t)n || descsz > (size_t)n)
-			return 0;
-		size_t desc_at = name_at + ((namesz + 3u) & ~3u);
-		size_t next = desc_at + ((descsz + 3u) & ~3u);
-		if (next > (size_t)n)
-			return 0;
-		if (type == 3 && namesz == 4 && !memcmp(buf + name_at, "GNU", 4)) {
-			size_t len = descsz < cap ? descsz : cap;
-			memcpy(out, buf + desc_at, len);
-			return len;
-		}
-		off = next;
-	}
-	return 0;
-}
-
 /*
  * perf uses /proc/kallsyms for the recorded kernel when the file names no
  * kernel build-id, or names the running kernel's; otherwise the kernel
@@ -264,7 +233,7 @@ static bool kallsyms_usable(const struct perf_header_info *h)
 		if (!b->size)
 			continue; /* an empty id (kiln record writes them): as if none */
 		uint8_t id[64];
-		size_t n = running_kernel_build_id(id, sizeof(id));
+		size_t n = buildids_running_kernel(id, sizeof(id));
 		if (n < b->size || memcmp(id, b->id, b->size))
 			return false;
 		for (size_t j = b->size; j < n; j++) /* old files' ids come zero-trimmed */
