@@ -8,10 +8,18 @@
  * symbol's start finds that symbol, the build-id fits its buffer, the
  * symbol count is bounded by the file size, and the sections the unwinder
  * asks for lie inside the input, or, decompressed, within UNPACK_MAX (each
- * is read in full, so ASan sees it).
+ * is read in full, so ASan sees it). The same bytes then go through
+ * elf_expand (the image srcline hands libdw): an image it returns has
+ * its section headers inside it, none still compressed, and each
+ * section's bytes inside the image.
  */
 #include <stdbool.h>
 
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dso/elf_expand.h"
 #include "dso/elf_image.h"
 #include "dso/unpack.h"
 #include "fuzz/fuzz.h"
@@ -46,6 +54,31 @@ static void section(const struct elf_image *img, const char *name, const uint8_t
 	for (size_t i = 0; i < sec.size; i++)
 		sum += sec.data[i];
 	(void)sum;
+}
+
+static bool skip_line(const char *name)
+{
+	return !strcmp(name, ".debug_line");
+}
+
+static void expand(const uint8_t *buf, size_t size)
+{
+	uint8_t *out;
+	size_t n;
+	if (elf_expand(buf, size, size & 1 ? skip_line : NULL, &out, &n) != 0)
+		return;
+	Elf64_Ehdr eh;
+	fuzz_check(n >= sizeof(eh));
+	memcpy(&eh, out, sizeof(eh));
+	fuzz_check(eh.e_shoff <= n && (n - eh.e_shoff) / sizeof(Elf64_Shdr) >= eh.e_shnum);
+	for (size_t i = 1; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh;
+		memcpy(&sh, out + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		fuzz_check(!(sh.sh_flags & SHF_COMPRESSED));
+		if (sh.sh_type != SHT_NOBITS)
+			fuzz_check(sh.sh_offset <= n && sh.sh_size <= n - sh.sh_offset);
+	}
+	free(out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -93,6 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lookup(img, vaddr);
 		elf_image_free(img);
 	}
+	expand(buf, size);
 	free(buf);
 	return 0;
 }

@@ -139,6 +139,19 @@ static size_t entry_frames(struct entry_frames *c, struct hashmap *fcache, struc
 	return (v - 1) & 0xff;
 }
 
+/* The process frame of (pid, tid) while its comm stays the same: one
+ * hash probe per sample instead of formatting and interning the name. */
+static struct trie_frame process_frame(struct hashmap *pc, struct strtab *strs, uint32_t comm,
+				       uint32_t pid, uint32_t tid, const struct frame_opts *o)
+{
+	uint64_t key = ((uint64_t)pid << 32) | tid, v;
+	if (hashmap_get(pc, key, &v) && (uint32_t)(v >> 32) == comm)
+		return (struct trie_frame){ (uint32_t)v, FRAME_PROCESS };
+	struct trie_frame f = frame_for_process(strs, strtab_get(strs, comm), pid, tid, o);
+	hashmap_put(pc, key, ((uint64_t)comm << 32) | f.name);
+	return f;
+}
+
 struct period_vec {
 	uint64_t *v;
 	size_t n, cap;
@@ -344,6 +357,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	struct hashmap fcache;
 	hashmap_init(&fcache);
 	struct entry_frames ecache = { 0 };
+	struct hashmap pcache;
+	hashmap_init(&pcache);
 
 	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
 	size_t cap = UNWIND_MAX_FRAMES * 4 + 2; /* room for inline frames and [truncated] too */
@@ -376,8 +391,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		st->samples++;
 		bool counted = (o->periods || lp) && period_counts(st, &ev);
 		const struct thread *th = machine_thread(&m, ev.sid.pid, ev.sid.tid);
-		frames[0] = frame_for_process(strs, strtab_get(strs, th->comm), ev.sid.pid,
-					      ev.sid.tid, &o->frames);
+		frames[0] = process_frame(&pcache, strs, th->comm, ev.sid.pid, ev.sid.tid, &o->frames);
 		if (!ra) /* else the reader thread unwound it */
 			unwinder_sample(&uw, &ev, stack);
 		uint64_t st_bits = ev.attr ? ev.attr->attr.sample_type : 0;
@@ -458,6 +472,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	unwinder_release(&uw);
 	hashmap_release(&fcache);
 	entry_frames_release(&ecache);
+	hashmap_release(&pcache);
 	symbolizer_release(&sz);
 	machine_release(&m);
 	dso_set_release(&dsos);

@@ -19,6 +19,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "pipeline/buildids.h"
 #include "pipeline/nscache.h"
 #include "source/live/evspec.h"
 #include "source/live/live.h"
@@ -29,6 +30,7 @@ struct sink {
 	struct perf_writer *w;
 	struct record_result *res;
 	struct nscache *ns;
+	struct buildids *bi;
 	int err;
 };
 
@@ -37,8 +39,10 @@ static int on_record(void *arg, const void *rec, size_t len)
 	struct sink *s = arg;
 	struct perf_event_header h;
 	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_MMAP2)
+	if (h.type == PERF_RECORD_MMAP2) {
 		nscache_record(s->ns, rec, len);
+		buildids_record(s->bi, rec, len);
+	}
 	if (h.type == PERF_RECORD_SAMPLE) {
 		s->res->samples++;
 	} else if (h.type == PERF_RECORD_LOST && len >= 24) {
@@ -238,6 +242,8 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	sigset_t mask, oldmask;
 	struct nscache ns; /* containerised binaries kept while reachable */
 	nscache_init(&ns);
+	struct buildids bi; /* the build-id table */
+	buildids_init(&bi);
 
 	/* Signals arrive through a signalfd so the loop never races them. */
 	sigemptyset(&mask);
@@ -324,7 +330,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	const uint64_t *ids0 = live_ids(live, 0, &nid0);
 	uint64_t id0 = nid0 ? ids0[0] : 0;
 
-	struct sink sink = { .w = w, .res = res, .ns = &ns };
+	struct sink sink = { .w = w, .res = res, .ns = &ns, .bi = &bi };
 	err = live_synth_kernel(&attrs[0], id0, on_record, &sink);
 	if (!err && o->system_wide)
 		err = live_synth_all(&attrs[0], id0, on_record, &sink);
@@ -444,6 +450,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	}
 	struct perf_header_info info;
 	fill_info(o, &info);
+	buildids_take(&bi, &info);
 	nscache_take(&ns, &info);
 	info.tracing_data = tracing_data; /* the info owns it now */
 	info.tracing_data_len = tracing_data_len;
@@ -459,6 +466,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 
 out:
 	nscache_release(&ns);
+	buildids_release(&bi);
 	if (w)
 		perf_writer_abort(w);
 	if (wl.pid > 0)

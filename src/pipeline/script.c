@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +29,7 @@
 #include "dso/dso.h"
 #include "dso/kallsyms.h"
 #include "output/script.h"
+#include "pipeline/buildids.h"
 #include "pipeline/script_int.h"
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
@@ -65,6 +68,12 @@ struct script_ctx {
 	uint64_t kref_addr;
 	bool kdelta_done, ksyms_ok, ksyms_tried;
 	struct kallsyms *ksyms; /* /proc/kallsyms as perf reads it, or NULL */
+	/* /proc/kallsyms is read on a second thread from the start (the
+	 * kernel formats it slowly) and joined when first needed. */
+	pthread_t kth;
+	bool kth_running;
+	int kth_rc;
+	struct kallsyms *kth_ks;
 	/* Once perf loads the kernel's symbols, its kernel map spans them all. */
 	bool kspan_on;
 	uint64_t kspan_start, kspan_end;
@@ -209,38 +218,6 @@ static int name_width(struct script_ctx *x)
 
 /* ---- kernel symbols ---- */
 
-/* The GNU build-id of the running kernel, from /sys/kernel/notes. */
-static size_t running_kernel_build_id(uint8_t *out, size_t cap)
-{
-	uint8_t buf[4096];
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf));
-	close(fd);
-	size_t off = 0;
-	while (n > 0 && off + 12 <= (size_t)n) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		size_t name_at = off + 12;
-		if (namesz > (size_t)n || descsz > (size_t)n)
-			return 0;
-		size_t desc_at = name_at + ((namesz + 3u) & ~3u);
-		size_t next = desc_at + ((descsz + 3u) & ~3u);
-		if (next > (size_t)n)
-			return 0;
-		if (type == 3 && namesz == 4 && !memcmp(buf + name_at, "GNU", 4)) {
-			size_t len = descsz < cap ? descsz : cap;
-			memcpy(out, buf + desc_at, len);
-			return len;
-		}
-		off = next;
-	}
-	return 0;
-}
-
 /*
  * perf uses /proc/kallsyms for the recorded kernel when the file names no
  * kernel build-id, or names the running kernel's; otherwise the kernel
@@ -256,7 +233,7 @@ static bool kallsyms_usable(const struct perf_header_info *h)
 		if (!b->size)
 			continue; /* an empty id (kiln record writes them): as if none */
 		uint8_t id[64];
-		size_t n = running_kernel_build_id(id, sizeof(id));
+		size_t n = buildids_running_kernel(id, sizeof(id));
 		if (n < b->size || memcmp(id, b->id, b->size))
 			return false;
 		for (size_t j = b->size; j < n; j++) /* old files' ids come zero-trimmed */
@@ -267,6 +244,37 @@ static bool kallsyms_usable(const struct perf_header_info *h)
 	return true;
 }
 
+static void *kallsyms_thread(void *arg)
+{
+	struct script_ctx *x = arg;
+	x->kth_rc = kallsyms_load_perf(&x->kth_ks, "/proc/kallsyms");
+	return NULL;
+}
+
+/* Start reading /proc/kallsyms early when kernel samples may need it. */
+static void kallsyms_prefetch(struct script_ctx *x)
+{
+	if (!kallsyms_usable(x->h))
+		return;
+	bool kernel = false;
+	for (size_t i = 0; i < x->attrs->v.n; i++)
+		kernel |= !x->attrs->v.v[i].attr.exclude_kernel;
+	if (kernel && !pthread_create(&x->kth, NULL, kallsyms_thread, x))
+		x->kth_running = true;
+}
+
+/* The prefetched kallsyms (0 or an error), or -EAGAIN if none was started. */
+static int kallsyms_join(struct script_ctx *x, struct kallsyms **out)
+{
+	if (!x->kth_running)
+		return -EAGAIN;
+	pthread_join(x->kth, NULL);
+	x->kth_running = false;
+	*out = x->kth_ks;
+	x->kth_ks = NULL;
+	return x->kth_rc;
+}
+
 static const struct kallsyms *load_kallsyms(struct script_ctx *x)
 {
 	if (x->ksyms_tried)
@@ -274,8 +282,11 @@ static const struct kallsyms *load_kallsyms(struct script_ctx *x)
 	x->ksyms_tried = true;
 	if (!kallsyms_usable(x->h))
 		return NULL;
-	struct kallsyms *ks;
-	if (kallsyms_load_perf(&ks, "/proc/kallsyms"))
+	struct kallsyms *ks = NULL;
+	int rc = kallsyms_join(x, &ks);
+	if (rc == -EAGAIN)
+		rc = kallsyms_load_perf(&ks, "/proc/kallsyms");
+	if (rc)
 		return NULL;
 	if (kallsyms_restricted(ks)) {
 		kallsyms_free(ks);
@@ -802,6 +813,9 @@ static void ctx_release(struct script_ctx *x)
 	VEC_FREE(&x->dso_names);
 	tracefmt_free(x->tf);
 	buf_release(&x->trace);
+	struct kallsyms *unused = NULL;
+	if (!kallsyms_join(x, &unused))
+		kallsyms_free(unused);
 	kallsyms_free(x->ksyms);
 	free(x->frames);
 	free(x->stack);
@@ -860,6 +874,8 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	x.sz.no_demangle = o->no_demangle;
 	unwinder_init(&x.uw, &x.m);
 	unwinder_set_arch(&x.uw, x.h->arch);
+	if (!o->stats)
+		kallsyms_prefetch(&x);
 	x.stack = xmalloc(sizeof(*x.stack));
 	x.frames_cap = FRAMES_CAP;
 	XALLOC_ARRAY(x.frames, x.frames_cap);

@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
+#include "dso/elf_expand.h"
 
 #define MAX_DIE_DEPTH 256     /* DIE nesting walked in a unit */
 #define MAX_ORIGIN_DEPTH 100  /* abstract_origin/specification chain (binutils' limit) */
@@ -86,6 +88,7 @@ struct urange {
 struct srcfile {
 	int fd;
 	Elf *elf;
+	uint8_t *image; /* the expanded file elf reads, or NULL (the file itself) */
 	Dwarf *dw;
 	VEC(struct asec) secs;
 	VEC(struct fsym) syms; /* sorted by (shndx, value, idx) */
@@ -131,6 +134,7 @@ static void srcfile_free(struct srcfile *f)
 		dwarf_end(f->dw);
 	if (f->elf)
 		elf_end(f->elf);
+	free(f->image);
 	if (f->fd >= 0)
 		close(f->fd);
 	free(f);
@@ -1077,13 +1081,26 @@ static bool dwarf_lookup(struct srclines *sl, struct srcfile *f, uint64_t addr, 
  * are hidden from it: their names are cleared in libelf's in-memory copy
  * of the section headers (the file is not written).
  */
-static void hide_unread_sections(struct srcfile *f)
+static bool unread_section(const char *name)
 {
 	static const char *const unread[] = {
 		".debug_loc",	   ".debug_loclists", ".debug_aranges",  ".debug_macro",
 		".debug_macinfo",  ".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames",
 		".debug_gnu_pubtypes", ".debug_names", ".debug_frame",
 	};
+	char plain[64];
+	if (!strncmp(name, ".zdebug_", 8)) { /* compressed the GNU way: as .debug_* */
+		snprintf(plain, sizeof(plain), ".%s", name + 2);
+		name = plain;
+	}
+	for (size_t i = 0; i < sizeof(unread) / sizeof(*unread); i++)
+		if (!strcmp(name, unread[i]))
+			return true;
+	return false;
+}
+
+static void hide_unread_sections(struct srcfile *f)
+{
 	size_t shstrndx;
 	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
 		return;
@@ -1092,17 +1109,10 @@ static void hide_unread_sections(struct srcfile *f)
 		const char *name;
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(f->elf, shstrndx, sh.sh_name)))
 			continue;
-		char plain[64];
-		if (!strncmp(name, ".zdebug_", 8)) { /* compressed the GNU way: as .debug_* */
-			snprintf(plain, sizeof(plain), ".%s", name + 2);
-			name = plain;
+		if (unread_section(name)) {
+			sh.sh_name = 0;
+			gelf_update_shdr(scn, &sh);
 		}
-		for (size_t i = 0; i < sizeof(unread) / sizeof(*unread); i++)
-			if (!strcmp(name, unread[i])) {
-				sh.sh_name = 0;
-				gelf_update_shdr(scn, &sh);
-				break;
-			}
 	}
 }
 
@@ -1121,6 +1131,36 @@ static void release_file_pages(struct srcfile *f)
 	if (!raw || !size || page <= 0 || ((uintptr_t)raw & (uintptr_t)(page - 1)))
 		return;
 	madvise(raw, size, MADV_DONTNEED);
+}
+
+/*
+ * A file with compressed debug sections is read as its expanded image
+ * (dso/elf_expand.h: decompressed faster than libdw would, on two
+ * threads, and without the sections never read here). NULL: open the
+ * file itself (nothing compressed, or the image could not be made; libdw
+ * then gives what it can from the file, as before).
+ */
+static Elf *open_expanded(struct srcfile *f)
+{
+	struct stat st;
+	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
+		return NULL;
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	uint8_t *img;
+	size_t len;
+	int err = elf_expand(map, (size_t)st.st_size, unread_section, &img, &len);
+	munmap(map, (size_t)st.st_size);
+	if (err)
+		return NULL;
+	Elf *e = elf_memory((char *)img, len);
+	if (!e) {
+		free(img);
+		return NULL;
+	}
+	f->image = img;
+	return e;
 }
 
 static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
@@ -1142,7 +1182,9 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	if (f->fd < 0)
 		return f;
 	elf_version(EV_CURRENT);
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	f->elf = open_expanded(f);
+	if (!f->elf)
+		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
 		if (f->elf)
 			elf_end(f->elf);
@@ -1155,7 +1197,8 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
 	if (f->dw)
 		index_units(f);
-	release_file_pages(f);
+	if (!f->image)
+		release_file_pages(f);
 	return f;
 }
 
