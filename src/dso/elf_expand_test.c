@@ -232,20 +232,30 @@ static void test_cut_and_flipped(void **state)
 	const Elf64_Shdr *info = section(p, n, ".debug_info");
 	assert_non_null(info);
 	assert_true(info->sh_flags & SHF_COMPRESSED);
+	uint8_t *good;
+	size_t goodlen;
+	assert_int_equal(elf_expand(p, n, NULL, 0, &good, &goodlen), 0);
+	const Elf64_Shdr *ginfo = section(good, goodlen, ".debug_info");
+	assert_non_null(ginfo);
 	size_t bad = 0;
 	for (size_t i = sizeof(Elf64_Chdr) + 2; i < info->sh_size; i++) {
 		uint8_t *c = xmalloc(n);
 		memcpy(c, p, n);
 		c[info->sh_offset + i] ^= 0x5a;
 		int rc = elf_expand(c, n, NULL, 0, &out, &outlen);
-		if (rc == 0)
+		if (rc == 0) { /* accepted only if the bytes came out right (the checksum) */
+			const Elf64_Shdr *x = section(out, outlen, ".debug_info");
+			assert_non_null(x);
+			assert_int_equal(x->sh_size, ginfo->sh_size);
+			assert_memory_equal(out + x->sh_offset, good + ginfo->sh_offset, x->sh_size);
 			free(out);
-		else if (rc == -EBADMSG)
+		} else if (rc == -EBADMSG)
 			bad++;
 		assert_true(rc == 0 || rc == -EBADMSG);
 		free(c);
 	}
 	assert_true(bad > 0);
+	free(good);
 	/* The message names the section and the offset. */
 	uint8_t *c = xmalloc(n);
 	memcpy(c, p, n);
