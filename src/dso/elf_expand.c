@@ -114,8 +114,10 @@ static int layout(const uint8_t *p, size_t n, bool (*skip)(const char *), unsign
 	for (size_t i = 1; i < ns; i++) {
 		Elf64_Shdr *s = &pl->sh[i];
 		pl->off[i] = pos;
-		if (s->sh_type == SHT_NOBITS || s->sh_size == 0)
+		if (s->sh_type == SHT_NOBITS || s->sh_size == 0) {
+			s->sh_flags &= ~(uint64_t)SHF_COMPRESSED; /* nothing to decompress */
 			continue;
+		}
 		if ((flags & ELF_EXPAND_DROP_LOADED) && (s->sh_flags & SHF_ALLOC) &&
 		    s->sh_type == SHT_PROGBITS && !(s->sh_flags & SHF_COMPRESSED)) {
 			s->sh_type = SHT_NOBITS; /* header kept: address and size */
