@@ -65,7 +65,8 @@ static void expand(const uint8_t *buf, size_t size)
 {
 	uint8_t *out;
 	size_t n;
-	if (elf_expand(buf, size, size & 1 ? skip_line : NULL, &out, &n) != 0)
+	if (elf_expand(buf, size, size & 1 ? skip_line : NULL, size & 2 ? ELF_EXPAND_DROP_LOADED : 0, &out,
+		       &n) != 0)
 		return;
 	Elf64_Ehdr eh;
 	fuzz_check(n >= sizeof(eh));

@@ -96,7 +96,8 @@ struct plan {
 };
 
 /* Decide each section's fate and place it; returns 0 or an error. */
-static int layout(const uint8_t *p, size_t n, bool (*skip)(const char *), struct plan *pl)
+static int layout(const uint8_t *p, size_t n, bool (*skip)(const char *), unsigned flags,
+		  struct plan *pl)
 {
 	size_t ns = pl->eh.e_shnum;
 	const uint8_t *names = NULL;
@@ -113,8 +114,15 @@ static int layout(const uint8_t *p, size_t n, bool (*skip)(const char *), struct
 	for (size_t i = 1; i < ns; i++) {
 		Elf64_Shdr *s = &pl->sh[i];
 		pl->off[i] = pos;
-		if (s->sh_type == SHT_NOBITS || s->sh_size == 0)
+		if (s->sh_type == SHT_NOBITS || s->sh_size == 0) {
+			s->sh_flags &= ~(uint64_t)SHF_COMPRESSED; /* nothing to decompress */
 			continue;
+		}
+		if ((flags & ELF_EXPAND_DROP_LOADED) && (s->sh_flags & SHF_ALLOC) &&
+		    s->sh_type == SHT_PROGBITS && !(s->sh_flags & SHF_COMPRESSED)) {
+			s->sh_type = SHT_NOBITS; /* header kept: address and size */
+			continue;
+		}
 		if (s->sh_offset > n || s->sh_size > n - s->sh_offset)
 			return err_corrupt_at(pl->eh.e_shoff + i * sizeof(Elf64_Shdr),
 					      "section %zu lies outside the file", i);
@@ -155,8 +163,8 @@ static int layout(const uint8_t *p, size_t n, bool (*skip)(const char *), struct
 	return 0;
 }
 
-int elf_expand(const uint8_t *p, size_t n, bool (*skip)(const char *name), uint8_t **out,
-	       size_t *outlen)
+int elf_expand(const uint8_t *p, size_t n, bool (*skip)(const char *name), unsigned flags,
+	       uint8_t **out, size_t *outlen)
 {
 	struct plan pl = { 0 };
 	if (n < sizeof(pl.eh) || memcmp(p, ELFMAG, SELFMAG) || p[EI_CLASS] != ELFCLASS64 ||
@@ -176,7 +184,7 @@ int elf_expand(const uint8_t *p, size_t n, bool (*skip)(const char *name), uint8
 	memcpy(pl.sh, p + pl.eh.e_shoff, ns * sizeof(Elf64_Shdr));
 	XALLOC_ARRAY(pl.off, ns);
 	XALLOC_ARRAY(pl.jobs, ns);
-	int err = layout(p, n, skip, &pl);
+	int err = layout(p, n, skip, flags, &pl);
 	if (!err && !pl.nj)
 		err = -ENOENT; /* nothing compressed: the file serves as it is */
 	uint8_t *img = NULL;

@@ -8,7 +8,11 @@
  * zstd), the biggest on a second thread while this one does the rest, so
  * libdw finds nothing left to do. Sections 'skip' names are not
  * decompressed at all: they become empty (SHT_NOBITS, no name), which is
- * how a reader that never needs them can avoid the cost.
+ * how a reader that never needs them can avoid the cost. With
+ * ELF_EXPAND_DROP_LOADED, the loaded contents of a binary (SHF_ALLOC
+ * PROGBITS: code, read-only and initialised data) are left out too (their
+ * headers stay, as SHT_NOBITS), so a big binary with compressed DWARF is
+ * not copied whole for its debug sections.
  *
  * Input is untrusted: ELF64 little-endian only, every header and section
  * checked against the input's length, each section's declared size capped
@@ -29,7 +33,9 @@
  * the file as it is); -E2BIG past the caps; -EBADMSG (err_last() names the
  * section and offset) on malformed headers or compressed data.
  */
-int elf_expand(const uint8_t *p, size_t n, bool (*skip)(const char *name), uint8_t **out,
-	       size_t *outlen);
+#define ELF_EXPAND_DROP_LOADED 1u
+
+int elf_expand(const uint8_t *p, size_t n, bool (*skip)(const char *name), unsigned flags,
+	       uint8_t **out, size_t *outlen);
 
 #endif

@@ -98,7 +98,7 @@ static size_t check_against(const char *file, const char *plain)
 	uint8_t *p = slurp(file, &n), *q = slurp(plain, &pn), *out;
 	assert_non_null(p);
 	assert_non_null(q);
-	assert_int_equal(elf_expand(p, n, NULL, &out, &outlen), 0);
+	assert_int_equal(elf_expand(p, n, NULL, 0, &out, &outlen), 0);
 	const Elf64_Ehdr *eh = (const void *)q;
 	const Elf64_Shdr *sh = (const void *)(q + eh->e_shoff);
 	const Elf64_Shdr *str = &sh[eh->e_shstrndx];
@@ -174,9 +174,25 @@ static void test_skip(void **state)
 	snprintf(a, sizeof(a), "%s/p.zlib", dir);
 	size_t n, outlen;
 	uint8_t *p = slurp(a, &n), *out;
-	assert_int_equal(elf_expand(p, n, skip_line, &out, &outlen), 0);
+	assert_int_equal(elf_expand(p, n, skip_line, 0, &out, &outlen), 0);
 	assert_null(section(out, outlen, ".debug_line")); /* nameless and empty now */
 	assert_non_null(section(out, outlen, ".debug_info"));
+	free(out);
+	/* Loaded contents left out: .text keeps its header (address, size)
+	 * without its bytes; the DWARF is all there. */
+	const Elf64_Shdr *text = section(p, n, ".text");
+	assert_non_null(text);
+	size_t full;
+	assert_int_equal(elf_expand(p, n, NULL, 0, &out, &full), 0);
+	free(out);
+	assert_int_equal(elf_expand(p, n, NULL, ELF_EXPAND_DROP_LOADED, &out, &outlen), 0);
+	const Elf64_Shdr *t2 = section(out, outlen, ".text");
+	assert_non_null(t2);
+	assert_int_equal(t2->sh_type, SHT_NOBITS);
+	assert_int_equal(t2->sh_size, text->sh_size);
+	assert_int_equal(t2->sh_addr, text->sh_addr);
+	assert_true(outlen + text->sh_size <= full);
+	assert_non_null(section(out, outlen, ".debug_line"));
 	free(out);
 	free(p);
 }
@@ -188,8 +204,8 @@ static void test_nothing_to_do(void **state)
 	snprintf(a, sizeof(a), "%s/p.plain", dir);
 	size_t n, outlen;
 	uint8_t *p = slurp(a, &n), *out = NULL;
-	assert_int_equal(elf_expand(p, n, NULL, &out, &outlen), -ENOENT);
-	assert_int_equal(elf_expand((const uint8_t *)"not an elf", 10, NULL, &out, &outlen), -ENOENT);
+	assert_int_equal(elf_expand(p, n, NULL, 0, &out, &outlen), -ENOENT);
+	assert_int_equal(elf_expand((const uint8_t *)"not an elf", 10, NULL, 0, &out, &outlen), -ENOENT);
 	assert_null(out);
 	free(p);
 }
@@ -207,7 +223,7 @@ static void test_cut_and_flipped(void **state)
 	for (size_t cut = 0; cut < n; cut += cut < 4096 ? 1 : 97) {
 		uint8_t *c = xmalloc(cut ? cut : 1);
 		memcpy(c, p, cut);
-		int rc = elf_expand(c, cut, NULL, &out, &outlen);
+		int rc = elf_expand(c, cut, NULL, 0, &out, &outlen);
 		assert_true(rc == 0 || rc == -ENOENT || rc == -EBADMSG || rc == -E2BIG);
 		if (rc == 0)
 			free(out);
@@ -216,25 +232,35 @@ static void test_cut_and_flipped(void **state)
 	const Elf64_Shdr *info = section(p, n, ".debug_info");
 	assert_non_null(info);
 	assert_true(info->sh_flags & SHF_COMPRESSED);
+	uint8_t *good;
+	size_t goodlen;
+	assert_int_equal(elf_expand(p, n, NULL, 0, &good, &goodlen), 0);
+	const Elf64_Shdr *ginfo = section(good, goodlen, ".debug_info");
+	assert_non_null(ginfo);
 	size_t bad = 0;
 	for (size_t i = sizeof(Elf64_Chdr) + 2; i < info->sh_size; i++) {
 		uint8_t *c = xmalloc(n);
 		memcpy(c, p, n);
 		c[info->sh_offset + i] ^= 0x5a;
-		int rc = elf_expand(c, n, NULL, &out, &outlen);
-		if (rc == 0)
+		int rc = elf_expand(c, n, NULL, 0, &out, &outlen);
+		if (rc == 0) { /* accepted only if the bytes came out right (the checksum) */
+			const Elf64_Shdr *x = section(out, outlen, ".debug_info");
+			assert_non_null(x);
+			assert_int_equal(x->sh_size, ginfo->sh_size);
+			assert_memory_equal(out + x->sh_offset, good + ginfo->sh_offset, x->sh_size);
 			free(out);
-		else if (rc == -EBADMSG)
+		} else if (rc == -EBADMSG)
 			bad++;
 		assert_true(rc == 0 || rc == -EBADMSG);
 		free(c);
 	}
 	assert_true(bad > 0);
+	free(good);
 	/* The message names the section and the offset. */
 	uint8_t *c = xmalloc(n);
 	memcpy(c, p, n);
 	memset(c + info->sh_offset + sizeof(Elf64_Chdr), 0xff, 8);
-	assert_int_equal(elf_expand(c, n, NULL, &out, &outlen), -EBADMSG);
+	assert_int_equal(elf_expand(c, n, NULL, 0, &out, &outlen), -EBADMSG);
 	assert_non_null(strstr(err_last()->msg, "compressed data"));
 	assert_int_equal(err_last()->offset, info->sh_offset);
 	free(c);

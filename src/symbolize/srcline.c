@@ -1150,7 +1150,8 @@ static Elf *open_expanded(struct srcfile *f)
 		return NULL;
 	uint8_t *img;
 	size_t len;
-	int err = elf_expand(map, (size_t)st.st_size, unread_section, &img, &len);
+	int err = elf_expand(map, (size_t)st.st_size, unread_section, ELF_EXPAND_DROP_LOADED, &img,
+			     &len);
 	munmap(map, (size_t)st.st_size);
 	if (err)
 		return NULL;

@@ -12,6 +12,11 @@ evil=$(printf 'ev\033[2J\342\200\256il\377')
 cp "$BURN" "$T/$evil"
 "$KILN" record -q -o "$T/h.data" -- "$T/$evil" 0.3 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
 rm "$T/$evil"
+# The recording lists the binary's build-id: a build-id cache holding a
+# copy of burn (perf record keeps one in ~/.debug) would stand in for the
+# deleted file. An empty HOME keeps the file missing, as this test needs.
+HOME=$T
+export HOME
 
 # Bytes that must not reach a terminal raw: C0 but TAB/LF, DEL, the
 # U+202E encoding, and 0xff.
