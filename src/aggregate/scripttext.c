@@ -72,6 +72,16 @@ static bool span_eq(struct span a, const char *s)
 	return a.n == n && !memcmp(a.p, s, n);
 }
 
+/* The first "ab" in n bytes at p, or NULL (memchr: cheaper than memmem
+ * for two bytes, once per frame). */
+static const char *find2(const char *p, size_t n, char a, char b)
+{
+	for (const char *end = p + n; n >= 2 && (p = memchr(p, a, (size_t)(end - p - 1))); p++)
+		if (p[1] == b)
+			return p;
+	return NULL;
+}
+
 static bool span_has(struct span a, const char *s)
 {
 	return memmem(a.p, a.n, s, strlen(s)) != NULL;
@@ -188,11 +198,12 @@ static bool match_frame(const char *s, size_t n, struct frame_line *fl)
 		return false;
 	size_t r = (size_t)(rp - s);
 	size_t q = r;
-	for (;;) { /* the last " (" ending before r */
-		if (q < 2)
+	for (;;) { /* the last " (" ending before r: its '(' at 1..r-1 */
+		const char *op = q >= 2 ? memrchr(s + 1, '(', q - 1) : NULL;
+		if (!op)
 			return false;
-		q--;
-		if (s[q - 1] == ' ' && s[q] == '(')
+		q = (size_t)(op - s);
+		if (s[q - 1] == ' ')
 			break;
 	}
 	q--; /* q: the space of " (" */
@@ -219,7 +230,7 @@ static struct span strip_offset(struct span f)
 /* Go method names ("net/http.(*Client).Do") keep their parentheses: /\.\(.*\)\./ */
 static bool looks_like_go(struct span f)
 {
-	const char *open = memmem(f.p, f.n, ".(", 2);
+	const char *open = find2(f.p, f.n, '.', '(');
 	if (!open)
 		return false;
 	for (size_t j = f.n; j-- > 1;)
@@ -299,12 +310,17 @@ static uint32_t frame_name(struct parser *ps, struct span f, const struct frame_
 	/* Generic tidying: ';' → ':', cut at the first '(', drop quotes. */
 	size_t cut = looks_like_go(f) ? f.n : paren_cut(f);
 	buf_reset(&ps->name);
+	size_t run = 0; /* bytes copied in runs, not one by one */
 	for (size_t i = 0; i < cut; i++) {
 		char c = f.p[i];
-		if (c == '"' || c == '\'')
+		if (c != '"' && c != '\'' && c != ';')
 			continue;
-		buf_addch(&ps->name, c == ';' ? ':' : c);
+		buf_add(&ps->name, f.p + run, i - run);
+		if (c == ';')
+			buf_addch(&ps->name, ':');
+		run = i + 1;
 	}
+	buf_add(&ps->name, f.p + run, cut - run);
 	/* Java: "Ljava/lang/Thread:::run" → "java/lang/Thread:::run". */
 	size_t skip = 0;
 	if (ps->pname.len >= 4 && !memcmp(ps->pname.p, "java", 4) && ps->name.len &&
@@ -346,7 +362,7 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 	ps->group.n = 0;
 	size_t start = 0;
 	for (;;) {
-		const char *arrow = memmem(sym.p + start, keep - start, "->", 2);
+		const char *arrow = find2(sym.p + start, keep - start, '-', '>');
 		size_t end = arrow ? (size_t)(arrow - sym.p) : keep;
 		struct span piece = { sym.p + start, end - start };
 		uint32_t id = frame_name(ps, piece, fl, ps->group.n > 0);
