@@ -243,10 +243,10 @@ static bool looks_like_go(struct span f)
 static size_t paren_cut(struct span f)
 {
 	static const char anon[] = "anonymous namespace)";
-	for (size_t i = 0; i < f.n; i++) {
-		if (f.p[i] != '(')
-			continue;
-		if (f.n - i - 1 >= sizeof(anon) - 1 && !memcmp(f.p + i + 1, anon, sizeof(anon) - 1))
+	const char *end = f.p + f.n;
+	for (const char *q = f.p; (q = memchr(q, '(', (size_t)(end - q))); q++) {
+		size_t i = (size_t)(q - f.p);
+		if (f.n - i - 1 >= sizeof(anon) - 1 && !memcmp(q + 1, anon, sizeof(anon) - 1))
 			continue;
 		return i;
 	}
@@ -311,7 +311,8 @@ static uint32_t frame_name(struct parser *ps, struct span f, const struct frame_
 	size_t cut = looks_like_go(f) ? f.n : paren_cut(f);
 	buf_reset(&ps->name);
 	size_t run = 0; /* bytes copied in runs, not one by one */
-	for (size_t i = 0; i < cut; i++) {
+	bool plain = !memchr(f.p, '"', cut) && !memchr(f.p, '\'', cut) && !memchr(f.p, ';', cut);
+	for (size_t i = plain ? cut : 0; i < cut; i++) {
 		char c = f.p[i];
 		if (c != '"' && c != '\'' && c != ';')
 			continue;
