@@ -717,7 +717,7 @@ static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u, D
 	Dwarf_Lines *lines;
 	size_t n;
 	if (dwarf_getsrclines(cu, &lines, &n) != 0)
-		return;
+		n = 0; /* no rows; dflt is still released below */
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr addr;
@@ -1058,7 +1058,7 @@ size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const str
 	if (hashmap_get(&sl->cache, key, &idx)) {
 		const struct a2l_key *k = &sl->keys.v[idx];
 		if (k->dso == dso && k->addr == vaddr) {
-			*out = sl->recs.v + k->at;
+			*out = sl->recs.v ? sl->recs.v + k->at : NULL;
 			return k->n;
 		}
 	}
@@ -1069,6 +1069,6 @@ size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const str
 	struct a2l_key k = { dso, (uint32_t)n, vaddr, at };
 	hashmap_put(&sl->cache, key, sl->keys.n);
 	VEC_PUSH(&sl->keys, k);
-	*out = sl->recs.v + at;
+	*out = sl->recs.v ? sl->recs.v + at : NULL; /* no records yet: no arithmetic on NULL */
 	return n;
 }
