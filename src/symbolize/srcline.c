@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/mapguard.h"
 #include "base/xalloc.h"
 
 #define MAX_DIE_DEPTH 256     /* DIE nesting walked in a unit */
@@ -83,6 +84,7 @@ struct urange {
 
 struct srcfile {
 	int fd;
+	int guard; /* libelf's mapping of the file in base/mapguard, or -1 */
 	Elf *elf;
 	Dwarf *dw;
 	VEC(struct asec) secs;
@@ -127,6 +129,7 @@ static void srcfile_free(struct srcfile *f)
 	hashmap_release(&f->unit_at);
 	if (f->dw)
 		dwarf_end(f->dw);
+	mapguard_remove(f->guard);
 	if (f->elf)
 		elf_end(f->elf);
 	if (f->fd >= 0)
@@ -588,7 +591,7 @@ static int64_t get_sleb(const uint8_t **p, const uint8_t *end)
 			break;
 	}
 	if (sh < 64 && (b & 0x40))
-		v |= -((int64_t)1 << sh);
+		v = (int64_t)((uint64_t)v | ~(uint64_t)0 << sh); /* sign-extend; 1 << 63 overflows int64 */
 	return v;
 }
 
@@ -978,6 +981,7 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 		return sl->files.v[dso];
 	struct srcfile *f = xcalloc(1, sizeof(*f));
 	f->fd = -1;
+	f->guard = -1;
 	hashmap_init(&f->fname);
 	hashmap_init(&f->unit_at);
 	sl->files.v[dso] = f;
@@ -996,6 +1000,9 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 		f->elf = NULL;
 		return f;
 	}
+	size_t mapped;
+	char *raw = elf_rawfile(f->elf, &mapped); /* a file that shrinks reads zeros, not SIGBUS */
+	f->guard = mapguard_add(raw, raw ? mapped : 0);
 	load_sections(f);
 	load_symbols(sl, f);
 	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
