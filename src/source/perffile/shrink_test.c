@@ -251,6 +251,24 @@ static void test_mapguard(void **state)
 	unlink(path);
 }
 
+/* MAPGUARD_SLOTS ranges are guarded at once; one more is refused (-1)
+ * and read unguarded; a freed slot is taken again. */
+static void test_mapguard_slots(void **state)
+{
+	(void)state;
+	int *slots = xmalloc(sizeof(int) * MAPGUARD_SLOTS);
+	for (size_t i = 0; i < MAPGUARD_SLOTS; i++) {
+		slots[i] = mapguard_add((const void *)(uintptr_t)(4096 * (i + 1)), 4096);
+		assert_true(slots[i] >= 0);
+	}
+	assert_int_equal(mapguard_add((const void *)(uintptr_t)4096, 4096), -1);
+	mapguard_remove(slots[100]);
+	assert_int_equal(mapguard_add((const void *)(uintptr_t)4096, 4096), slots[100]);
+	for (size_t i = 0; i < MAPGUARD_SLOTS; i++)
+		mapguard_remove(slots[i]);
+	free(slots);
+}
+
 int main(void)
 {
 	log_set_sink(quiet);
@@ -260,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_cut_to_zero),
 		cmocka_unit_test(test_no_cut),
 		cmocka_unit_test(test_mapguard),
+		cmocka_unit_test(test_mapguard_slots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
