@@ -950,10 +950,6 @@ static int pipe_record(struct perf_reader *r, uint32_t type, const uint8_t *rec,
 }
 
 /*
- * Read the next raw record from the data. Returns 1 with rec/len/off set,
- * 0 at the end, or a negative errno (the data is broken at r->pos).
- */
-/*
  * The file shrank while mapped (base/mapguard.h): the pages past its new
  * end read as zeros. Once that is seen, reading stops there (partial).
  */
@@ -980,6 +976,7 @@ static int broken_or_shrank(struct perf_reader *r, int err)
 	return err_corrupt_at((uint64_t)st.st_size, "file shrank while being read");
 }
 
+/* file_next without the check of broken_or_shrank. */
 static int file_next_(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
 {
 	int gone = shrank(r);
@@ -1052,6 +1049,11 @@ static int file_next_(struct perf_reader *r, const uint8_t **rec, uint32_t *len,
 	return 1;
 }
 
+/*
+ * Read the next raw record from the data. Returns 1 with rec/len/off set,
+ * 0 at the end, or a negative errno (the data is broken at r->pos, or the
+ * file shrank).
+ */
 static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
 {
 	return broken_or_shrank(r, file_next_(r, rec, len, off));
