@@ -27,8 +27,10 @@ exec 3<"$T/out"
 # Wait (up to 60 s) until kiln has the file mapped and waits on the full pipe.
 i=0
 while [ $i -lt 600 ]; do
-	grep -q "$f" /proc/$pid/maps 2>/dev/null && cat /proc/$pid/task/*/wchan 2>/dev/null |
-		grep -q pipe_write && break
+	# Blocked: in pipe_write (wchan), or, where wchan is hidden, in write(1, ...).
+	grep -q "$f" /proc/$pid/maps 2>/dev/null &&
+		{ cat /proc/$pid/task/*/wchan 2>/dev/null | grep -q pipe_write ||
+			grep -q '^1 0x1 ' /proc/$pid/task/*/syscall 2>/dev/null; } && break
 	sleep 0.1
 	i=$((i + 1))
 done
