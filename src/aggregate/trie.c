@@ -48,6 +48,8 @@ void trie_init(struct trie *t, struct strtab *names)
 void trie_release(struct trie *t)
 {
 	VEC_FREE(&t->nodes);
+	VEC_FREE(&t->last);
+	VEC_FREE(&t->last_path);
 	free(t->index);
 	t->index = NULL;
 	t->index_mask = 0;
@@ -95,10 +97,22 @@ uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uin
 {
 	uint32_t cur = 0;
 	add_sat(&t->nodes.v[0].total, weight);
-	for (size_t i = 0; i < n; i++) {
-		cur = trie_child(t, cur, frames[i].name, frames[i].kind);
+	size_t i = 0;
+	for (size_t same = n < t->last.n ? n : t->last.n;
+	     i < same && t->last.v[i].name == frames[i].name && t->last.v[i].kind == frames[i].kind;
+	     i++) {
+		cur = t->last_path.v[i];
 		add_sat(&t->nodes.v[cur].total, weight);
 	}
+	VEC_RESERVE(&t->last, n);
+	VEC_RESERVE(&t->last_path, n);
+	for (; i < n; i++) {
+		cur = trie_child(t, cur, frames[i].name, frames[i].kind);
+		add_sat(&t->nodes.v[cur].total, weight);
+		t->last.v[i] = frames[i];
+		t->last_path.v[i] = cur;
+	}
+	t->last.n = t->last_path.n = n;
 	add_sat(&t->nodes.v[cur].self, weight);
 	return cur;
 }
@@ -154,6 +168,7 @@ uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t
 uint32_t trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
 			size_t n, uint64_t weight)
 {
+	t->last.n = t->last_path.n = 0; /* twins: trie_add's memo does not apply */
 	size_t same = 0;
 	while (same < n && same < ch->path.n) {
 		const struct trie_node *p = &t->nodes.v[ch->path.v[same]];

@@ -66,6 +66,10 @@ struct trie {
 	uint32_t *index;      /* open addressing over (parent, name, kind): node id, 0 = empty */
 	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first child */
 	uint32_t max_depth;
+	/* trie_add's last stack and its nodes: the next stack's common prefix
+	 * (the same thread's outer frames, mostly) needs no lookups. */
+	VEC(struct trie_frame) last;
+	VEC(uint32_t) last_path;
 };
 
 void trie_init(struct trie *t, struct strtab *names);

@@ -33,15 +33,14 @@ uint64_t hash_bytes(const void *p, size_t n)
 
 void hashmap_init(struct hashmap *m)
 {
-	m->keys = m->vals = NULL;
+	m->slots = NULL;
 	m->used = NULL;
 	m->n = m->mask = 0;
 }
 
 void hashmap_release(struct hashmap *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	free(m->used);
 	hashmap_init(m);
 }
@@ -49,18 +48,16 @@ void hashmap_release(struct hashmap *m)
 static void rehash(struct hashmap *m, size_t cap)
 {
 	struct hashmap old = *m;
-	XALLOC_ARRAY(m->keys, cap);
-	XALLOC_ARRAY(m->vals, cap);
+	XALLOC_ARRAY(m->slots, cap);
 	XALLOC_ARRAY(m->used, cap);
 	m->mask = cap - 1;
 	m->n = 0;
 	if (old.used) {
 		for (size_t i = 0; i <= old.mask; i++)
 			if (old.used[i])
-				hashmap_put(m, old.keys[i], old.vals[i]);
+				hashmap_put(m, old.slots[i].key, old.slots[i].val);
 	}
-	free(old.keys);
-	free(old.vals);
+	free(old.slots);
 	free(old.used);
 }
 
@@ -70,20 +67,20 @@ uint64_t *hashmap_slot(struct hashmap *m, uint64_t key, uint64_t dflt, bool *ins
 		rehash(m, m->used ? (m->mask + 1) * 2 : 16);
 	size_t i = mix(key) & m->mask;
 	while (m->used[i]) {
-		if (m->keys[i] == key) {
+		if (m->slots[i].key == key) {
 			if (inserted)
 				*inserted = false;
-			return &m->vals[i];
+			return &m->slots[i].val;
 		}
 		i = (i + 1) & m->mask;
 	}
 	m->used[i] = 1;
-	m->keys[i] = key;
-	m->vals[i] = dflt;
+	m->slots[i].key = key;
+	m->slots[i].val = dflt;
 	m->n++;
 	if (inserted)
 		*inserted = true;
-	return &m->vals[i];
+	return &m->slots[i].val;
 }
 
 void hashmap_put(struct hashmap *m, uint64_t key, uint64_t val)
@@ -97,12 +94,24 @@ bool hashmap_get(const struct hashmap *m, uint64_t key, uint64_t *val)
 		return false;
 	size_t i = mix(key) & m->mask;
 	while (m->used[i]) {
-		if (m->keys[i] == key) {
+		if (m->slots[i].key == key) {
 			if (val)
-				*val = m->vals[i];
+				*val = m->slots[i].val;
 			return true;
 		}
 		i = (i + 1) & m->mask;
 	}
+	return false;
+}
+
+bool hashmap_next(const struct hashmap *m, size_t *pos, uint64_t *key, uint64_t *val)
+{
+	for (; m->used && *pos <= m->mask; ++*pos)
+		if (m->used[*pos]) {
+			*key = m->slots[*pos].key;
+			*val = m->slots[*pos].val;
+			++*pos;
+			return true;
+		}
 	return false;
 }

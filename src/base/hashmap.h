@@ -13,12 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hashmap_slot {
+	uint64_t key, val; /* side by side: a lookup touches one cache line */
+};
+
 struct hashmap {
-	uint64_t *keys;
-	uint64_t *vals;
-	uint8_t *used;
-	size_t n;    /* entries */
-	size_t mask; /* capacity - 1 (capacity is a power of two), or 0 if unallocated */
+	struct hashmap_slot *slots;
+	uint8_t *used; /* per slot */
+	size_t n;      /* entries */
+	size_t mask;   /* capacity - 1 (capacity is a power of two), or 0 if unallocated */
 };
 
 void hashmap_init(struct hashmap *m);
@@ -30,6 +33,9 @@ bool hashmap_get(const struct hashmap *m, uint64_t key, uint64_t *val);
 /* Returns a pointer to the value slot for key, inserting 'dflt' if absent;
  * *inserted says which. Valid until the next insertion. */
 uint64_t *hashmap_slot(struct hashmap *m, uint64_t key, uint64_t dflt, bool *inserted);
+/* Iteration in slot order (not a stable order: sort before printing).
+ * Start with *pos = 0; returns false when done. */
+bool hashmap_next(const struct hashmap *m, size_t *pos, uint64_t *key, uint64_t *val);
 /* Mix two u64 into one key (for composite keys). */
 uint64_t hash_mix2(uint64_t a, uint64_t b);
 /* FNV-1a over bytes. */

@@ -225,6 +225,16 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* /proc/kallsyms comes sorted: check in one pass before sorting. */
+static void sort_syms(struct ksym *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (ksym_cmp(&v[i - 1], &v[i]) > 0) {
+			qsort(v, n, sizeof(*v), ksym_cmp);
+			return;
+		}
+}
+
 /*
  * Ends are computed over every parsed line, kept or not: a text symbol
  * ends where the next different address starts (a data symbol after the
@@ -238,8 +248,7 @@ static void finish(struct parser *ps)
 	uint64_t next = 0;
 	bool have_next = false;
 
-	if (n)
-		qsort(v, n, sizeof(*v), ksym_cmp);
+	sort_syms(v, n);
 	for (size_t i = n; i-- > 0;) {
 		if (i + 1 < n && v[i + 1].addr != v[i].addr) {
 			next = v[i + 1].addr;
@@ -276,8 +285,7 @@ static void finish_perf(struct parser *ps)
 	struct ksym *v = ps->all.v;
 	size_t n = ps->all.n;
 
-	if (n)
-		qsort(v, n, sizeof(*v), ksym_cmp);
+	sort_syms(v, n);
 	for (size_t i = 0; i < n; i++) {
 		size_t j = i + 1;
 		while (j < n && v[j].addr == v[i].addr)

@@ -84,6 +84,74 @@ static struct trie_frame cached_frame(struct hashmap *fc, struct strtab *strs,
 	return f;
 }
 
+/*
+ * The trie frames of a symbolized address, cached by the symbolizer's
+ * cache entry: naming, demangling and the inline chain are worked out
+ * once per address, not once per sample. Two tables, as the same address
+ * may be shown without inline frames (frame-pointer samples) and with
+ * them (DWARF samples) in one file.
+ */
+struct entry_slots {
+	uint64_t *v; /* by sym.entry: 0 unknown, else (first << 8 | count) + 1 */
+	size_t n, cap;
+};
+
+struct entry_frames {
+	struct entry_slots at[2]; /* without, with inline frames */
+	VEC(struct trie_frame) frames;
+};
+
+static void entry_frames_release(struct entry_frames *c)
+{
+	free(c->at[0].v);
+	free(c->at[1].v);
+	free(c->frames.v);
+}
+
+/* The frames for 'sym' (entry != SYM_NONE), outermost first. */
+static size_t entry_frames(struct entry_frames *c, struct hashmap *fcache, struct strtab *strs,
+			   struct symbolizer *sz, const struct sym *sym, const struct frame_opts *o,
+			   bool inl, const struct trie_frame **out)
+{
+	struct entry_slots *at = &c->at[inl];
+	if (at->n <= sym->entry) {
+		size_t want = (size_t)sym->entry + 1;
+		VEC_RESERVE(at, want);
+		memset(at->v + at->n, 0, (want - at->n) * sizeof(*at->v));
+		at->n = want;
+	}
+	uint64_t v = at->v[sym->entry];
+	if (!v) {
+		size_t first = c->frames.n, k = 0;
+		if (inl) {
+			struct sym_inline in[SRCLINE_MAX_INLINE];
+			k = symbolize_inlines(sz, sym, in, SRCLINE_MAX_INLINE);
+			for (size_t i = k; i-- > 0;)
+				VEC_PUSH(&c->frames, frame_for_inline(strs, &in[i], o));
+		}
+		if (!k) {
+			VEC_PUSH(&c->frames, cached_frame(fcache, strs, sz, sym, o));
+			k = 1;
+		}
+		v = at->v[sym->entry] = (((uint64_t)first << 8) | k) + 1;
+	}
+	*out = c->frames.v + ((v - 1) >> 8);
+	return (v - 1) & 0xff;
+}
+
+/* The process frame of (pid, tid) while its comm stays the same: one
+ * hash probe per sample instead of formatting and interning the name. */
+static struct trie_frame process_frame(struct hashmap *pc, struct strtab *strs, uint32_t comm,
+				       uint32_t pid, uint32_t tid, const struct frame_opts *o)
+{
+	uint64_t key = ((uint64_t)pid << 32) | tid, v;
+	if (hashmap_get(pc, key, &v) && (uint32_t)(v >> 32) == comm)
+		return (struct trie_frame){ (uint32_t)v, FRAME_PROCESS };
+	struct trie_frame f = frame_for_process(strs, strtab_get(strs, comm), pid, tid, o);
+	hashmap_put(pc, key, ((uint64_t)comm << 32) | f.name);
+	return f;
+}
+
 struct period_vec {
 	uint64_t *v;
 	size_t n, cap;
@@ -131,9 +199,10 @@ static void collect_mappings(struct profile_stats *st, const struct hashmap *nam
 	uint32_t *dso_map;
 	XALLOC_ARRAY(dso_map, ndsos ? ndsos : 1);
 	memset(dso_map, 0, (ndsos ? ndsos : 1) * sizeof(*dso_map));
-	for (size_t i = 0; name_dso->used && i <= name_dso->mask; i++)
-		if (name_dso->used[i] && name_dso->vals[i] < ndsos)
-			dso_map[name_dso->vals[i]] = 1;
+	uint64_t key, val;
+	for (size_t pos = 0; hashmap_next(name_dso, &pos, &key, &val);)
+		if (val < ndsos)
+			dso_map[val] = 1;
 	/*
 	 * Binaries numbered in dso id order (deterministic, whatever the
 	 * hashing), files first: pprof takes the first mapping for the main
@@ -165,10 +234,9 @@ static void collect_mappings(struct profile_stats *st, const struct hashmap *nam
 	st->nname_mapping = strs->n;
 	XALLOC_ARRAY(st->name_mapping, st->nname_mapping ? st->nname_mapping : 1);
 	memset(st->name_mapping, 0, (st->nname_mapping ? st->nname_mapping : 1) * sizeof(uint32_t));
-	for (size_t i = 0; name_dso->used && i <= name_dso->mask; i++)
-		if (name_dso->used[i] && name_dso->keys[i] < st->nname_mapping &&
-		    name_dso->vals[i] < ndsos)
-			st->name_mapping[name_dso->keys[i]] = dso_map[name_dso->vals[i]] - 1;
+	for (size_t pos = 0; hashmap_next(name_dso, &pos, &key, &val);)
+		if (key < st->nname_mapping && val < ndsos)
+			st->name_mapping[key] = dso_map[val] - 1;
 	free(dso_map);
 }
 
@@ -208,11 +276,15 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	machine_init(&m, strs, &dsos);
 	symbolizer_init(&sz, &m, strs);
 	sz.no_demangle = o->no_demangle;
+	sz.src.names_only = true; /* trie frames are names: no line tables */
 	struct unwinder uw;
 	unwinder_init(&uw, &m);
 	unwinder_set_arch(&uw, h->arch);
 	struct hashmap fcache;
 	hashmap_init(&fcache);
+	struct entry_frames ecache = { 0 };
+	struct hashmap pcache;
+	hashmap_init(&pcache);
 
 	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
 	size_t cap = UNWIND_MAX_FRAMES * 4 + 2; /* room for inline frames and [truncated] too */
@@ -242,8 +314,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		}
 		st->samples++;
 		const struct thread *th = machine_thread(&m, ev.sid.pid, ev.sid.tid);
-		frames[0] = frame_for_process(strs, strtab_get(strs, th->comm), ev.sid.pid,
-					      ev.sid.tid, &o->frames);
+		frames[0] = process_frame(&pcache, strs, th->comm, ev.sid.pid, ev.sid.tid, &o->frames);
 		if (!ra) /* else the reader thread unwound it */
 			unwinder_sample(&uw, &ev, stack);
 		uint64_t st_bits = ev.attr ? ev.attr->attr.sample_type : 0;
@@ -260,17 +331,18 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 			if (stack->frames[i].kernel && !kaslr_checked)
 				check_kaslr(&m, &dsos, &kaslr_checked);
 			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
-			struct sym_inline in[SRCLINE_MAX_INLINE];
-			size_t k = inl && !sym.kernel ? symbolize_inlines(&sz, &sym, in, SRCLINE_MAX_INLINE) : 0;
-			if (!k) {
-				frames[n] = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
-				if (o->mappings)
-					note_dso(&name_dso, frames[n].name, &sym);
-				n++;
-				continue;
+			const struct trie_frame *fr;
+			struct trie_frame one;
+			size_t k = 1;
+			if (sym.entry != SYM_NONE) {
+				k = entry_frames(&ecache, &fcache, strs, &sz, &sym, &o->frames,
+						 inl && !sym.kernel, &fr);
+			} else {
+				one = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
+				fr = &one;
 			}
-			while (k-- > 0 && n < cap) { /* outermost first */
-				frames[n] = frame_for_inline(strs, &in[k], &o->frames);
+			for (size_t j = 0; j < k && n < cap; j++) { /* outermost first */
+				frames[n] = fr[j];
 				if (o->mappings)
 					note_dso(&name_dso, frames[n].name, &sym);
 				n++;
@@ -305,6 +377,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	free(frames);
 	unwinder_release(&uw);
 	hashmap_release(&fcache);
+	entry_frames_release(&ecache);
+	hashmap_release(&pcache);
 	symbolizer_release(&sz);
 	machine_release(&m);
 	dso_set_release(&dsos);

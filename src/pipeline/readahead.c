@@ -135,6 +135,34 @@ static void get_frames(const uint8_t *p, uint32_t n, struct unwind_stack *st)
 	}
 }
 
+/*
+ * The bytes of an unwound sample that the caller needs: the record
+ * without its stack copy (which only the unwinding here reads), so the
+ * ring carries a few hundred bytes per sample instead of kilobytes. The
+ * user stack field becomes an empty one (size 0, no dynamic size) and
+ * the header's size shrinks to match. Returns the new length, written
+ * to 'out' (room for 'len' bytes), or 0 to copy the record as it is.
+ */
+static size_t strip_stack(const struct event *ev, uint8_t *out)
+{
+	const struct ev_sample *s = &ev->u.sample;
+	size_t len = ev->size;
+	if (!s->stack || !s->stack_size)
+		return 0;
+	size_t at = (size_t)(s->stack - ev->bytes); /* the stack bytes */
+	if (at < 8 + 8 || s->stack_size > len || at + s->stack_size + 8 > len)
+		return 0;
+	size_t size_at = at - 8, rest = at + s->stack_size + 8; /* after dyn_size */
+	uint64_t zero = 0;
+	memcpy(out, ev->bytes, size_at);
+	memcpy(out + size_at, &zero, 8);
+	memcpy(out + size_at + 8, ev->bytes + rest, len - rest);
+	size_t n = size_at + 8 + (len - rest);
+	uint16_t n16 = (uint16_t)n;
+	memcpy(out + 6, &n16, 2); /* perf_event_header.size */
+	return n;
+}
+
 static void *run(void *arg)
 {
 	struct readahead *ra = arg;
@@ -167,11 +195,16 @@ static void *run(void *arg)
 			b = &ra->blk[ra->head % RA_NBLOCKS]; /* head is ours to read */
 			b->used = 0;
 		}
+		uint8_t *p = b->data + b->used;
+		size_t stripped = frames ? strip_stack(&ev, p + RA_HDR) : 0;
+		if (stripped) { /* shorter: the block space taken shrinks too */
+			len = stripped;
+			need = RA_HDR + ((len + 7) & ~(size_t)7) + frames_size(x.st);
+		} else
+			memcpy(p + RA_HDR, ev.bytes, len);
 		uint32_t hdr[4] = { (uint32_t)len, frames ? (uint32_t)x.st->n + 1 : 0,
 				    (uint32_t)ev.offset, (uint32_t)(ev.offset >> 32) };
-		uint8_t *p = b->data + b->used;
 		memcpy(p, hdr, RA_HDR);
-		memcpy(p + RA_HDR, ev.bytes, len);
 		if (frames)
 			put_frames(p + RA_HDR + ((len + 7) & ~(size_t)7), x.st);
 		b->used += need;

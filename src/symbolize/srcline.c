@@ -9,8 +9,10 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/mapguard.h"
@@ -603,34 +605,39 @@ static uint64_t get_le(const uint8_t **p, const uint8_t *end, unsigned n)
 	return v;
 }
 
-/*
- * binutils 2.40 reads a DWARF 5 row whose file register was never set in
- * its sequence (the initial 1) as file entry 0. libdw does not say which
- * rows those are, so the line program is scanned here for their
- * addresses (a bounded pass over the opcodes; addresses only).
- */
-static void default_file_rows(struct srcfile *f, Dwarf_Die *cu, struct hashmap *out)
+/* A unit's line program, located and its header read (no file table). */
+struct lprog {
+	const uint8_t *p, *end; /* the opcodes */
+	unsigned version, asize, min_inst, max_ops, line_range, opcode_base;
+	uint8_t oplen[256];
+};
+
+static Elf_Data *debug_line_data(struct srcfile *f)
 {
-	Dwarf_Attribute a;
-	Dwarf_Word off;
-	if (!dwarf_attr(cu, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off) != 0)
-		return;
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
-	Elf_Data *data = NULL;
 	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
-		return;
+		return NULL;
 	while ((scn = elf_nextscn(f->elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
 		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(f->elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".debug_line")) {
-			data = elf_getdata(scn, NULL); /* libdw decompressed it in place */
-			break;
-		}
+		    !strcmp(name, ".debug_line"))
+			return elf_getdata(scn, NULL); /* libdw decompressed it in place */
 	}
+	return NULL;
+}
+
+static bool lprog_open(struct srcfile *f, Dwarf_Die *cu, struct lprog *lp)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	memset(lp, 0, sizeof(*lp));
+	if (!dwarf_attr(cu, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off) != 0)
+		return false;
+	Elf_Data *data = debug_line_data(f);
 	if (!data || !data->d_buf || off >= data->d_size)
-		return;
+		return false;
 	const uint8_t *p = (const uint8_t *)data->d_buf + off, *end = (const uint8_t *)data->d_buf + data->d_size;
 	uint64_t len = get_le(&p, end, 4);
 	unsigned offsz = 4;
@@ -639,37 +646,55 @@ static void default_file_rows(struct srcfile *f, Dwarf_Die *cu, struct hashmap *
 		offsz = 8;
 	}
 	if (len > (uint64_t)(end - p))
-		return;
+		return false;
 	end = p + len;
-	unsigned version = (unsigned)get_le(&p, end, 2);
-	if (version < 5)
-		return;
-	unsigned asize = (unsigned)get_le(&p, end, 1);
-	get_le(&p, end, 1); /* segment selector size */
+	lp->version = (unsigned)get_le(&p, end, 2);
+	if (lp->version < 2 || lp->version > 5)
+		return false;
+	if (lp->version >= 5) {
+		lp->asize = (unsigned)get_le(&p, end, 1);
+		get_le(&p, end, 1); /* segment selector size */
+	}
 	uint64_t hlen = get_le(&p, end, offsz);
 	if (hlen > (uint64_t)(end - p))
-		return;
+		return false;
 	const uint8_t *prog = p + hlen;
-	unsigned min_inst = (unsigned)get_le(&p, end, 1);
-	unsigned max_ops = (unsigned)get_le(&p, end, 1);
+	lp->min_inst = (unsigned)get_le(&p, end, 1);
+	lp->max_ops = lp->version >= 4 ? (unsigned)get_le(&p, end, 1) : 1;
 	get_le(&p, end, 1); /* default_is_stmt */
-	int line_base = (int8_t)get_le(&p, end, 1);
-	unsigned line_range = (unsigned)get_le(&p, end, 1);
-	unsigned opcode_base = (unsigned)get_le(&p, end, 1);
-	uint8_t oplen[256] = { 0 };
-	for (unsigned i = 1; i < opcode_base && p < end; i++)
-		oplen[i] = (uint8_t)get_le(&p, end, 1);
-	(void)line_base;
-	if (!line_range || max_ops != 1 || (asize != 4 && asize != 8))
-		return;
-	p = prog;
+	get_le(&p, end, 1); /* line_base */
+	lp->line_range = (unsigned)get_le(&p, end, 1);
+	lp->opcode_base = (unsigned)get_le(&p, end, 1);
+	for (unsigned i = 1; i < lp->opcode_base && p < end; i++)
+		lp->oplen[i] = (uint8_t)get_le(&p, end, 1);
+	if (!lp->line_range || lp->max_ops != 1 || (lp->asize && lp->asize != 4 && lp->asize != 8))
+		return false;
+	lp->p = prog;
+	lp->end = end;
+	return true;
+}
+
+/*
+ * One pass over a line program's opcodes, addresses only: calls 'row' for
+ * each row with whether its sequence had set the file register, and
+ * 'seq_end' at each end of sequence. Bounded by the program's length.
+ */
+struct lprog_walk {
+	void (*row)(void *arg, uint64_t addr, bool file_set);
+	void (*seq_end)(void *arg, uint64_t addr, bool file_set);
+	void *arg;
+};
+
+static void lprog_run(const struct lprog *lp, const struct lprog_walk *w)
+{
+	const uint8_t *p = lp->p, *end = lp->end;
 	uint64_t addr = 0;
 	bool file_set = false;
-	for (size_t guard = 0; p < end && guard < 100000000; guard++) {
+	while (p < end) {
 		unsigned op = *p++;
 		bool row = false;
-		if (op >= opcode_base) {
-			addr += (uint64_t)((op - opcode_base) / line_range) * min_inst;
+		if (op >= lp->opcode_base) {
+			addr += (uint64_t)((op - lp->opcode_base) / lp->line_range) * lp->min_inst;
 			row = true;
 		} else if (op == 0) { /* extended */
 			uint64_t n = get_uleb(&p, end);
@@ -678,36 +703,108 @@ static void default_file_rows(struct srcfile *f, Dwarf_Die *cu, struct hashmap *
 			const uint8_t *next = p + n;
 			unsigned sub = *p++;
 			if (sub == DW_LNE_end_sequence) {
-				row = !file_set;
-				if (row)
-					hashmap_put(out, addr, 1);
+				if (w->seq_end)
+					w->seq_end(w->arg, addr, file_set);
 				addr = 0;
 				file_set = false;
-				row = false;
 			} else if (sub == DW_LNE_set_address) {
-				addr = get_le(&p, next, asize);
+				unsigned asize = lp->asize ? lp->asize : (unsigned)(n - 1);
+				if (asize == 4 || asize == 8)
+					addr = get_le(&p, next, asize);
 			}
 			p = next;
 		} else if (op == DW_LNS_copy) {
 			row = true;
 		} else if (op == DW_LNS_advance_pc) {
-			addr += get_uleb(&p, end) * min_inst;
+			addr += get_uleb(&p, end) * lp->min_inst;
 		} else if (op == DW_LNS_advance_line) {
 			get_sleb(&p, end);
 		} else if (op == DW_LNS_set_file) {
 			get_uleb(&p, end);
 			file_set = true;
 		} else if (op == DW_LNS_const_add_pc) {
-			addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst;
+			addr += (uint64_t)((255 - lp->opcode_base) / lp->line_range) * lp->min_inst;
 		} else if (op == DW_LNS_fixed_advance_pc) {
 			addr += get_le(&p, end, 2);
 		} else {
-			for (unsigned i = 0; i < oplen[op]; i++)
+			for (unsigned i = 0; i < lp->oplen[op]; i++)
 				get_uleb(&p, end);
 		}
-		if (row && !file_set)
-			hashmap_put(out, addr, 1);
+		if (row && w->row)
+			w->row(w->arg, addr, file_set);
 	}
+}
+
+static void dflt_row(void *arg, uint64_t addr, bool file_set)
+{
+	if (!file_set)
+		hashmap_put(arg, addr, 1);
+}
+
+/*
+ * binutils 2.40 reads a DWARF 5 row whose file register was never set in
+ * its sequence (the initial 1) as file entry 0. libdw does not say which
+ * rows those are, so the line program is scanned here for their
+ * addresses.
+ */
+static void default_file_rows(struct srcfile *f, Dwarf_Die *cu, struct hashmap *out)
+{
+	struct lprog lp;
+	if (!lprog_open(f, cu, &lp) || lp.version < 5)
+		return;
+	struct lprog_walk w = { dflt_row, dflt_row, out };
+	lprog_run(&lp, &w);
+}
+
+/* Names only: a unit's line coverage, one [first row, end) pair of rows
+ * per sequence (which rows exist is what picks the unit; their lines and
+ * files are not needed). */
+struct cover {
+	struct unit *u;
+	uint64_t first;
+	bool any;
+};
+
+static void cover_row(void *arg, uint64_t addr, bool file_set)
+{
+	struct cover *c = arg;
+	(void)file_set;
+	if (!c->any || addr < c->first)
+		c->first = addr;
+	c->any = true;
+}
+
+static void cover_end(void *arg, uint64_t addr, bool file_set)
+{
+	struct cover *c = arg;
+	(void)file_set;
+	if (c->any && addr > c->first) {
+		struct lrow r = { c->first, 0, SRCLINE_NONE, false };
+		struct lrow e = { addr, 0, SRCLINE_NONE, true };
+		VEC_PUSH(&c->u->lines, r);
+		VEC_PUSH(&c->u->lines, e);
+	}
+	c->any = false;
+}
+
+static int lrow_cmp(const void *a, const void *b)
+{
+	const struct lrow *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (int)x->end - (int)y->end; /* a sequence's start after another's end */
+}
+
+static void load_coverage(struct srcfile *f, struct unit *u, Dwarf_Die *cu)
+{
+	struct lprog lp;
+	if (!lprog_open(f, cu, &lp))
+		return;
+	struct cover c = { u, 0, false };
+	struct lprog_walk w = { cover_row, cover_end, &c };
+	lprog_run(&lp, &w);
+	if (u->lines.n > 2)
+		qsort(u->lines.v, u->lines.n, sizeof(*u->lines.v), lrow_cmp);
 }
 
 static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *cu)
@@ -865,7 +962,10 @@ static void load_unit(struct srclines *sl, struct srcfile *f, uint32_t ui)
 	}
 	u->loading = true;
 	f->load_depth++;
-	load_lines(sl, f, u, &cu);
+	if (sl->names_only)
+		load_coverage(f, u, &cu);
+	else
+		load_lines(sl, f, u, &cu);
 	bool ok = load_funcs(sl, f, u, &cu);
 	f->load_depth--;
 	u = &f->units.v[ui];
@@ -973,6 +1073,59 @@ static bool dwarf_lookup(struct srclines *sl, struct srcfile *f, uint64_t addr, 
 	return false;
 }
 
+/*
+ * libdw decompresses every DWARF section it knows when it opens a file.
+ * Location lists, address tables, macros and name indexes are never read
+ * here (libc's location lists alone are 1.4 MB decompressed), so they
+ * are hidden from it: their names are cleared in libelf's in-memory copy
+ * of the section headers (the file is not written).
+ */
+static void hide_unread_sections(struct srcfile *f)
+{
+	static const char *const unread[] = {
+		".debug_loc",	   ".debug_loclists", ".debug_aranges",  ".debug_macro",
+		".debug_macinfo",  ".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames",
+		".debug_gnu_pubtypes", ".debug_names", ".debug_frame",
+	};
+	size_t shstrndx;
+	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(f->elf, shstrndx, sh.sh_name)))
+			continue;
+		char plain[64];
+		if (!strncmp(name, ".zdebug_", 8)) { /* compressed the GNU way: as .debug_* */
+			snprintf(plain, sizeof(plain), ".%s", name + 2);
+			name = plain;
+		}
+		for (size_t i = 0; i < sizeof(unread) / sizeof(*unread); i++)
+			if (!strcmp(name, unread[i])) {
+				sh.sh_name = 0;
+				gelf_update_shdr(scn, &sh);
+				break;
+			}
+	}
+}
+
+/*
+ * The file is mapped read-only; after the symbols are indexed and libdw
+ * has decompressed its sections into memory, most of its pages are not
+ * read again. They are handed back (a later read faults them in from the
+ * file again), so a big compressed debug file does not stay resident
+ * twice.
+ */
+static void release_file_pages(struct srcfile *f)
+{
+	size_t size = 0;
+	char *raw = elf_rawfile(f->elf, &size);
+	long page = sysconf(_SC_PAGESIZE);
+	if (!raw || !size || page <= 0 || ((uintptr_t)raw & (uintptr_t)(page - 1)))
+		return;
+	madvise(raw, size, MADV_DONTNEED);
+}
+
 static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 {
 	while (sl->files.n <= dso)
@@ -1005,9 +1158,11 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	f->guard = mapguard_add(raw, raw ? mapped : 0);
 	load_sections(f);
 	load_symbols(sl, f);
+	hide_unread_sections(f);
 	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
 	if (f->dw)
 		index_units(f);
+	release_file_pages(f);
 	return f;
 }
 

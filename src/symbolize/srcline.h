@@ -64,6 +64,10 @@ struct srclines {
 	VEC(struct a2l_key) keys;
 	VEC(struct a2l_rec) recs;
 	uint64_t lookups, misses;
+	/* Set before the first lookup when only function names are wanted
+	 * (inline chains for folded stacks): line tables are then not read,
+	 * only which addresses they cover, and records carry no file:line. */
+	bool names_only;
 };
 
 void srclines_init(struct srclines *sl, struct dso_set *dsos, struct strtab *strs);

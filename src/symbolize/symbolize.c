@@ -21,6 +21,7 @@ void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *str
 	s->strs = strs;
 	hashmap_init(&s->cache);
 	hashmap_init(&s->demangled);
+	hashmap_init(&s->srcline_texts);
 	srclines_init(&s->src, m->dsos, strs);
 }
 
@@ -28,6 +29,7 @@ void symbolizer_release(struct symbolizer *s)
 {
 	hashmap_release(&s->cache);
 	hashmap_release(&s->demangled);
+	hashmap_release(&s->srcline_texts);
 	VEC_FREE(&s->entries);
 	VEC_FREE(&s->entry_keys);
 	VEC_FREE(&s->a2l_fails);
@@ -52,9 +54,9 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct sym *out)
 
 /* The name perf would show for a user-space symbol: demangled when it is
  * a C++ (_Z) or Rust (_R, or legacy _ZN...17h<hash>E) name. */
-static uint32_t display_name(struct symbolizer *s, const char *name)
+static uint32_t display_name_id(struct symbolizer *s, uint32_t raw)
 {
-	uint32_t raw = strtab_intern_str(s->strs, name);
+	const char *name = strtab_get(s->strs, raw);
 	if (s->no_demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return raw;
 	uint64_t v;
@@ -84,6 +86,11 @@ static uint32_t display_name(struct symbolizer *s, const char *name)
 	free(d);
 	hashmap_put(&s->demangled, raw, id);
 	return id;
+}
+
+static uint32_t display_name(struct symbolizer *s, const char *name)
+{
+	return display_name_id(s, strtab_intern_str(s->strs, name));
 }
 
 /* Anonymous code of process 'pid': its JIT map, by absolute address (perf
@@ -139,6 +146,7 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	out->addr = ip;
 	out->pc = ip;
 	out->kernel = kernel;
+	out->entry = SYM_NONE;
 	s->lookups++;
 	const struct mapping *map = machine_find(s->m, pid, ip, kernel);
 	if (!map && kernel) {
@@ -166,6 +174,7 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 	resolve(s, map, ip, kernel, out);
 	if (!out->kernel)
 		out->pc = key_addr;
+	out->entry = s->entries.n < SYM_NONE ? (uint32_t)s->entries.n : SYM_NONE;
 	hashmap_put(&s->cache, key, s->entries.n);
 	VEC_PUSH(&s->entries, *out);
 	VEC_PUSH(&s->entry_keys, key_addr);
@@ -207,10 +216,16 @@ static bool a2l_dso(const struct symbolizer *s, uint32_t dso)
 /* srcline_from_fileline(): "basename:line". */
 static uint32_t srcline_text(struct symbolizer *s, const struct a2l_rec *r)
 {
+	/* Cached by (file id, line): an exact key. */
+	uint64_t key = ((uint64_t)r->file << 32) | r->line, v;
+	if (hashmap_get(&s->srcline_texts, key, &v))
+		return (uint32_t)v;
 	char buf[4200];
 	snprintf(buf, sizeof(buf), "%s:%u", r->file == SRCLINE_NONE ? "??" : strtab_get(s->strs, r->file),
 		 r->line);
-	return strtab_intern_str(s->strs, buf);
+	uint32_t id = strtab_intern_str(s->strs, buf);
+	hashmap_put(&s->srcline_texts, key, id);
+	return id;
 }
 
 size_t symbolize_inlines(struct symbolizer *s, const struct sym *sym, struct sym_inline *out,
@@ -223,8 +238,8 @@ size_t symbolize_inlines(struct symbolizer *s, const struct sym *sym, struct sym
 	if (n > cap)
 		n = cap;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t name = display_name(
-			s, r[i].func == SRCLINE_NONE ? "??" : strtab_get(s->strs, r[i].func));
+		uint32_t name = r[i].func == SRCLINE_NONE ? display_name(s, "??")
+							  : display_name_id(s, r[i].func);
 		out[i].name = name;
 		out[i].inlined = name != sym->name;
 		out[i].srcline = srcline_text(s, &r[i]);

@@ -32,6 +32,8 @@ struct sym {
 	uint64_t addr;   /* dso-relative address (kernel: absolute) */
 	uint64_t pc;     /* the address perf script prints: file offset in a mapped file, else absolute */
 	bool kernel;
+	uint32_t entry; /* the symbolizer's cache entry that answered (0, 1, 2...
+			 * for the symbolizer's life), SYM_NONE when uncached (JIT) */
 };
 
 struct symbolizer {
@@ -43,6 +45,7 @@ struct symbolizer {
 	uint64_t lookups, misses;
 	bool no_demangle;     /* show C++/Rust names as mangled in the binary */
 	struct hashmap demangled; /* raw name id -> demangled name id */
+	struct hashmap srcline_texts; /* (file id << 32 | line) -> "file:line" id */
 	struct srclines src;      /* DWARF lines and inline chains */
 	VEC(uint32_t) a2l_fails;  /* per dso: perf's failed-lookup count + 1 (0: had a success) */
 	VEC(uint8_t) no_srcline;  /* per dso: perf gave up on source lines */

@@ -130,9 +130,12 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 	return true;
 }
 
+/* Only what a compact row can hold is written (no expressions: their
+ * pointers are never read for the rule kinds written here); clearing the
+ * whole 600-byte row for every frame was a fifth of the unwinder's time. */
 static void expand(const struct cfi_crow *c, struct cfi_row *row)
 {
-	memset(row, 0, sizeof(*row));
+	row->cfa_is_expr = false;
 	row->cfa_off = c->cfa_off;
 	row->cfa_reg = c->cfa_reg;
 	row->signal_frame = c->signal_frame;

@@ -39,7 +39,7 @@ struct qent {
 
 #define NO_CHUNK UINT32_MAX
 /* Queued records are copied into chunks of this size, freed when empty. */
-#define ARENA_CHUNK (4u << 20)
+#define ARENA_CHUNK (1u << 20)
 /* File pages behind the read position are handed back to the kernel in
  * steps of this size, keeping resident memory bounded on big files. */
 #define DROP_STEP (4u << 20)
