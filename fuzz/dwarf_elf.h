@@ -18,8 +18,10 @@
  * srclines_a2l reads it with libdw. Each query address is asked twice of
  * one srclines (the second answer comes from the cache and must be the
  * same records) and once of a fresh one (same records again: answers
- * depend on the file only). Checked beyond "no crash": at most
- * SRCLINE_MAX_INLINE records, every string id valid.
+ * depend on the file only), then twice of a names-only one (srcline's own
+ * line-program scan instead of libdw's rows; the cached answer is the
+ * same). Checked beyond "no crash": at most SRCLINE_MAX_INLINE records,
+ * every string id valid.
  */
 #ifndef KILN_FUZZ_DWARF_ELF_H
 #define KILN_FUZZ_DWARF_ELF_H
