@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/lines.h"
 #include "base/vec.h"
 
 static bool is_space(char c)
@@ -103,14 +104,12 @@ static uint64_t sat_add(uint64_t a, uint64_t b, uint64_t *saturated)
 unsigned foldedtext_frac_digits(const char *data, size_t len)
 {
 	unsigned best = 0;
-	size_t pos = 0;
-	while (pos < len && best < FOLDEDTEXT_MAX_DIGITS) {
-		const char *nl = memchr(data + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - data) : len;
-		size_t n = end - pos;
-		const char *s = data + pos;
-		if (n && s[n - 1] == '\r')
-			n--;
+	struct lines it;
+	const char *s;
+	size_t n;
+	lines_init(&it, data, len);
+	while (best < FOLDEDTEXT_MAX_DIGITS && lines_next(&it, &s, &n)) {
+		n = lines_drop_cr(s, n);
 		/* Both columns of a differential line may have fractions. */
 		for (int col = 0; col < 2 && n; col++) {
 			size_t at;
@@ -125,22 +124,18 @@ unsigned foldedtext_frac_digits(const char *data, size_t len)
 			}
 			n = at - 1;
 		}
-		pos = end + 1;
 	}
 	return best;
 }
 
 bool foldedtext_detect(const char *data, size_t len)
 {
-	size_t pos = 0;
-	while (pos < len) {
-		const char *nl = memchr(data + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - data) : len;
-		const char *s = data + pos;
-		size_t n = end - pos;
-		pos = end + 1;
-		if (n && s[n - 1] == '\r')
-			n--;
+	struct lines it;
+	const char *s;
+	size_t n;
+	lines_init(&it, data, len);
+	while (lines_next(&it, &s, &n)) {
+		n = lines_drop_cr(s, n);
 		size_t blank = 0;
 		while (blank < n && is_space(s[blank]))
 			blank++;
@@ -350,20 +345,17 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 		fixed.frac_digits = FOLDEDTEXT_MAX_DIGITS;
 	p.o = &fixed;
 	memset(st, 0, sizeof(*st));
-	size_t pos = 0;
-	while (pos < len) {
-		const char *nl = memchr(data + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - data) : len;
-		const char *s = data + pos;
-		size_t n = end - pos;
-		pos = end + 1;
+	struct lines it;
+	const char *s;
+	size_t n;
+	lines_init(&it, data, len);
+	while (lines_next(&it, &s, &n)) {
 		st->lines++;
 		if (n > FOLDEDTEXT_MAX_LINE) {
 			st->long_lines++;
 			continue;
 		}
-		if (n && s[n - 1] == '\r')
-			n--;
+		n = lines_drop_cr(s, n);
 		if (memchr(s, '\0', n)) {
 			st->ignored++;
 			continue;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/lines.h"
 #include "base/vec.h"
 
 struct span {
@@ -529,12 +530,11 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	buf_init(&ps.pname, SCRIPTTEXT_MAX_LINE + 64);
 	buf_init(&ps.name, SCRIPTTEXT_MAX_LINE + 64);
 	buf_init(&ps.raw, SCRIPTTEXT_MAX_LINE + 64);
-	size_t pos = 0;
-	while (pos < len) {
-		const char *s = data + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - s) : len - pos;
-		pos += n + (nl ? 1 : 0);
+	struct lines it;
+	const char *s;
+	size_t n;
+	lines_init(&it, data, len);
+	while (lines_next(&it, &s, &n)) {
 		st->lines++;
 		if (n > SCRIPTTEXT_MAX_LINE)
 			st->long_lines++;

@@ -14,6 +14,7 @@
 #include "base/cursor.h"
 #include "base/err.h"
 #include "base/hashmap.h"
+#include "base/lines.h"
 #include "base/ofile.h"
 #include "base/strtab.h"
 
@@ -147,11 +148,50 @@ static void test_ofile_device(void **state)
 	assert_true(S_ISCHR(st.st_mode));
 }
 
+/* Every line of 'text' joined with '|', CRs dropped. */
+static void join_lines(const char *text, size_t len, char *out, size_t cap)
+{
+	struct lines it;
+	const char *s;
+	size_t n, at = 0;
+	lines_init(&it, text, len);
+	out[0] = '\0';
+	while (lines_next(&it, &s, &n)) {
+		n = lines_drop_cr(s, n);
+		at += (size_t)snprintf(out + at, cap - at, "%.*s|", (int)n, s);
+	}
+}
+
+static void test_lines(void **state)
+{
+	(void)state;
+	char out[128];
+	join_lines("", 0, out, sizeof(out));
+	assert_string_equal(out, "");
+	join_lines("\n", 1, out, sizeof(out));
+	assert_string_equal(out, "|");
+	join_lines("a\nb", 3, out, sizeof(out));
+	assert_string_equal(out, "a|b|");
+	join_lines("a\r\n\r\nb\r\r\n\n", 10, out, sizeof(out));
+	assert_string_equal(out, "a||b\r||");
+	/* NUL bytes are line content. */
+	struct lines it;
+	const char *s;
+	size_t n;
+	lines_init(&it, "x\0y\nz", 5);
+	assert_true(lines_next(&it, &s, &n));
+	assert_int_equal(n, 3);
+	assert_true(lines_next(&it, &s, &n));
+	assert_int_equal(n, 1);
+	assert_false(lines_next(&it, &s, &n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf_ceiling),
 		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_hashmap),
 		cmocka_unit_test(test_cursor),
 		cmocka_unit_test(test_ofile_device),

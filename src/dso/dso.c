@@ -25,6 +25,15 @@ void dso_set_init(struct dso_set *s)
 void dso_set_release(struct dso_set *s)
 {
 	for (size_t i = 0; i < s->v.n; i++) {
+		const struct dso *d = s->v.v[i];
+		uint64_t off;
+		if (elf_image_shrank(d->img, &off))
+			log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
+				 "and unwinding may be wrong", d->file ? d->file : d->path,
+				 (unsigned long long)off);
+		if (elf_image_shrank(d->symimg, &off))
+			log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
+				 "may be wrong", d->symimg_path, (unsigned long long)off);
 		elf_image_free(s->v.v[i]->img);
 		elf_image_free(s->v.v[i]->symimg);
 		free(s->v.v[i]->symimg_path);

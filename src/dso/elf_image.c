@@ -22,6 +22,7 @@
 
 #include "base/err.h"
 #include "base/ifile.h"
+#include "base/mapguard.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/unpack.h"
@@ -110,6 +111,7 @@ struct elf_image {
 	size_t len;
 	void *map; /* owned mapping (elf_image_open), or NULL */
 	size_t map_len;
+	int guard; /* the mapping's mapguard slot, or -1 */
 	bool is64;
 	unsigned type, machine;
 	VEC(struct load_seg) loads;
@@ -1026,13 +1028,23 @@ int elf_image_open_fd(struct elf_image **out, int fd, const char *path)
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
+	int guard = mapguard_add(map, (size_t)st.st_size); /* the file may shrink meanwhile */
 	err = elf_image_parse(out, map, (size_t)st.st_size);
+	uint64_t lost;
+	if (mapguard_faulted(guard, &lost)) {
+		if (!err)
+			elf_image_free(*out);
+		*out = NULL;
+		err = err_corrupt_at(lost, "'%s' shrank while being read", path);
+	}
 	if (err) {
+		mapguard_remove(guard);
 		munmap(map, (size_t)st.st_size);
 		return err;
 	}
 	(*out)->map = map;
 	(*out)->map_len = (size_t)st.st_size;
+	(*out)->guard = guard;
 	elf_image_drop_pages(*out);
 	return 0;
 }
@@ -1067,9 +1079,16 @@ void elf_image_free(struct elf_image *img)
 	VEC_FREE(&img->syms);
 	VEC_FREE(&img->loads);
 	VEC_FREE(&img->sections);
-	if (img->map)
+	if (img->map) {
+		mapguard_remove(img->guard);
 		munmap(img->map, img->map_len);
+	}
 	free(img);
+}
+
+bool elf_image_shrank(const struct elf_image *img, uint64_t *off)
+{
+	return img && img->map && mapguard_faulted(img->guard, off);
 }
 
 unsigned elf_image_type(const struct elf_image *img)

@@ -49,6 +49,10 @@ void elf_image_drop_pages(const struct elf_image *img);
  * the mapping outlives it); 'path' names it in errors. 0 or -errno. */
 int elf_image_open_fd(struct elf_image **out, int fd, const char *path);
 void elf_image_free(struct elf_image *img);
+/* An opened image's file shrank after it was mapped and a read past its
+ * new end gave zeros (base/mapguard.h): true, *off = the first lost page's
+ * offset. Symbols and CFI read from there on may be wrong. */
+bool elf_image_shrank(const struct elf_image *img, uint64_t *off);
 
 /* ET_EXEC, ET_DYN, ... (the e_type field). */
 unsigned elf_image_type(const struct elf_image *img);

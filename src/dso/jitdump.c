@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/mapguard.h"
 #include "base/hashmap.h"
 
 #define JITDUMP_MAGIC 0x4A695444u
@@ -98,7 +99,16 @@ int jitdump_load(struct perfmap **out, const char *path, uint32_t pid)
 	if (map == MAP_FAILED) {
 		err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
 	} else {
+		int guard = mapguard_add(map, (size_t)st.st_size); /* it may shrink meanwhile */
 		err = jitdump_parse(out, map, (size_t)st.st_size);
+		uint64_t lost;
+		if (mapguard_faulted(guard, &lost)) {
+			if (!err)
+				perfmap_free(*out);
+			*out = NULL;
+			err = err_corrupt_at(lost, "'%s' shrank while being read", path);
+		}
+		mapguard_remove(guard);
 		munmap(map, (size_t)st.st_size);
 	}
 	close(fd);

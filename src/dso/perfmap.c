@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/mapguard.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 
@@ -220,7 +221,16 @@ int perfmap_load(struct perfmap **out, const char *path, uint32_t pid)
 		if (map == MAP_FAILED) {
 			err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
 		} else {
+			int guard = mapguard_add(map, (size_t)st.st_size); /* it may shrink meanwhile */
 			err = perfmap_parse(out, map, (size_t)st.st_size);
+			uint64_t lost;
+			if (mapguard_faulted(guard, &lost)) {
+				if (!err)
+					perfmap_free(*out);
+				*out = NULL;
+				err = err_corrupt_at(lost, "'%s' shrank while being read", path);
+			}
+			mapguard_remove(guard);
 			munmap(map, (size_t)st.st_size);
 		}
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/lines.h"
 #include "base/strtab.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
@@ -67,15 +68,12 @@ static bool parse_rgb(const char *p, const char *end, uint8_t rgb[3])
 uint64_t palmap_parse(struct palmap *m, const char *data, size_t len)
 {
 	uint64_t skipped = 0;
-	size_t pos = 0;
-	while (pos < len) {
-		const char *nl = memchr(data + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - data) : len;
-		const char *s = data + pos;
-		size_t n = end - pos;
-		pos = end + 1;
-		if (n && s[n - 1] == '\r')
-			n--;
+	struct lines it;
+	const char *s;
+	size_t n;
+	lines_init(&it, data, len);
+	while (lines_next(&it, &s, &n)) {
+		n = lines_drop_cr(s, n);
 		if (n == 0)
 			continue;
 		const char *arrow = NULL;

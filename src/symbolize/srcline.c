@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/mapguard.h"
 #include "base/xalloc.h"
 #include "dso/elf_expand.h"
 
@@ -87,6 +88,7 @@ struct urange {
 
 struct srcfile {
 	int fd;
+	int guard; /* libelf's mapping of the file in base/mapguard, or -1 */
 	Elf *elf;
 	uint8_t *image; /* the expanded file elf reads, or NULL (the file itself) */
 	Dwarf *dw;
@@ -132,6 +134,7 @@ static void srcfile_free(struct srcfile *f)
 	hashmap_release(&f->unit_at);
 	if (f->dw)
 		dwarf_end(f->dw);
+	mapguard_remove(f->guard);
 	if (f->elf)
 		elf_end(f->elf);
 	free(f->image);
@@ -594,7 +597,7 @@ static int64_t get_sleb(const uint8_t **p, const uint8_t *end)
 			break;
 	}
 	if (sh < 64 && (b & 0x40))
-		v |= -((int64_t)1 << sh);
+		v = (int64_t)((uint64_t)v | ~(uint64_t)0 << sh); /* sign-extend; 1 << 63 overflows int64 */
 	return v;
 }
 
@@ -818,7 +821,7 @@ static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u, D
 	Dwarf_Lines *lines;
 	size_t n;
 	if (dwarf_getsrclines(cu, &lines, &n) != 0)
-		return;
+		n = 0; /* no rows; dflt is still released below */
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr addr;
@@ -1172,6 +1175,7 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 		return sl->files.v[dso];
 	struct srcfile *f = xcalloc(1, sizeof(*f));
 	f->fd = -1;
+	f->guard = -1;
 	hashmap_init(&f->fname);
 	hashmap_init(&f->unit_at);
 	sl->files.v[dso] = f;
@@ -1192,6 +1196,9 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 		f->elf = NULL;
 		return f;
 	}
+	size_t mapped;
+	char *raw = elf_rawfile(f->elf, &mapped); /* a file that shrinks reads zeros, not SIGBUS */
+	f->guard = mapguard_add(raw, raw ? mapped : 0);
 	load_sections(f);
 	load_symbols(sl, f);
 	hide_unread_sections(f);
@@ -1257,7 +1264,7 @@ size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const str
 	if (hashmap_get(&sl->cache, key, &idx)) {
 		const struct a2l_key *k = &sl->keys.v[idx];
 		if (k->dso == dso && k->addr == vaddr) {
-			*out = sl->recs.v + k->at;
+			*out = sl->recs.v ? sl->recs.v + k->at : NULL;
 			return k->n;
 		}
 	}
@@ -1268,7 +1275,7 @@ size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const str
 	struct a2l_key k = { dso, (uint32_t)n, vaddr, at };
 	hashmap_put(&sl->cache, key, sl->keys.n);
 	VEC_PUSH(&sl->keys, k);
-	*out = sl->recs.v + at;
+	*out = sl->recs.v ? sl->recs.v + at : NULL; /* no records yet: no arithmetic on NULL */
 	return n;
 }
 

@@ -18,6 +18,7 @@
 #include "base/cursor.h"
 #include "base/err.h"
 #include "base/log.h"
+#include "base/mapguard.h"
 #include "base/xalloc.h"
 #include "source/perffile/perffile.h"
 
@@ -57,6 +58,8 @@ struct perf_reader {
 	char *name;
 	void *map; /* our mmap of the file, or NULL for memory input */
 	size_t map_len;
+	int guard; /* the map's mapguard slot, or -1 */
+	int map_fd; /* the mapped file (its size now, once a read faulted), or -1 */
 	const uint8_t *data; /* the whole input */
 	size_t len;
 	struct ev_attrs attrs;
@@ -608,6 +611,8 @@ int perf_reader_open_mem(struct perf_reader **out, const void *data, size_t len,
 		r->on_feature_arg = o->on_feature_arg;
 	}
 	r->fd = -1;
+	r->guard = -1;
+	r->map_fd = -1;
 	r->last_chunk = NO_CHUNK;
 	ev_attrs_init(&r->attrs);
 	header_info_init(&r->info);
@@ -754,16 +759,27 @@ int perf_reader_open(struct perf_reader **out, const char *path, const struct pe
 			return err_set(-e, "cannot map '%s': %s", path, strerror(e));
 		}
 	}
-	close(fd);
+	/* Another process may truncate the file while it is mapped. */
+	int guard = mapguard_add(map, map ? (size_t)st.st_size : 0);
 	struct perf_reader *r;
 	int err = perf_reader_open_mem(&r, map ? map : "", (size_t)st.st_size, path, o);
+	uint64_t lost;
+	if (mapguard_faulted(guard, &lost)) { /* whatever was parsed read zeros */
+		if (!err)
+			perf_reader_free(r);
+		err = err_corrupt_at(lost, "file shrank while being read");
+	}
 	if (err) {
+		mapguard_remove(guard);
 		if (map)
 			munmap(map, (size_t)st.st_size);
+		close(fd);
 		return err;
 	}
 	r->map = map;
 	r->map_len = (size_t)st.st_size;
+	r->guard = guard;
+	r->map_fd = fd;
 	*out = r;
 	return 0;
 }
@@ -772,8 +788,11 @@ void perf_reader_free(struct perf_reader *r)
 {
 	if (!r)
 		return;
+	mapguard_remove(r->guard);
 	if (r->map)
 		munmap(r->map, r->map_len);
+	if (r->map_fd >= 0)
+		close(r->map_fd);
 	ev_attrs_release(&r->attrs);
 	perf_header_info_release(&r->info);
 	for (size_t i = 0; i < r->heap.n; i++)
@@ -931,16 +950,48 @@ static int pipe_record(struct perf_reader *r, uint32_t type, const uint8_t *rec,
 }
 
 /*
- * Read the next raw record from the data. Returns 1 with rec/len/off set,
- * 0 at the end, or a negative errno (the data is broken at r->pos).
+ * The file shrank while mapped (base/mapguard.h): the pages past its new
+ * end read as zeros. Once that is seen, reading stops there (partial).
  */
-static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
+static int shrank(struct perf_reader *r)
 {
+	uint64_t off;
+	struct stat st;
+	if (r->guard < 0 || !mapguard_faulted(r->guard, &off))
+		return 0;
+	if (r->map_fd >= 0 && fstat(r->map_fd, &st) == 0 && (uint64_t)st.st_size < off)
+		off = (uint64_t)st.st_size; /* the end now, inside the last page */
+	r->partial = true;
+	return err_corrupt_at(off, "file shrank while being read");
+}
+
+/* The bytes between the new end and the end of its page read as zeros
+ * without a fault: a record broken there is the shrinking too. */
+static int broken_or_shrank(struct perf_reader *r, int err)
+{
+	struct stat st;
+	if (err >= 0 || r->map_fd < 0 || fstat(r->map_fd, &st) != 0 || (uint64_t)st.st_size >= r->len)
+		return err;
+	r->partial = true;
+	return err_corrupt_at((uint64_t)st.st_size, "file shrank while being read");
+}
+
+/* file_next without the check of broken_or_shrank. */
+static int file_next_(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
+{
+	int gone = shrank(r);
+	if (gone)
+		return gone;
 	if (r->pos >= r->end)
 		return 0;
 	uint64_t left = r->end - r->pos;
 	uint32_t type;
 	uint16_t size;
+	if (r->guard >= 0) { /* a lost page faults here, not in whoever uses the record */
+		mapguard_touch(r->data + r->pos, left < 8 ? (size_t)left : 8);
+		if ((gone = shrank(r)))
+			return gone;
+	}
 	if (left < 8) {
 		r->partial = true;
 		return err_corrupt_at(r->pos, "data ends in the middle of a record header "
@@ -959,6 +1010,11 @@ static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, 
 		return err_corrupt_at(r->pos, "%s (%u) record of %u bytes runs past the end of the "
 					      "data (%llu bytes left): truncated",
 				      ev_type_name(type), type, size, (unsigned long long)left);
+	}
+	if (r->guard >= 0) {
+		mapguard_touch(r->data + r->pos, size);
+		if ((gone = shrank(r)))
+			return gone;
 	}
 	*rec = r->data + r->pos;
 	*len = size;
@@ -979,6 +1035,11 @@ static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, 
 			return err_corrupt_at(*off, "%s (%u) payload of %llu bytes runs past the end",
 					      ev_type_name(type), type, (unsigned long long)extra);
 		}
+		if (type == EV_HEADER_TRACING_DATA && r->guard >= 0) {
+			mapguard_touch(r->data + r->pos, (size_t)extra);
+			if ((gone = shrank(r)))
+				return gone;
+		}
 		if (type == EV_HEADER_TRACING_DATA &&
 		    keep_tracing_data(&r->info, r->data + r->pos, (size_t)extra, r->pos))
 			log_warn("%s: %s at offset 0x%llx", r->name, err_last()->msg,
@@ -986,6 +1047,16 @@ static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, 
 		r->pos += extra;
 	}
 	return 1;
+}
+
+/*
+ * Read the next raw record from the data. Returns 1 with rec/len/off set,
+ * 0 at the end, or a negative errno (the data is broken at r->pos, or the
+ * file shrank).
+ */
+static int file_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, uint64_t *off)
+{
+	return broken_or_shrank(r, file_next_(r, rec, len, off));
 }
 
 /* Read exactly n bytes from the stream; 1 done, 0 clean EOF before any byte, <0 error. */
