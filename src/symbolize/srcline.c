@@ -6,6 +6,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
@@ -1153,8 +1154,14 @@ static Elf *open_expanded(struct srcfile *f)
 		return NULL;
 	uint8_t *img;
 	size_t len;
+	int guard = mapguard_add(map, (size_t)st.st_size); /* the file may shrink meanwhile */
 	int err = elf_expand(map, (size_t)st.st_size, unread_section, ELF_EXPAND_DROP_LOADED, &img,
 			     &len);
+	if (!err && mapguard_faulted(guard, NULL)) { /* it did: what was read is not the file */
+		free(img);
+		err = -EIO;
+	}
+	mapguard_remove(guard);
 	munmap(map, (size_t)st.st_size);
 	if (err)
 		return NULL;
@@ -1196,9 +1203,10 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 		f->elf = NULL;
 		return f;
 	}
-	size_t mapped;
-	char *raw = elf_rawfile(f->elf, &mapped); /* a file that shrinks reads zeros, not SIGBUS */
-	f->guard = mapguard_add(raw, raw ? mapped : 0);
+	/* libelf's mapping of the file: one that shrinks reads zeros, not SIGBUS. */
+	size_t mapped = 0;
+	char *raw = f->image ? NULL : elf_rawfile(f->elf, &mapped);
+	f->guard = raw ? mapguard_add(raw, mapped) : -1;
 	load_sections(f);
 	load_symbols(sl, f);
 	hide_unread_sections(f);
