@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "aggregate/foldedtext.h"
 #include "aggregate/scripttext.h"
 #include "base/err.h"
+#include "base/mapguard.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
 
@@ -194,11 +196,39 @@ int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t
  * perf.data reader streams from that pipe as it would from the original.
  */
 struct input {
-	char *data; /* text, heap */
+	char *data; /* text: heap, or the file mapped (map_len > 0) */
 	size_t len;
+	size_t map_len; /* the mapping's length, 0 when data is heap */
+	int guard;      /* the mapping's base/mapguard slot, or -1 */
 	bool perfdata;
 	pid_t relay; /* the replaying child, or 0 */
 };
+
+/*
+ * Done with the text: 'code', or, when the file shrank while it was read
+ * (its lost pages read as zeros), a warning naming the offset (as for a
+ * perf.data) and KILN_EXIT_PARTIAL in place of a success.
+ */
+static int input_close(struct input *in, const char *name, int code)
+{
+	uint64_t off;
+	if (in->map_len) {
+		if (mapguard_faulted(in->guard, &off)) {
+			fprintf(stderr, "warning: %s: input ended early: file shrank while being read "
+					"(at offset 0x%llx); results are partial\n",
+				name, (unsigned long long)off);
+			if (code == KILN_EXIT_OK)
+				code = KILN_EXIT_PARTIAL;
+		}
+		mapguard_remove(in->guard);
+		munmap(in->data, in->map_len);
+	} else {
+		free(in->data);
+	}
+	in->data = NULL;
+	in->len = in->map_len = 0;
+	return code;
+}
 
 /*
  * "PERFILE2" starts a perf.data; its byte-swapped form and version 1's
@@ -325,6 +355,7 @@ static int not_text(const char *name)
 static int input_open(const char *path, struct input *in)
 {
 	memset(in, 0, sizeof(*in));
+	in->guard = -1;
 	bool is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
 	int fd = 0;
@@ -365,6 +396,16 @@ static int input_open(const char *path, struct input *in)
 			}
 			cap = (size_t)(st.st_size - off) + 1;
 		}
+		/* A named regular file is mapped, not copied (guarded: it may shrink). */
+		void *map = !is_stdin && st.st_size > 0
+				    ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+				    : MAP_FAILED;
+		if (map != MAP_FAILED) {
+			in->data = map;
+			in->len = in->map_len = (size_t)st.st_size;
+			in->guard = mapguard_add(map, in->map_len);
+			goto out;
+		}
 		in->data = xmalloc(cap);
 	} else {
 		/* A pipe or device: what is read is gone, so read the magic for real. */
@@ -403,11 +444,8 @@ static int input_open(const char *path, struct input *in)
 out:
 	if (!is_stdin)
 		close(fd);
-	if (err || in->perfdata) {
-		free(in->data);
-		in->data = NULL;
-		in->len = 0;
-	}
+	if (err || in->perfdata)
+		input_close(in, name, 0);
 	return err;
 }
 
@@ -511,8 +549,7 @@ int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct tri
 	strtab_init(strs);
 	trie_init(t, strs);
 	int code = load_text(pc, &in, strs, t);
-	free(in.data);
-	return code;
+	return input_close(&in, strcmp(pc->po.input, "-") ? pc->po.input : "<stdin>", code);
 }
 
 static int load_folded(struct profile_cli *pc, const struct input *in, struct strtab *strs,
@@ -592,6 +629,5 @@ int profile_cli_load_graph(struct profile_cli *pc, struct strtab *strs, struct t
 			*t = r;
 		}
 	}
-	free(in.data);
-	return code;
+	return input_close(&in, strcmp(pc->po.input, "-") ? pc->po.input : "<stdin>", code);
 }
