@@ -83,34 +83,15 @@ int jitdump_parse(struct perfmap **out, const void *data, size_t len)
 	return 0;
 }
 
+/* An empty jitdump has no header: refused, as a corrupt one. */
+static int parse_dump(struct perfmap **out, const void *data, size_t len)
+{
+	if (!len)
+		return err_corrupt_at(0, "the jitdump file is empty");
+	return jitdump_parse(out, data, len);
+}
+
 int jitdump_load(struct perfmap **out, const char *path, uint32_t pid)
 {
-	struct stat st;
-	int err;
-	*out = NULL;
-	int fd = perfmap_open_owned(path, pid, &st);
-	if (fd < 0)
-		return fd;
-	if (st.st_size == 0) {
-		close(fd);
-		return err_corrupt_at(0, "'%s' is empty", path);
-	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
-	} else {
-		int guard = mapguard_add(map, (size_t)st.st_size); /* it may shrink meanwhile */
-		err = jitdump_parse(out, map, (size_t)st.st_size);
-		uint64_t lost;
-		if (mapguard_faulted(guard, &lost)) {
-			if (!err)
-				perfmap_free(*out);
-			*out = NULL;
-			err = err_corrupt_at(lost, "'%s' shrank while being read", path);
-		}
-		mapguard_remove(guard);
-		munmap(map, (size_t)st.st_size);
-	}
-	close(fd);
-	return err;
+	return perfmap_load_with(out, path, pid, parse_dump);
 }

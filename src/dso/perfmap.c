@@ -206,7 +206,8 @@ int perfmap_open_owned(const char *path, uint32_t pid, struct stat *st)
 	return fd;
 }
 
-int perfmap_load(struct perfmap **out, const char *path, uint32_t pid)
+int perfmap_load_with(struct perfmap **out, const char *path, uint32_t pid,
+		      int (*parse)(struct perfmap **out, const void *data, size_t len))
 {
 	struct stat st;
 	int err;
@@ -214,28 +215,36 @@ int perfmap_load(struct perfmap **out, const char *path, uint32_t pid)
 	int fd = perfmap_open_owned(path, pid, &st);
 	if (fd < 0)
 		return fd;
-	if (st.st_size == 0) {
-		err = perfmap_parse(out, "", 0);
+	void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	if (map == MAP_FAILED) {
+		err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
+	} else if (!map) {
+		err = parse(out, "", 0);
 	} else {
-		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			err = err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
-		} else {
-			int guard = mapguard_add(map, (size_t)st.st_size); /* it may shrink meanwhile */
-			err = perfmap_parse(out, map, (size_t)st.st_size);
-			uint64_t lost;
-			if (mapguard_faulted(guard, &lost)) {
-				if (!err)
-					perfmap_free(*out);
-				*out = NULL;
-				err = err_corrupt_at(lost, "'%s' shrank while being read", path);
-			}
-			mapguard_remove(guard);
-			munmap(map, (size_t)st.st_size);
+		int guard = mapguard_add(map, (size_t)st.st_size); /* it may shrink meanwhile */
+		err = parse(out, map, (size_t)st.st_size);
+		uint64_t lost;
+		if (mapguard_faulted(guard, &lost)) {
+			if (!err)
+				perfmap_free(*out);
+			*out = NULL;
+			err = err_corrupt_at(lost, "'%s' shrank while being read", path);
 		}
+		mapguard_remove(guard);
+		munmap(map, (size_t)st.st_size);
 	}
 	close(fd);
 	return err;
+}
+
+static int parse_text(struct perfmap **out, const void *data, size_t len)
+{
+	return perfmap_parse(out, data, len);
+}
+
+int perfmap_load(struct perfmap **out, const char *path, uint32_t pid)
+{
+	return perfmap_load_with(out, path, pid, parse_text);
 }
 
 void perfmap_free(struct perfmap *pm)

@@ -49,6 +49,11 @@ int perfmap_check_owner(const char *path, const struct stat *st, uint32_t pid);
  * The descriptor (*st: its fstat), or -errno with err_last() set. Shared
  * by the perf map and jitdump readers. */
 int perfmap_open_owned(const char *path, uint32_t pid, struct stat *st);
+/* perfmap_open_owned, then the file mapped and given to 'parse' (a file
+ * that shrinks meanwhile, base/mapguard, is refused); an empty file goes
+ * to 'parse' as ("", 0). Shared by perfmap_load and jitdump_load. */
+int perfmap_load_with(struct perfmap **out, const char *path, uint32_t pid,
+		      int (*parse)(struct perfmap **out, const void *data, size_t len));
 void perfmap_free(struct perfmap *pm);
 /* Building a table from another source (jitdump): new, add in file order
  * (the name is copied; 'names_max' bounds their total bytes), finish
