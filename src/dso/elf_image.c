@@ -875,8 +875,10 @@ static bool cand_better(const struct cand *a, const struct cand *b)
 /*
  * Sort, keep one name per address, and give every symbol an end:
  *   1. a sized symbol ends at start + size;
- *   2. a sizeless one at the next symbol's start, but not past the end of
- *      its section (when that lies above its start);
+ *   2. a sizeless one at the next symbol's start, as perf's
+ *      symbols__fixup_end does, even past its own section (crti's _init
+ *      covers the PLT header that follows .init until the first
+ *      "name@plt");
  *   3. a last sizeless one at its section's end (start + 1 if the section
  *      says nothing useful), so every kept symbol has start < end.
  */
@@ -909,8 +911,6 @@ static void finish_symbols(struct parse *ps)
 			end = add_sat(c[i].start, c[i].size);
 		} else if (i + 1 < k) {
 			end = c[i + 1].start;
-			if (in_sec && c[i].sec_end < end)
-				end = c[i].sec_end;
 		} else {
 			end = in_sec ? c[i].sec_end : add_sat(c[i].start, 1);
 		}
