@@ -101,7 +101,7 @@ compare deleted "($T/gone (deleted))"
 
 "$KILN" record -q -g -F 999 -o "$T/anon.data" -- "$JITPROG" 0.3 --no-map >"$T/pid" 2>/dev/null || fail "record anon"
 compare anon "[unknown] (/tmp/perf-$(cat "$T/pid").map)"
-"$KILN" collapse --addrs "$T/anon.data" 2>/dev/null | grep -q "\[perf-$(cat "$T/pid").map <7f[0-9a-f]*>\]" ||
+"$KILN" collapse --addrs "$T/anon.data" 2>/dev/null | grep -q "\[perf-$(cat "$T/pid").map <[0-9a-f]\{6,\}>\]" ||
 	fail "anon: no [perf-PID.map <ADDR>] frame under --addrs"
 "$KILN" record -q -g -F 999 -o "$T/vdso.data" -- "$T/spin" 0.3 2>/dev/null || fail "record vdso"
 "$KILN" script -i "$T/vdso.data" 2>/dev/null | grep -q '(\[vdso\])' || echo "note: no [vdso] frame sampled"
