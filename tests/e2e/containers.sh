@@ -15,27 +15,7 @@ need_perf_events
 [ "$(id -u)" = 0 ] || skip "unshare --mount needs root"
 command -v unshare >/dev/null || skip "no unshare"
 
-cat >"$T/p.c" <<'EOF2'
-#include <stdlib.h>
-#include <time.h>
-static volatile unsigned long sink;
-__attribute__((noinline)) static void NAME(unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		sink += i * i;
-}
-int main(int argc, char **argv)
-{
-	double secs = argc > 1 ? atof(argv[1]) : 0.5;
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		NAME(100000);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
-	return 0;
-}
-EOF2
+write_spin_c "$T/p.c"
 R="$T/root"
 mkdir -p "$R"
 cc -static -O1 -fno-omit-frame-pointer -DNAME=ns_hidden_spin -o "$R/kiln-ns-prog" "$T/p.c" 2>"$T/cc.err" ||

@@ -44,3 +44,28 @@ start_busy() {
 	busy=$!
 	sleep 0.3
 }
+# Write to $1 a C program that spins in NAME (compile with -DNAME=...)
+# for argv[1] seconds (default 0.5), calling it in 100000-step rounds.
+write_spin_c() {
+	cat >"$1" <<'SPIN'
+#include <stdlib.h>
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void NAME(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i * i;
+}
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 0.5;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		NAME(100000);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+	return 0;
+}
+SPIN
+}

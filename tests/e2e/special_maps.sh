@@ -32,28 +32,8 @@ int main(int argc, char **argv)
 	return 1;
 }
 EOF2
-cat >"$T/spin.c" <<'EOF2'
-#include <stdlib.h>
-#include <time.h>
-static volatile unsigned long sink;
-__attribute__((noinline)) static void spin(unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		sink += i * i;
-}
-int main(int argc, char **argv)
-{
-	double secs = argc > 1 ? atof(argv[1]) : 0.5;
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		spin(100000);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
-	return 0;
-}
-EOF2
-cc -O1 -o "$T/memfd" "$T/memfd.c" && cc -O1 -fno-omit-frame-pointer -o "$T/spin" "$T/spin.c" || fail "cannot compile"
+write_spin_c "$T/spin.c"
+cc -O1 -o "$T/memfd" "$T/memfd.c" && cc -O1 -fno-omit-frame-pointer -DNAME=spin -o "$T/spin" "$T/spin.c" || fail "cannot compile"
 
 # compare NAME: kiln and perf agree on $T/NAME.data.
 compare() {
