@@ -28,23 +28,33 @@ void buildids_release(struct buildids *b)
 	hashmap_release(&b->seen);
 }
 
-void buildids_record(struct buildids *b, const void *rec, size_t len)
+const char *buildids_exec_path(const void *rec, size_t len, uint32_t *pid, size_t *plen)
 {
 	const uint8_t *p = rec;
-	uint32_t type, pid, prot;
+	uint32_t type, prot; /* perf_event_header: u32 type, u16 misc, u16 size */
 	uint16_t misc;
 	if (len <= MMAP2_FILENAME)
-		return;
+		return NULL;
 	memcpy(&type, p, 4);
 	memcpy(&misc, p + 4, 2);
-	if (type != MMAP2_TYPE || (misc & MISC_MMAP_BUILD_ID) || b->paths.n >= BUILDIDS_MAX_FILES)
-		return;
-	memcpy(&pid, p + 8, 4);
+	if (type != MMAP2_TYPE || (misc & MISC_MMAP_BUILD_ID))
+		return NULL;
+	memcpy(pid, p + 8, 4);
 	memcpy(&prot, p + 64, 4);
 	const char *path = (const char *)p + MMAP2_FILENAME;
-	size_t plen = strnlen(path, len - MMAP2_FILENAME);
-	if (!(prot & PROT_EXEC_BIT) || plen == len - MMAP2_FILENAME || path[0] != '/' ||
-	    !strncmp(path, "/memfd:", 7) || strstr(path, " (deleted)"))
+	*plen = strnlen(path, len - MMAP2_FILENAME);
+	if (!(prot & PROT_EXEC_BIT) || *plen == len - MMAP2_FILENAME || path[0] != '/' ||
+	    strstr(path, " (deleted)"))
+		return NULL;
+	return path;
+}
+
+void buildids_record(struct buildids *b, const void *rec, size_t len)
+{
+	uint32_t pid;
+	size_t plen;
+	const char *path = buildids_exec_path(rec, len, &pid, &plen);
+	if (!path || b->paths.n >= BUILDIDS_MAX_FILES || !strncmp(path, "/memfd:", 7))
 		return;
 	uint64_t key = hash_bytes(path, plen);
 	if (hashmap_get(&b->seen, key, NULL))

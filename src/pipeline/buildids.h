@@ -38,6 +38,10 @@ void buildids_record(struct buildids *b, const void *rec, size_t len);
 /* Read the noted files' build-ids and the running kernel's; append them
  * to h->build_ids. Files without one (or gone) are left out. */
 void buildids_take(struct buildids *b, struct perf_header_info *h);
+/* The file of an executable MMAP2 record (its path form, absolute, not
+ * " (deleted)"): the path (inside the record, *plen bytes) and *pid, or
+ * NULL. Shared with nscache. */
+const char *buildids_exec_path(const void *rec, size_t len, uint32_t *pid, size_t *plen);
 /* The running kernel's GNU build-id (/sys/kernel/notes): its length, 0 if
  * unknown. */
 size_t buildids_running_kernel(uint8_t *out, size_t cap);

@@ -3,6 +3,7 @@
  * cache while they can still be reached (pipeline, L8).
  */
 #include "pipeline/nscache.h"
+#include "pipeline/buildids.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +18,6 @@
 #include "base/xalloc.h"
 #include "dso/elf_image.h"
 #include "dso/nsroot.h"
-
-enum { MMAP2_TYPE = 10, MMAP2_FILENAME = 72, PROT_EXEC_BIT = 4 };
 
 void nscache_init(struct nscache *c)
 {
@@ -144,20 +143,10 @@ static void cache_file(struct nscache *c, uint32_t pid, const char *path)
 
 void nscache_record(struct nscache *c, const void *rec, size_t len)
 {
-	const uint8_t *p = rec;
-	uint32_t type; /* perf_event_header: u32 type, u16 misc, u16 size */
-	uint16_t misc;
-	memcpy(&type, p, 4);
-	memcpy(&misc, p + 4, 2);
-	if (type != MMAP2_TYPE || len <= MMAP2_FILENAME || (misc & (1 << 14)) /* build-id form */)
-		return;
-	uint32_t pid, prot;
-	memcpy(&pid, p + 8, 4);
-	memcpy(&prot, p + 64, 4);
-	const char *path = (const char *)p + MMAP2_FILENAME;
-	size_t plen = strnlen(path, len - MMAP2_FILENAME);
-	if (!(prot & PROT_EXEC_BIT) || plen == len - MMAP2_FILENAME || path[0] != '/' ||
-	    strstr(path, " (deleted)") || c->ids.n >= NSCACHE_MAX_FILES)
+	uint32_t pid;
+	size_t plen;
+	const char *path = buildids_exec_path(rec, len, &pid, &plen);
+	if (!path || c->ids.n >= NSCACHE_MAX_FILES)
 		return;
 	uint64_t key = hash_bytes(path, plen) ^ ((uint64_t)pid * 0x9e3779b97f4a7c15u);
 	if (hashmap_get(&c->seen, key, NULL))
