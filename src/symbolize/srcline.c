@@ -20,6 +20,8 @@
 #include "base/mapguard.h"
 #include "base/xalloc.h"
 #include "dso/elf_expand.h"
+#include "symbolize/dwinfo.h"
+#include "symbolize/dwline.h"
 
 #define MAX_DIE_DEPTH 256     /* DIE nesting walked in a unit */
 #define MAX_ORIGIN_DEPTH 100  /* abstract_origin/specification chain (binutils' limit) */
@@ -55,6 +57,19 @@ struct lrow {
 	bool end;
 };
 
+/* A row as the program gave it, numbered for a stable sort. */
+struct prow {
+	uint64_t addr;
+	uint64_t file;
+	int64_t line;
+	uint32_t seq;
+	bool end, file_set;
+};
+
+struct prows {
+	VEC(struct prow) v;
+};
+
 struct func {
 	int32_t parent; /* nearest enclosing function, -1 for none */
 	uint32_t name;  /* raw name id, SRCLINE_NONE */
@@ -74,7 +89,9 @@ struct unit {
 	bool loading; /* being loaded (binutils answers "fine" when asked again meanwhile) */
 	bool stmt_list;
 	int lang;
-	unsigned version;
+	unsigned version, asize;
+	uint32_t dwu;              /* its index among the dwinfo units */
+	uint64_t stmt_off;         /* DW_AT_stmt_list */
 	VEC(struct lrow) lines;
 	VEC(struct func) funcs;
 	VEC(struct frange) ranges; /* sorted by low, then longer first, then DIE order */
@@ -98,8 +115,10 @@ struct srcfile {
 	VEC(struct unit) units;
 	VEC(struct urange) uranges; /* sorted by low, then unit */
 	VEC(uint32_t) unranged;     /* units with no address ranges */
-	struct hashmap fname;       /* libdw file-name pointer -> basename id */
 	struct hashmap unit_at;     /* unit DIE offset -> unit index */
+	struct dwline_secs lsecs;   /* what line programs read */
+	struct dwinfo di;           /* the DIEs (when 'dw') */
+	struct prows prows;         /* a unit's rows while they are sorted */
 	unsigned load_depth;        /* units being loaded, nested */
 };
 
@@ -131,10 +150,12 @@ static void srcfile_free(struct srcfile *f)
 	VEC_FREE(&f->unranged);
 	VEC_FREE(&f->secs);
 	VEC_FREE(&f->syms);
-	hashmap_release(&f->fname);
+	VEC_FREE(&f->prows.v);
 	hashmap_release(&f->unit_at);
-	if (f->dw)
+	if (f->dw) {
+		dwinfo_close(&f->di);
 		dwarf_end(f->dw);
+	}
 	mapguard_remove(f->guard);
 	if (f->elf)
 		elf_end(f->elf);
@@ -152,14 +173,6 @@ void srclines_release(struct srclines *sl)
 	VEC_FREE(&sl->keys);
 	VEC_FREE(&sl->recs);
 	hashmap_release(&sl->cache);
-}
-
-static uint32_t base_id(struct srclines *sl, const char *path)
-{
-	if (!path)
-		return SRCLINE_NONE;
-	const char *b = strrchr(path, '/');
-	return strtab_intern_str(sl->strs, b ? b + 1 : path);
 }
 
 /* ---- ELF: sections and the symbol table, as binutils reads them ---- */
@@ -304,56 +317,73 @@ static int urange_cmp(const void *a, const void *b)
 	return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
+/* A unit DIE's attributes that index_units reads (the first of each). */
+struct cu_attrs {
+	struct dwinfo *di;
+	const struct dwdie *d;
+	struct dwpc pc;
+	bool has_lang, has_stmt;
+	uint64_t lang, stmt;
+};
+
+static bool cu_attr(void *arg, const struct dwattr *a)
+{
+	struct cu_attrs *c = arg;
+	dwpc_note(&c->pc, a);
+	if (a->at == DW_AT_language && !c->has_lang)
+		c->has_lang = dwinfo_udata(c->di, c->d, a, &c->lang);
+	else if (a->at == DW_AT_stmt_list && !c->has_stmt) {
+		c->has_stmt = true;
+		if (!dwinfo_udata(c->di, c->d, a, &c->stmt))
+			c->stmt = UINT64_MAX; /* no program: dwline_open says so */
+	}
+	return true;
+}
+
+struct range_sink {
+	struct srcfile *f;
+	uint32_t unit;
+	size_t n;
+};
+
+static void add_urange(void *arg, uint64_t lo, uint64_t hi)
+{
+	struct range_sink *rs = arg;
+	if (hi > lo) {
+		struct urange r = { lo, hi, rs->unit };
+		VEC_PUSH(&rs->f->uranges, r);
+		rs->n++;
+	}
+}
+
+/* Every compile and partial unit, with the address ranges of the former. */
 static void index_units(struct srcfile *f)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	Dwarf_Half version;
-	uint8_t unit_type;
-	for (size_t guard = 0; guard < 10000000; guard++) {
-		Dwarf_Die cu;
-		if (dwarf_next_unit(f->dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL,
-				    NULL) != 0)
-			break;
-		if (!dwarf_offdie(f->dw, off + hsize, &cu)) {
-			off = next;
+	struct dwinfo *di = &f->di;
+	for (uint32_t k = 0; k < di->units.n; k++) {
+		const struct dwunit *du = &di->units.v[k];
+		struct dwdie cu;
+		if (!dwinfo_die(di, k, du->die, &cu) || cu.null ||
+		    (cu.ab.tag != DW_TAG_compile_unit && cu.ab.tag != DW_TAG_partial_unit))
 			continue;
-		}
-		unit_type = 0;
-		int tag = dwarf_tag(&cu);
-		(void)unit_type;
-		if (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit) {
-			off = next;
-			continue;
-		}
+		struct cu_attrs c = { .di = di, .d = &cu };
+		dwinfo_attrs(di, &cu, cu_attr, &c, NULL); /* a bad attribute: what came before it */
 		uint32_t ui = (uint32_t)f->units.n;
 		struct unit *u = VEC_PUSH_ZERO(&f->units);
-		u->off = dwarf_dieoffset(&cu);
-		u->version = version;
-		u->stmt_list = dwarf_hasattr(&cu, DW_AT_stmt_list);
+		u->off = du->die;
+		u->dwu = k;
+		u->version = du->version;
+		u->asize = du->asize;
+		u->lang = c.has_lang ? (int)c.lang : 0;
+		u->stmt_list = c.has_stmt;
+		u->stmt_off = c.has_stmt ? c.stmt : UINT64_MAX;
 		hashmap_put(&f->unit_at, u->off, ui);
-		Dwarf_Word lang = 0;
-		Dwarf_Attribute a;
-		if (dwarf_attr(&cu, DW_AT_language, &a) && dwarf_formudata(&a, &lang) == 0)
-			u->lang = (int)lang;
-		Dwarf_Addr base, start, end;
-		ptrdiff_t ro = 0;
-		size_t nr = 0;
-		if (tag == DW_TAG_partial_unit) { /* never searched by address */
-			off = next;
+		if (cu.ab.tag == DW_TAG_partial_unit) /* never searched by address */
 			continue;
-		}
-		while (nr < MAX_RANGES_PER_DIE * 16 &&
-		       (ro = dwarf_ranges(&cu, ro, &base, &start, &end)) > 0) {
-			if (end > start) {
-				struct urange r = { start, end, ui };
-				VEC_PUSH(&f->uranges, r);
-				nr++;
-			}
-		}
-		if (!nr)
+		struct range_sink rs = { f, ui, 0 };
+		dwinfo_ranges(di, &cu, &c.pc, MAX_RANGES_PER_DIE * 16, add_urange, &rs);
+		if (!rs.n)
 			VEC_PUSH(&f->unranged, ui);
-		off = next;
 	}
 	if (f->uranges.n)
 		qsort(f->uranges.v, f->uranges.n, sizeof(f->uranges.v[0]), urange_cmp);
@@ -415,6 +445,7 @@ static bool is_str_form(unsigned form)
 struct namestate {
 	struct srclines *sl;
 	struct srcfile *f;
+	const struct dwdie *die; /* the DIE whose attributes are being read */
 	uint32_t origin_unit; /* the unit of the DIE being read (UINT32_MAX: unknown) */
 	const char *name;
 	bool is_linkage;
@@ -422,63 +453,73 @@ struct namestate {
 	int lang;
 	unsigned depth;
 	/* of the function DIE itself */
-	Dwarf_Word call_file, call_line;
+	uint64_t call_file, call_line;
 	bool has_call_file;
+	struct dwpc pc;
 };
 
-static const char *attr_str(Dwarf_Attribute *a)
+static const char *attr_str(struct namestate *ns, const struct dwattr *a)
 {
-	if (is_alt_str(dwarf_whatform(a)))
+	if (is_alt_str(a->form))
 		return NULL; /* binutils cannot read the supplementary file */
-	return dwarf_formstring(a);
+	return dwinfo_str(&ns->f->di, ns->die, a);
 }
 
-static int origin_attr(Dwarf_Attribute *a, void *arg);
-
-static void follow(struct namestate *ns, Dwarf_Attribute *a)
+/* The DW_AT_language of dwinfo unit k (0: none). */
+static int unit_lang(struct srcfile *f, uint32_t k)
 {
-	if (is_alt_ref(dwarf_whatform(a)) || ns->depth + 1 >= MAX_ORIGIN_DEPTH) {
-		ns->fail = true;
-		return;
-	}
-	Dwarf_Die origin, cu;
-	if (!dwarf_formref_die(a, &origin)) {
+	uint64_t ui;
+	if (hashmap_get(&f->unit_at, f->di.units.v[k].die, &ui))
+		return f->units.v[ui].lang;
+	struct dwdie cu;
+	if (!dwinfo_die(&f->di, k, f->di.units.v[k].die, &cu) || cu.null)
+		return 0;
+	struct cu_attrs c = { .di = &f->di, .d = &cu };
+	dwinfo_attrs(&f->di, &cu, cu_attr, &c, NULL);
+	return c.has_lang ? (int)c.lang : 0;
+}
+
+static bool origin_attr(void *arg, const struct dwattr *a);
+
+static void follow(struct namestate *ns, const struct dwattr *a)
+{
+	struct dwinfo *di = &ns->f->di;
+	uint64_t off;
+	uint32_t k;
+	struct dwdie origin;
+	if (is_alt_ref(a->form) || ns->depth + 1 >= MAX_ORIGIN_DEPTH ||
+	    !dwinfo_ref(di, ns->die, a, &off) || (k = dwinfo_unit_at(di, off)) == UINT32_MAX ||
+	    !dwinfo_die(di, k, off, &origin) || origin.null) {
 		ns->fail = true;
 		return;
 	}
 	int saved_lang = ns->lang;
 	uint32_t saved_unit = ns->origin_unit;
-	ns->lang = 0;
-	ns->origin_unit = UINT32_MAX;
-	Dwarf_Attribute la;
-	Dwarf_Word lang;
-	if (dwarf_diecu(&origin, &cu, NULL, NULL)) {
-		uint64_t ui;
-		if (dwarf_attr(&cu, DW_AT_language, &la) && dwarf_formudata(&la, &lang) == 0)
-			ns->lang = (int)lang;
-		if (hashmap_get(&ns->f->unit_at, dwarf_dieoffset(&cu), &ui))
-			ns->origin_unit = (uint32_t)ui;
-	}
+	const struct dwdie *saved_die = ns->die;
+	uint64_t ui;
+	ns->lang = unit_lang(ns->f, k);
+	ns->origin_unit = hashmap_get(&ns->f->unit_at, di->units.v[k].die, &ui) ? (uint32_t)ui : UINT32_MAX;
+	ns->die = &origin;
 	ns->depth++;
-	if (dwarf_getattrs(&origin, origin_attr, ns, 0) != 1)
+	if (!dwinfo_attrs(di, &origin, origin_attr, ns, NULL))
 		ns->fail = true;
 	ns->depth--;
+	ns->die = saved_die;
 	ns->lang = saved_lang;
 	ns->origin_unit = saved_unit;
 }
 
-static void name_attr(struct namestate *ns, Dwarf_Attribute *a)
+static void name_attr(struct namestate *ns, const struct dwattr *a)
 {
-	unsigned at = dwarf_whatattr(a), form = dwarf_whatform(a);
-	if (at == DW_AT_name) {
-		if (!ns->name && is_str_form(form)) {
-			ns->name = attr_str(a);
+	if (a->at == DW_AT_name) {
+		if (!ns->name && is_str_form(a->form)) {
+			ns->name = attr_str(ns, a);
 			if (non_mangled(ns->lang))
 				ns->is_linkage = true;
 		}
-	} else if (at == DW_AT_linkage_name || at == DW_AT_MIPS_linkage_name) {
-		if (is_str_form(form)) {
-			ns->name = attr_str(a);
+	} else if (a->at == DW_AT_linkage_name || a->at == DW_AT_MIPS_linkage_name) {
+		if (is_str_form(a->form)) {
+			ns->name = attr_str(ns, a);
 			ns->is_linkage = true;
 		}
 	}
@@ -489,44 +530,43 @@ static bool unit_usable(struct srclines *sl, struct srcfile *f, uint32_t ui);
 /* find_abstract_instance: name, linkage names and DW_AT_specification; a
  * DW_AT_decl_file makes binutils read the origin's whole unit, which must
  * then be readable too. */
-static int origin_attr(Dwarf_Attribute *a, void *arg)
+static bool origin_attr(void *arg, const struct dwattr *a)
 {
 	struct namestate *ns = arg;
-	unsigned at = dwarf_whatattr(a);
-	if (at == DW_AT_specification)
+	if (a->at == DW_AT_specification)
 		follow(ns, a);
-	else if (at == DW_AT_decl_file)
+	else if (a->at == DW_AT_decl_file)
 		ns->fail |= ns->origin_unit == UINT32_MAX ||
 			    !unit_usable(ns->sl, ns->f, ns->origin_unit);
 	else
 		name_attr(ns, a);
-	return ns->fail ? DWARF_CB_ABORT : DWARF_CB_OK;
+	return !ns->fail;
 }
 
-static int func_attr(Dwarf_Attribute *a, void *arg)
+static bool func_attr(void *arg, const struct dwattr *a)
 {
 	struct namestate *ns = arg;
-	unsigned at = dwarf_whatattr(a);
-	Dwarf_Word v;
-	switch (at) {
+	uint64_t v;
+	dwpc_note(&ns->pc, a);
+	switch (a->at) {
 	case DW_AT_abstract_origin:
 	case DW_AT_specification:
 		follow(ns, a);
 		break;
 	case DW_AT_call_file:
-		if (dwarf_formudata(a, &v) == 0) {
+		if (dwinfo_udata(&ns->f->di, ns->die, a, &v)) {
 			ns->call_file = v;
 			ns->has_call_file = true;
 		}
 		break;
 	case DW_AT_call_line:
-		if (dwarf_formudata(a, &v) == 0)
+		if (dwinfo_udata(&ns->f->di, ns->die, a, &v))
 			ns->call_line = v;
 		break;
 	default:
 		name_attr(ns, a);
 	}
-	return ns->fail ? DWARF_CB_ABORT : DWARF_CB_OK;
+	return !ns->fail;
 }
 
 static int frange_cmp(const void *a, const void *b)
@@ -540,225 +580,18 @@ static int frange_cmp(const void *a, const void *b)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
-static uint32_t file_name(struct srclines *sl, struct srcfile *f, const char *path)
-{
-	if (!path)
-		return SRCLINE_NONE;
-	uint64_t v;
-	if (hashmap_get(&f->fname, (uint64_t)(uintptr_t)path, &v))
-		return (uint32_t)v;
-	uint32_t id = base_id(sl, path);
-	hashmap_put(&f->fname, (uint64_t)(uintptr_t)path, id);
-	return id;
-}
-
-/* The unit's file names by DWARF file number (file 0 before DWARF 5: "<unknown>"). */
-static void load_files(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *cu)
-{
-	Dwarf_Files *files;
-	size_t nf;
-	uint32_t unknown = strtab_intern_str(sl->strs, "<unknown>");
-	if (dwarf_getsrcfiles(cu, &files, &nf) != 0)
-		return;
-	/* libdw's index 0 is the DWARF 5 entry 0, or a stand-in before DWARF 5. */
-	for (size_t i = 0; i < nf && i < 1000000; i++)
-		VEC_PUSH(&u->files, i || u->version >= 5 ? file_name(sl, f, dwarf_filesrc(files, i, NULL, NULL))
-							 : unknown);
-}
-
 static uint32_t unit_file(struct srclines *sl, const struct unit *u, size_t idx)
 {
 	return idx < u->files.n ? u->files.v[idx] : strtab_intern_str(sl->strs, "<unknown>");
 }
 
-static uint64_t get_uleb(const uint8_t **p, const uint8_t *end)
+/* The unit's line program, its header read (with the file table if 'files'). */
+static bool unit_prog(struct srcfile *f, const struct unit *u, bool files, struct dwline_prog *lp)
 {
-	uint64_t v = 0;
-	for (unsigned sh = 0; *p < end; sh += 7) {
-		uint8_t b = *(*p)++;
-		if (sh < 64)
-			v |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80))
-			break;
-	}
-	return v;
-}
-
-static int64_t get_sleb(const uint8_t **p, const uint8_t *end)
-{
-	int64_t v = 0;
-	unsigned sh = 0;
-	uint8_t b = 0;
-	while (*p < end) {
-		b = *(*p)++;
-		if (sh < 64)
-			v |= (int64_t)((uint64_t)(b & 0x7f) << sh);
-		sh += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	if (sh < 64 && (b & 0x40))
-		v = (int64_t)((uint64_t)v | ~(uint64_t)0 << sh); /* sign-extend; 1 << 63 overflows int64 */
-	return v;
-}
-
-static uint64_t get_le(const uint8_t **p, const uint8_t *end, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n && *p < end; i++)
-		v |= (uint64_t)*(*p)++ << (8 * i);
-	return v;
-}
-
-/* A unit's line program, located and its header read (no file table). */
-struct lprog {
-	const uint8_t *p, *end; /* the opcodes */
-	unsigned version, asize, min_inst, max_ops, line_range, opcode_base;
-	uint8_t oplen[256];
-};
-
-static Elf_Data *debug_line_data(struct srcfile *f)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(f->elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(f->elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".debug_line"))
-			return elf_getdata(scn, NULL); /* libdw decompressed it in place */
-	}
-	return NULL;
-}
-
-static bool lprog_open(struct srcfile *f, Dwarf_Die *cu, struct lprog *lp)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word off;
-	memset(lp, 0, sizeof(*lp));
-	if (!dwarf_attr(cu, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off) != 0)
-		return false;
-	Elf_Data *data = debug_line_data(f);
-	if (!data || !data->d_buf || off >= data->d_size)
-		return false;
-	const uint8_t *p = (const uint8_t *)data->d_buf + off, *end = (const uint8_t *)data->d_buf + data->d_size;
-	uint64_t len = get_le(&p, end, 4);
-	unsigned offsz = 4;
-	if (len == 0xffffffff) {
-		len = get_le(&p, end, 8);
-		offsz = 8;
-	}
-	if (len > (uint64_t)(end - p))
-		return false;
-	end = p + len;
-	lp->version = (unsigned)get_le(&p, end, 2);
-	if (lp->version < 2 || lp->version > 5)
-		return false;
-	if (lp->version >= 5) {
-		lp->asize = (unsigned)get_le(&p, end, 1);
-		get_le(&p, end, 1); /* segment selector size */
-	}
-	uint64_t hlen = get_le(&p, end, offsz);
-	if (hlen > (uint64_t)(end - p))
-		return false;
-	const uint8_t *prog = p + hlen;
-	lp->min_inst = (unsigned)get_le(&p, end, 1);
-	lp->max_ops = lp->version >= 4 ? (unsigned)get_le(&p, end, 1) : 1;
-	get_le(&p, end, 1); /* default_is_stmt */
-	get_le(&p, end, 1); /* line_base */
-	lp->line_range = (unsigned)get_le(&p, end, 1);
-	lp->opcode_base = (unsigned)get_le(&p, end, 1);
-	for (unsigned i = 1; i < lp->opcode_base && p < end; i++)
-		lp->oplen[i] = (uint8_t)get_le(&p, end, 1);
-	if (!lp->line_range || lp->max_ops != 1 || (lp->asize && lp->asize != 4 && lp->asize != 8))
-		return false;
-	lp->p = prog;
-	lp->end = end;
-	return true;
-}
-
-/*
- * One pass over a line program's opcodes, addresses only: calls 'row' for
- * each row with whether its sequence had set the file register, and
- * 'seq_end' at each end of sequence. Bounded by the program's length.
- */
-struct lprog_walk {
-	void (*row)(void *arg, uint64_t addr, bool file_set);
-	void (*seq_end)(void *arg, uint64_t addr, bool file_set);
-	void *arg;
-};
-
-static void lprog_run(const struct lprog *lp, const struct lprog_walk *w)
-{
-	const uint8_t *p = lp->p, *end = lp->end;
-	uint64_t addr = 0;
-	bool file_set = false;
-	while (p < end) {
-		unsigned op = *p++;
-		bool row = false;
-		if (op >= lp->opcode_base) {
-			addr += (uint64_t)((op - lp->opcode_base) / lp->line_range) * lp->min_inst;
-			row = true;
-		} else if (op == 0) { /* extended */
-			uint64_t n = get_uleb(&p, end);
-			if (!n || n > (uint64_t)(end - p))
-				return;
-			const uint8_t *next = p + n;
-			unsigned sub = *p++;
-			if (sub == DW_LNE_end_sequence) {
-				if (w->seq_end)
-					w->seq_end(w->arg, addr, file_set);
-				addr = 0;
-				file_set = false;
-			} else if (sub == DW_LNE_set_address) {
-				unsigned asize = lp->asize ? lp->asize : (unsigned)(n - 1);
-				if (asize == 4 || asize == 8)
-					addr = get_le(&p, next, asize);
-			}
-			p = next;
-		} else if (op == DW_LNS_copy) {
-			row = true;
-		} else if (op == DW_LNS_advance_pc) {
-			addr += get_uleb(&p, end) * lp->min_inst;
-		} else if (op == DW_LNS_advance_line) {
-			get_sleb(&p, end);
-		} else if (op == DW_LNS_set_file) {
-			get_uleb(&p, end);
-			file_set = true;
-		} else if (op == DW_LNS_const_add_pc) {
-			addr += (uint64_t)((255 - lp->opcode_base) / lp->line_range) * lp->min_inst;
-		} else if (op == DW_LNS_fixed_advance_pc) {
-			addr += get_le(&p, end, 2);
-		} else {
-			for (unsigned i = 0; i < lp->oplen[op]; i++)
-				get_uleb(&p, end);
-		}
-		if (row && w->row)
-			w->row(w->arg, addr, file_set);
-	}
-}
-
-static void dflt_row(void *arg, uint64_t addr, bool file_set)
-{
-	if (!file_set)
-		hashmap_put(arg, addr, 1);
-}
-
-/*
- * binutils 2.40 reads a DWARF 5 row whose file register was never set in
- * its sequence (the initial 1) as file entry 0. libdw does not say which
- * rows those are, so the line program is scanned here for their
- * addresses.
- */
-static void default_file_rows(struct srcfile *f, Dwarf_Die *cu, struct hashmap *out)
-{
-	struct lprog lp;
-	if (!lprog_open(f, cu, &lp) || lp.version < 5)
-		return;
-	struct lprog_walk w = { dflt_row, dflt_row, out };
-	lprog_run(&lp, &w);
+	if (dwline_open(&f->lsecs, u->stmt_off, u->asize, files, lp))
+		return true;
+	dwline_close(lp);
+	return false;
 }
 
 /* Names only: a unit's line coverage, one [first row, end) pair of rows
@@ -770,24 +603,20 @@ struct cover {
 	bool any;
 };
 
-static void cover_row(void *arg, uint64_t addr, bool file_set)
+static void cover_row(void *arg, const struct dwline_row *r)
 {
 	struct cover *c = arg;
-	(void)file_set;
-	if (!c->any || addr < c->first)
-		c->first = addr;
-	c->any = true;
-}
-
-static void cover_end(void *arg, uint64_t addr, bool file_set)
-{
-	struct cover *c = arg;
-	(void)file_set;
-	if (c->any && addr > c->first) {
-		struct lrow r = { c->first, 0, SRCLINE_NONE, false };
-		struct lrow e = { addr, 0, SRCLINE_NONE, true };
-		VEC_PUSH(&c->u->lines, r);
-		VEC_PUSH(&c->u->lines, e);
+	if (!r->end) {
+		if (!c->any || r->addr < c->first)
+			c->first = r->addr;
+		c->any = true;
+		return;
+	}
+	if (c->any && r->addr > c->first) {
+		struct lrow lo = { c->first, 0, SRCLINE_NONE, false };
+		struct lrow hi = { r->addr, 0, SRCLINE_NONE, true };
+		VEC_PUSH(&c->u->lines, lo);
+		VEC_PUSH(&c->u->lines, hi);
 	}
 	c->any = false;
 }
@@ -800,50 +629,136 @@ static int lrow_cmp(const void *a, const void *b)
 	return (int)x->end - (int)y->end; /* a sequence's start after another's end */
 }
 
-static void load_coverage(struct srcfile *f, struct unit *u, Dwarf_Die *cu)
+static void load_coverage(struct srcfile *f, struct unit *u)
 {
-	struct lprog lp;
-	if (!lprog_open(f, cu, &lp))
+	struct dwline_prog lp;
+	if (!unit_prog(f, u, false, &lp))
 		return;
 	struct cover c = { u, 0, false };
-	struct lprog_walk w = { cover_row, cover_end, &c };
-	lprog_run(&lp, &w);
+	dwline_run(&lp, cover_row, &c);
+	dwline_close(&lp);
 	if (u->lines.n > 2)
 		qsort(u->lines.v, u->lines.n, sizeof(*u->lines.v), lrow_cmp);
 }
 
-static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *cu)
+static void collect_row(void *arg, const struct dwline_row *r)
 {
-	load_files(sl, f, u, cu);
-	struct hashmap dflt;
-	hashmap_init(&dflt);
-	if (u->version >= 5)
-		default_file_rows(f, cu, &dflt);
-	Dwarf_Lines *lines;
-	size_t n;
-	if (dwarf_getsrclines(cu, &lines, &n) != 0)
-		n = 0; /* no rows; dflt is still released below */
+	struct prows *rows = arg;
+	struct prow x = { r->addr, r->file, r->line, (uint32_t)rows->v.n, r->end, r->file_set };
+	VEC_PUSH(&rows->v, x);
+}
+
+/* By address, an end of sequence first, then in program order. */
+static int prow_cmp(const void *a, const void *b)
+{
+	const struct prow *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Rows sorted by prow_cmp. They come as sequences, each mostly in order:
+ * a natural merge sort merges the runs already there (program order is
+ * kept on ties by stability, as prow_cmp's 'seq' would keep it).
+ */
+static void prows_sort(struct srcfile *f, struct prow *v, size_t n)
+{
+	size_t runs = 0;
+	for (size_t i = 1; i < n; i++)
+		runs += prow_cmp(&v[i - 1], &v[i]) > 0;
+	if (!runs)
+		return;
+	if (runs > n / 8) { /* no order to speak of */
+		qsort(v, n, sizeof(*v), prow_cmp);
+		return;
+	}
+	struct prow *tmp = xmalloc(n * sizeof(*tmp));
+	struct prow *src = v, *dst = tmp;
+	for (;;) {
+		size_t i = 0, merged = 0;
+		while (i < n) {
+			size_t mid = i + 1;
+			while (mid < n && prow_cmp(&src[mid - 1], &src[mid]) <= 0)
+				mid++;
+			size_t hi = mid;
+			if (hi < n) {
+				hi++;
+				while (hi < n && prow_cmp(&src[hi - 1], &src[hi]) <= 0)
+					hi++;
+			}
+			size_t a = i, b = mid, k = i;
+			while (a < mid && b < hi)
+				dst[k++] = prow_cmp(&src[b], &src[a]) < 0 ? src[b++] : src[a++];
+			while (a < mid)
+				dst[k++] = src[a++];
+			while (b < hi)
+				dst[k++] = src[b++];
+			merged++;
+			i = hi;
+		}
+		struct prow *t = src;
+		src = dst;
+		dst = t;
+		if (merged == 1)
+			break;
+	}
+	if (src != v) { /* the sorted rows are in tmp: keep that buffer instead */
+		free(v);
+		f->prows.v.v = src;
+		f->prows.v.cap = n;
+		return;
+	}
+	free(tmp);
+}
+
+/*
+ * The unit's rows in address order and its file names by file register
+ * value (file 0 before DWARF 5: "<unknown>"). An invalid program gives
+ * neither, as binutils then has no lines for the unit. The rules are
+ * those the rows were read by before (libdw's): at one address an end of
+ * sequence sorts first, the highest row ends a sequence, and of rows at
+ * one address the last counts (binutils keeps the last).
+ */
+static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u)
+{
+	struct dwline_prog lp;
+	if (!unit_prog(f, u, true, &lp))
+		return;
+	f->prows.v.n = 0;
+	if (!dwline_run(&lp, collect_row, &f->prows)) {
+		dwline_close(&lp);
+		return;
+	}
+	uint32_t unknown = strtab_intern_str(sl->strs, "<unknown>");
+	for (size_t i = 0; i < lp.files.n; i++) {
+		const struct dwline_file *df = &lp.files.v[i];
+		VEC_PUSH(&u->files, df->name ? strtab_intern(sl->strs, df->name, df->len) : unknown);
+	}
+	dwline_close(&lp);
+	struct prow *v = f->prows.v.v;
+	size_t n = f->prows.v.n;
+	prows_sort(f, v, n);
+	v = f->prows.v.v; /* the sort may have moved them */
+	if (n)
+		v[n - 1].end = true;
+	VEC_RESERVE(&u->lines, n);
 	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		Dwarf_Addr addr;
-		int line = 0;
-		bool end = false;
-		if (!l || dwarf_lineaddr(l, &addr) != 0)
-			continue;
-		dwarf_lineno(l, &line);
-		dwarf_lineendsequence(l, &end);
-		struct lrow r = { addr, line > 0 ? (uint32_t)line : 0, SRCLINE_NONE, end };
-		Dwarf_Files *lf;
-		size_t idx;
-		if (!end && dwarf_line_file(l, &lf, &idx) == 0)
-			r.file = unit_file(sl, u, idx == 1 && hashmap_get(&dflt, addr, NULL) ? 0 : idx);
-		/* Rows at one address: the last one counts (binutils keeps the last). */
-		if (u->lines.n && u->lines.v[u->lines.n - 1].addr == addr)
+		/* binutils 2.40 reads a DWARF 5 row whose file register was never
+		 * set in its sequence (the initial 1) as file entry 0. */
+		uint64_t file = u->version >= 5 && !v[i].file_set && v[i].file == 1 ? 0 : v[i].file;
+		int64_t line = v[i].line;
+		struct lrow r = { v[i].addr, line > 0 && line <= INT32_MAX ? (uint32_t)line : 0,
+				  SRCLINE_NONE, v[i].end };
+		if (!r.end)
+			r.file = unit_file(sl, u, file);
+		if (u->lines.n && u->lines.v[u->lines.n - 1].addr == r.addr)
 			u->lines.v[u->lines.n - 1] = r;
 		else
 			VEC_PUSH(&u->lines, r);
 	}
-	hashmap_release(&dflt);
 }
 
 static bool is_func_tag(int tag)
@@ -852,93 +767,96 @@ static bool is_func_tag(int tag)
 	       tag == DW_TAG_entry_point;
 }
 
-/* One function DIE: its name as binutils reads it, call site and ranges. */
-static bool add_func(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *die,
-		     int32_t parent)
+struct frange_sink {
+	struct unit *u; /* stable: the unit table never grows while units load */
+	uint32_t func;
+};
+
+static void add_frange(void *arg, uint64_t lo, uint64_t hi)
 {
-	struct namestate ns = { .sl = sl, .f = f, .lang = u->lang, .origin_unit = UINT32_MAX };
-	if (dwarf_getattrs(die, func_attr, &ns, 0) != 1 || ns.fail)
+	struct frange_sink *fs = arg;
+	if (hi > lo) {
+		struct frange r = { lo, hi, fs->func };
+		VEC_PUSH(&fs->u->ranges, r);
+	}
+}
+
+/* One function DIE: its name as binutils reads it, call site and ranges;
+ * *next is set past it. */
+static bool add_func(struct srclines *sl, struct srcfile *f, uint32_t ui, const struct dwdie *d,
+		     int32_t parent, uint64_t *next)
+{
+	struct namestate ns = { .sl = sl, .f = f, .die = d, .lang = f->units.v[ui].lang,
+				.origin_unit = UINT32_MAX };
+	if (!dwinfo_attrs(&f->di, d, func_attr, &ns, next) || ns.fail)
 		return false;
+	struct unit *u = &f->units.v[ui];
 	uint32_t fi = (uint32_t)u->funcs.n;
 	struct func *fn = VEC_PUSH_ZERO(&u->funcs);
 	fn->parent = parent;
 	fn->name = ns.name ? strtab_intern_str(sl->strs, ns.name) : SRCLINE_NONE;
 	fn->is_linkage = ns.is_linkage;
-	fn->inlined = dwarf_tag(die) == DW_TAG_inlined_subroutine;
+	fn->inlined = d->ab.tag == DW_TAG_inlined_subroutine;
 	fn->call_line = (uint32_t)ns.call_line;
 	fn->call_file = SRCLINE_NONE;
 	if (ns.has_call_file)
 		fn->call_file = unit_file(sl, u, ns.call_file);
-	Dwarf_Addr base, start, end;
-	ptrdiff_t ro = 0;
-	for (size_t k = 0; k < MAX_RANGES_PER_DIE && (ro = dwarf_ranges(die, ro, &base, &start, &end)) > 0;
-	     k++) {
-		if (end > start) {
-			struct frange r = { start, end, fi };
-			VEC_PUSH(&u->ranges, r);
-		}
-	}
+	struct frange_sink fs = { u, fi };
+	dwinfo_ranges(&f->di, d, &ns.pc, MAX_RANGES_PER_DIE, add_frange, &fs);
 	return true;
 }
 
-/* Walk a unit's DIE tree once: every function DIE with its nearest enclosing function. */
-static bool load_funcs(struct srclines *sl, struct srcfile *f, struct unit *u, Dwarf_Die *cu)
+/*
+ * Walk a unit's DIEs once, in the order they are stored: every function
+ * DIE with its nearest enclosing function. Null entries close a level;
+ * DIEs nested deeper than MAX_DIE_DEPTH are passed over.
+ */
+static bool load_funcs(struct srclines *sl, struct srcfile *f, uint32_t ui)
 {
-	struct level {
-		Dwarf_Die die;
-		int32_t func; /* nearest function at or above this level */
-	} *stack = xmalloc(sizeof(*stack) * MAX_DIE_DEPTH);
-	int depth = 0;
+	struct dwinfo *di = &f->di;
+	uint32_t k = f->units.v[ui].dwu;
+	uint64_t end = di->units.v[k].end, at;
+	struct dwdie d;
+	if (!dwinfo_die(di, k, f->units.v[ui].off, &d) || d.null || !dwinfo_skip(di, &d, &at))
+		return false;
+	if (!d.ab.children)
+		return true;
+	int32_t *stack = xmalloc(sizeof(*stack) * (MAX_DIE_DEPTH + 1));
+	size_t depth = 1; /* stack[depth - 1]: the nearest function around this level */
+	stack[0] = -1;
 	bool ok = true;
-	Dwarf_Die child;
-	int rc = dwarf_child(cu, &child);
-	if (rc < 0)
-		ok = false;
-	if (rc == 0) {
-		stack[0].die = child;
-		stack[0].func = -1;
-		depth = 1;
-	}
-	while (ok && depth > 0) {
-		struct level *lv = &stack[depth - 1];
-		int32_t outer = depth >= 2 ? stack[depth - 2].func : -1;
-		int tag = dwarf_tag(&lv->die);
-		lv->func = outer;
-		if (is_func_tag(tag)) {
-			if (u->funcs.n >= MAX_UNIT_FUNCS || !add_func(sl, f, u, &lv->die, outer)) {
-				ok = false;
-				break;
-			}
-			lv->func = (int32_t)(u->funcs.n - 1);
+	while (depth > 0 && at < end) {
+		if (!dwinfo_die(di, k, at, &d)) {
+			ok = false;
+			break;
 		}
-		/* Descend, else move to the next sibling, climbing as needed. */
-		if (dwarf_haschildren(&lv->die) && depth < MAX_DIE_DEPTH) {
-			rc = dwarf_child(&lv->die, &child);
-			if (rc < 0) {
-				ok = false;
-				break;
-			}
-			if (rc == 0) {
-				stack[depth].die = child;
-				stack[depth].func = lv->func;
-				depth++;
-				continue;
-			}
-		}
-		while (depth > 0) {
-			rc = dwarf_siblingof(&stack[depth - 1].die, &stack[depth - 1].die);
-			if (rc < 0) {
-				ok = false;
-				break;
-			}
-			if (rc == 0)
-				break;
+		if (d.null) {
 			depth--;
+			at = d.attrs;
+			continue;
+		}
+		int32_t func = depth <= MAX_DIE_DEPTH ? stack[depth - 1] : -1;
+		if (depth <= MAX_DIE_DEPTH && is_func_tag((int)d.ab.tag)) {
+			if (f->units.v[ui].funcs.n >= MAX_UNIT_FUNCS ||
+			    !add_func(sl, f, ui, &d, func, &at)) {
+				ok = false;
+				break;
+			}
+			func = (int32_t)(f->units.v[ui].funcs.n - 1);
+		} else if (!dwinfo_skip(di, &d, &at)) {
+			ok = false;
+			break;
+		}
+		if (d.ab.children) {
+			if (depth < MAX_DIE_DEPTH + 1)
+				stack[depth] = func;
+			depth++;
 		}
 	}
 	free(stack);
 	if (!ok)
 		return false;
+	struct unit *u = &f->units.v[ui];
 	if (u->ranges.n) {
 		qsort(u->ranges.v, u->ranges.n, sizeof(u->ranges.v[0]), frange_cmp);
 		VEC_RESERVE(&u->maxhigh, u->ranges.n);
@@ -960,18 +878,17 @@ static void load_unit(struct srclines *sl, struct srcfile *f, uint32_t ui)
 {
 	struct unit *u = &f->units.v[ui];
 	u->loaded = true;
-	Dwarf_Die cu;
-	if (!u->stmt_list || f->load_depth >= MAX_UNIT_NESTING || !dwarf_offdie(f->dw, u->off, &cu)) {
+	if (!u->stmt_list || f->load_depth >= MAX_UNIT_NESTING) {
 		u->broken = true;
 		return;
 	}
 	u->loading = true;
 	f->load_depth++;
 	if (sl->names_only)
-		load_coverage(f, u, &cu);
+		load_coverage(f, u);
 	else
-		load_lines(sl, f, u, &cu);
-	bool ok = load_funcs(sl, f, u, &cu);
+		load_lines(sl, f, u);
+	bool ok = load_funcs(sl, f, ui);
 	f->load_depth--;
 	u = &f->units.v[ui];
 	u->loading = false;
@@ -1137,6 +1054,46 @@ static void release_file_pages(struct srcfile *f)
 	madvise(raw, size, MADV_DONTNEED);
 }
 
+/* The DWARF sections read here, as libdw holds them (decompressed). */
+static void load_dwarf_secs(struct srcfile *f, struct dwinfo_secs *ds)
+{
+	static const char *const names[] = {
+		".debug_info",	     ".debug_abbrev", ".debug_str",	".debug_line_str",
+		".debug_str_offsets", ".debug_addr",	".debug_ranges", ".debug_rnglists",
+		".debug_line",
+	};
+	struct dwinfo_sec line = { 0 };
+	struct dwinfo_sec *slot[] = { &ds->info,	&ds->abbrev, &ds->str,	  &ds->line_str,
+				      &ds->str_offsets, &ds->addr,   &ds->ranges, &ds->rnglists,
+				      &line };
+	size_t shstrndx;
+	memset(ds, 0, sizeof(*ds));
+	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(f->elf, shstrndx, sh.sh_name)))
+			continue;
+		for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+			if (strcmp(name, names[i]) || slot[i]->p)
+				continue;
+			Elf_Data *d = elf_getdata(scn, NULL);
+			if (d && d->d_buf) {
+				slot[i]->p = d->d_buf;
+				slot[i]->n = d->d_size;
+			}
+		}
+	}
+	f->lsecs.line = line.p;
+	f->lsecs.line_len = line.n;
+	f->lsecs.line_str = ds->line_str.p;
+	f->lsecs.line_str_len = ds->line_str.n;
+	f->lsecs.str = ds->str.p;
+	f->lsecs.str_len = ds->str.n;
+}
+
 /*
  * A file with compressed debug sections is read as its expanded image
  * (dso/elf_expand.h: decompressed faster than libdw would, on two
@@ -1183,7 +1140,6 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	struct srcfile *f = xcalloc(1, sizeof(*f));
 	f->fd = -1;
 	f->guard = -1;
-	hashmap_init(&f->fname);
 	hashmap_init(&f->unit_at);
 	sl->files.v[dso] = f;
 	struct dso *d = dso_set_get(sl->dsos, dso);
@@ -1211,8 +1167,12 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	load_symbols(sl, f);
 	hide_unread_sections(f);
 	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
-	if (f->dw)
+	if (f->dw) {
+		struct dwinfo_secs ds;
+		load_dwarf_secs(f, &ds);
+		dwinfo_open(&f->di, &ds);
 		index_units(f);
+	}
 	if (!f->image)
 		release_file_pages(f);
 	return f;
