@@ -25,7 +25,7 @@ function(kiln_module name dir)
 				${CMAKE_BINARY_DIR}/tests/unit)
 			add_test(NAME unit_${tn} COMMAND unit_${tn})
 			set_tests_properties(unit_${tn} PROPERTIES ENVIRONMENT
-				"KILN_SRC=${CMAKE_SOURCE_DIR};KILN_SHARED=${CMAKE_SOURCE_DIR}/../shared")
+				"KILN_SRC=${CMAKE_SOURCE_DIR};KILN_SHARED=${CMAKE_SOURCE_DIR}/../shared;KILN_CACHE_DIR=${CMAKE_BINARY_DIR}/kiln-cache")
 		endforeach()
 	endif()
 endfunction()

@@ -7,6 +7,7 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -288,6 +289,7 @@ size_t dwarf_input_run(struct dwarf_input *in)
 	struct dso_set ds;
 	struct strtab strs;
 	struct srclines sl, fresh;
+	setenv("KILN_CACHE_DIR", "off", 1); /* inputs are not debug files worth keeping */
 	dso_set_init(&ds);
 	strtab_init(&strs);
 	uint32_t id = dso_set_intern(&ds, path);

@@ -1,5 +1,5 @@
 /*
- * srcline: addr2line's answers from libdw, indexed per file and cached
+ * srcline: addr2line's answers from kiln's DWARF readers, indexed per file and cached
  * per (dso, address) (symbolize, L5). See srcline.h for the rules.
  */
 #include "symbolize/srcline.h"
@@ -19,6 +19,7 @@
 
 #include "base/mapguard.h"
 #include "base/xalloc.h"
+#include "dso/dcache.h"
 #include "dso/elf_expand.h"
 #include "symbolize/dwinfo.h"
 #include "symbolize/dwline.h"
@@ -109,6 +110,8 @@ struct srcfile {
 	int guard; /* libelf's mapping of the file in base/mapguard, or -1 */
 	Elf *elf;
 	uint8_t *image; /* the expanded file elf reads, or NULL (the file itself) */
+	size_t image_len;
+	bool image_cached; /* 'image' maps an entry of dso/dcache */
 	Dwarf *dw;
 	VEC(struct asec) secs;
 	VEC(struct fsym) syms; /* sorted by (shndx, value, idx) */
@@ -159,7 +162,10 @@ static void srcfile_free(struct srcfile *f)
 	mapguard_remove(f->guard);
 	if (f->elf)
 		elf_end(f->elf);
-	free(f->image);
+	if (f->image_cached)
+		dcache_unmap(f->image, f->image_len);
+	else
+		free(f->image);
 	if (f->fd >= 0)
 		close(f->fd);
 	free(f);
@@ -1097,20 +1103,33 @@ static void load_dwarf_secs(struct srcfile *f, struct dwinfo_secs *ds)
 /*
  * A file with compressed debug sections is read as its expanded image
  * (dso/elf_expand.h: decompressed faster than libdw would, on two
- * threads, and without the sections never read here). NULL: open the
- * file itself (nothing compressed, or the image could not be made; libdw
- * then gives what it can from the file, as before).
+ * threads, and without the sections never read here), kept in the cache
+ * of expanded files (dso/dcache.h) for the next run. NULL: open the file
+ * itself (nothing compressed, or the image could not be made; libdw then
+ * gives what it can from the file, as before).
  */
-static Elf *open_expanded(struct srcfile *f)
+static Elf *open_expanded(struct srcfile *f, const struct dso *d, const char *path)
 {
 	struct stat st;
 	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
 		return NULL;
+	struct dcache_key key;
+	dcache_key(&key, &st, d->build_id, d->build_id_size, path);
+	uint8_t *img;
+	size_t len;
+	if (dcache_get(&key, &img, &len) == 0) {
+		Elf *e = elf_memory((char *)img, len);
+		if (e) {
+			f->image = img;
+			f->image_len = len;
+			f->image_cached = true;
+			return e;
+		}
+		dcache_unmap(img, len);
+	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
 	if (map == MAP_FAILED)
 		return NULL;
-	uint8_t *img;
-	size_t len;
 	int guard = mapguard_add(map, (size_t)st.st_size); /* the file may shrink meanwhile */
 	int err = elf_expand(map, (size_t)st.st_size, unread_section, ELF_EXPAND_DROP_LOADED, &img,
 			     &len);
@@ -1127,7 +1146,9 @@ static Elf *open_expanded(struct srcfile *f)
 		free(img);
 		return NULL;
 	}
+	dcache_put(&key, img, len);
 	f->image = img;
+	f->image_len = len;
 	return e;
 }
 
@@ -1150,7 +1171,7 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	if (f->fd < 0)
 		return f;
 	elf_version(EV_CURRENT);
-	f->elf = open_expanded(f);
+	f->elf = open_expanded(f, d, path);
 	if (!f->elf)
 		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
@@ -1159,10 +1180,14 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 		f->elf = NULL;
 		return f;
 	}
-	/* libelf's mapping of the file: one that shrinks reads zeros, not SIGBUS. */
+	/* libelf's mapping of the file, or the cached image: one that shrinks
+	 * reads zeros, not SIGBUS. */
 	size_t mapped = 0;
 	char *raw = f->image ? NULL : elf_rawfile(f->elf, &mapped);
-	f->guard = raw ? mapguard_add(raw, mapped) : -1;
+	if (f->image_cached)
+		f->guard = mapguard_add(f->image, f->image_len);
+	else
+		f->guard = raw ? mapguard_add(raw, mapped) : -1;
 	load_sections(f);
 	load_symbols(sl, f);
 	hide_unread_sections(f);

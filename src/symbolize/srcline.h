@@ -3,7 +3,7 @@
  *
  * For an address in a binary, gives what `addr2line -i -f` (binutils
  * 2.40, the tool perf 6.1 runs per address) prints, read in-process
- * through libdw: the innermost function and the file:line of the address,
+ * by kiln's DWARF readers (dwline.h, dwinfo.h): the innermost function and the file:line of the address,
  * then, when the address lies in inlined code, one record per caller
  * (the caller's name and the call site's file:line), outermost last.
  *
@@ -22,9 +22,11 @@
  *    gives nothing, as binutils cannot follow it; the symbol table answers
  *    instead (with the STT_FILE name of local symbols as the file);
  *  - no DWARF and no symbol before the address: no record.
- * Every DWARF read goes through libdw with bounded nesting (DIE depth,
- * origin chains, inline depth); a libdw error on a unit makes the unit
- * give nothing, never a crash.
+ * Every DWARF read is bounded (DIE depth, origin chains, inline depth,
+ * each value by its unit or section); a malformed unit gives nothing,
+ * never a crash. A file with compressed debug sections is read as its
+ * expanded image, from the cache of such images when it is there
+ * (dso/dcache.h). libdw reads only the declarations srclines_decl gives.
  */
 #ifndef KILN_SYMBOLIZE_SRCLINE_H
 #define KILN_SYMBOLIZE_SRCLINE_H

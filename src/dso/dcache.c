@@ -1,0 +1,202 @@
+/*
+ * dcache: a per-user cache of expanded debug files (dso, L2). See
+ * dcache.h for the rules.
+ */
+#include "dso/dcache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/ofile.h"
+#include "base/vec.h"
+
+#define SUBDIR "expanded-v1"
+/* Each entry ends with this and the image's length (little-endian u64). */
+static const char TRAILER[8] = { 'K', 'I', 'L', 'N', 'X', 'P', 'D', '1' };
+#define TRAILER_LEN 16
+
+void dcache_key(struct dcache_key *k, const struct stat *st, const uint8_t *id, size_t idlen,
+		const char *path)
+{
+	char head[2 * 64 + 3];
+	size_t n = 0;
+	if (id && idlen && idlen <= 64) {
+		for (size_t i = 0; i < idlen; i++)
+			n += (size_t)snprintf(head + n, sizeof(head) - n, "%02x", id[i]);
+	} else {
+		uint64_t h = 1469598103934665603ull; /* FNV-1a of the path */
+		for (const char *p = path ? path : ""; *p; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		snprintf(head, sizeof(head), "p%016" PRIx64, h);
+	}
+	snprintf(k->name, sizeof(k->name), "%s-%" PRIx64 "-%" PRIx64 "-%" PRIx64 "-%" PRId64 ".%09ld",
+		 head, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+		 (int64_t)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec);
+}
+
+/* mkdir with mode 0700 unless it exists; then it must be this user's directory. */
+static bool own_dir(const char *path)
+{
+	struct stat st;
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return false;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+}
+
+/* The entries' directory, created as needed; false when the cache is off or unusable. */
+static bool cache_dir(char *out, size_t cap)
+{
+	const char *env = getenv("KILN_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char base[4096];
+	int n;
+	if (env) {
+		if (!*env || !strcmp(env, "off"))
+			return false;
+		n = snprintf(base, sizeof(base), "%s", env);
+	} else if (xdg && *xdg == '/') {
+		n = snprintf(base, sizeof(base), "%s/kiln", xdg);
+	} else if (home && *home == '/') {
+		n = snprintf(base, sizeof(base), "%s/.cache", home);
+		if (n <= 0 || (size_t)n >= sizeof(base) - 5 || (mkdir(base, 0700) != 0 && errno != EEXIST))
+			return false;
+		memcpy(base + n, "/kiln", 6);
+	} else {
+		return false;
+	}
+	if (n <= 0 || (size_t)n >= sizeof(base) || !own_dir(base))
+		return false;
+	n = snprintf(out, cap, "%s/" SUBDIR, base);
+	return n > 0 && (size_t)n < cap && own_dir(out);
+}
+
+int dcache_get(const struct dcache_key *k, uint8_t **map, size_t *len)
+{
+	char dir[4096], path[4400];
+	if (!k->name[0] || !cache_dir(dir, sizeof(dir)))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s", dir, k->name);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_size < 64 + TRAILER_LEN) {
+		close(fd);
+		return -ENOENT;
+	}
+	size_t size = (size_t)st.st_size;
+	uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	uint64_t n = 0;
+	const uint8_t *t = m + size - TRAILER_LEN;
+	for (int i = 7; i >= 0; i--)
+		n = n << 8 | t[8 + i];
+	if (memcmp(t, TRAILER, sizeof(TRAILER)) || n != size - TRAILER_LEN ||
+	    memcmp(m, "\177ELF", 4)) {
+		munmap(m, size);
+		unlink(path); /* damaged: made again by the next put */
+		return -ENOENT;
+	}
+	utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW); /* recently used: evicted last */
+	*map = m;
+	*len = (size_t)n;
+	return 0;
+}
+
+void dcache_unmap(uint8_t *map, size_t len)
+{
+	if (map)
+		munmap(map, len + TRAILER_LEN);
+}
+
+struct entry {
+	char name[256];
+	uint64_t size;
+	struct timespec mtime;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The cap: $KILN_CACHE_MAX_MB if set, else DCACHE_MAX_BYTES. */
+uint64_t dcache_max_bytes(void)
+{
+	const char *env = getenv("KILN_CACHE_MAX_MB");
+	char *end;
+	if (env && *env) {
+		unsigned long long mb = strtoull(env, &end, 10);
+		if (!*end && mb < (1ull << 40))
+			return (uint64_t)mb << 20;
+	}
+	return DCACHE_MAX_BYTES;
+}
+
+/* Removes the oldest entries until 'want' more bytes fit under the cap. */
+static void make_room(const char *dir, uint64_t want, uint64_t cap)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	VEC(struct entry) v = { 0 };
+	uint64_t total = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && v.n < 100000) {
+		struct stat st;
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v.v->name) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		struct entry *e = VEC_PUSH_ZERO(&v);
+		snprintf(e->name, sizeof(e->name), "%s", de->d_name);
+		e->size = (uint64_t)st.st_size;
+		e->mtime = st.st_mtim;
+		total += e->size;
+	}
+	if (total + want > cap && v.n) {
+		qsort(v.v, v.n, sizeof(*v.v), entry_cmp);
+		for (size_t i = 0; i < v.n && total + want > cap; i++)
+			if (unlinkat(dirfd(d), v.v[i].name, 0) == 0)
+				total -= v.v[i].size;
+	}
+	closedir(d);
+	VEC_FREE(&v);
+}
+
+void dcache_put(const struct dcache_key *k, const uint8_t *p, size_t len)
+{
+	char dir[4096], path[4400];
+	uint64_t cap = dcache_max_bytes();
+	if (!k->name[0] || len > cap / 2 || !cache_dir(dir, sizeof(dir)))
+		return;
+	make_room(dir, (uint64_t)len + TRAILER_LEN, cap);
+	snprintf(path, sizeof(path), "%s/%s", dir, k->name);
+	struct ofile of;
+	if (ofile_open(&of, path) != 0)
+		return;
+	uint8_t t[TRAILER_LEN];
+	memcpy(t, TRAILER, sizeof(TRAILER));
+	for (int i = 0; i < 8; i++)
+		t[8 + i] = (uint8_t)((uint64_t)len >> (8 * i));
+	if (fwrite(p, 1, len, of.f) != len || fwrite(t, 1, sizeof(t), of.f) != sizeof(t)) {
+		ofile_abort(&of);
+		return;
+	}
+	ofile_commit(&of);
+}

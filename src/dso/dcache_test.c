@@ -1,0 +1,248 @@
+/*
+ * dcache unit tests (dso, L2): entries kept and found again byte for
+ * byte; keys that differ when the file changes; KILN_CACHE_DIR=off; a
+ * damaged entry (cut, trailer or magic changed) refused and removed; a
+ * directory that is a symbolic link or not this user's left alone; the
+ * oldest entries evicted under KILN_CACHE_MAX_MB; an image over half the
+ * cap not kept.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/xalloc.h"
+#include "dso/dcache.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/kiln-dcache-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	setenv("KILN_CACHE_DIR", dir, 1);
+	unsetenv("KILN_CACHE_MAX_MB");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* An ELF-looking image of n bytes. */
+static uint8_t *image(size_t n, unsigned seed)
+{
+	uint8_t *p = xmalloc(n);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 131 + seed);
+	memcpy(p, "\177ELF", 4);
+	return p;
+}
+
+static void key_for(struct dcache_key *k, off_t size, long nsec, const uint8_t *id, size_t idlen)
+{
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_dev = 1;
+	st.st_ino = 2;
+	st.st_size = size;
+	st.st_mtim.tv_sec = 1700000000;
+	st.st_mtim.tv_nsec = nsec;
+	dcache_key(k, &st, id, idlen, "/usr/lib/debug/x.debug");
+}
+
+static char *entry_path(const struct dcache_key *k)
+{
+	char *p = xmalloc(4400);
+	snprintf(p, 4400, "%s/expanded-v1/%s", dir, k->name);
+	return p;
+}
+
+static void test_roundtrip(void **state)
+{
+	(void)state;
+	static const uint8_t id[] = { 0xde, 0xad, 0xbe, 0xef };
+	struct dcache_key k, k2, k3;
+	key_for(&k, 1000, 5, id, sizeof(id));
+	key_for(&k2, 1001, 5, id, sizeof(id)); /* the file grew */
+	key_for(&k3, 1000, 6, NULL, 0);	       /* touched; no build-id */
+	assert_true(!strncmp(k.name, "deadbeef-", 9));
+	assert_string_not_equal(k.name, k2.name);
+	assert_string_not_equal(k.name, k3.name);
+	uint8_t *img = image(100000, 1), *m;
+	size_t len;
+	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
+	dcache_put(&k, img, 100000);
+	assert_int_equal(dcache_get(&k, &m, &len), 0);
+	assert_int_equal(len, 100000);
+	assert_memory_equal(m, img, len);
+	m[10] ^= 1; /* private: the entry is not changed */
+	dcache_unmap(m, len);
+	assert_int_equal(dcache_get(&k, &m, &len), 0);
+	assert_memory_equal(m, img, len);
+	dcache_unmap(m, len);
+	assert_int_equal(dcache_get(&k2, &m, &len), -ENOENT);
+	assert_int_equal(dcache_get(&k3, &m, &len), -ENOENT);
+	struct stat st;
+	char sub[128];
+	snprintf(sub, sizeof(sub), "%s/expanded-v1", dir);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	free(img);
+}
+
+static void test_off(void **state)
+{
+	(void)state;
+	struct dcache_key k;
+	key_for(&k, 1, 1, NULL, 0);
+	uint8_t *img = image(5000, 2), *m;
+	size_t len;
+	setenv("KILN_CACHE_DIR", "off", 1);
+	dcache_put(&k, img, 5000);
+	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
+	setenv("KILN_CACHE_DIR", dir, 1);
+	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT); /* nothing was written */
+	free(img);
+}
+
+/* Writes 'img' as the entry for k, then changes it with 'damage'. */
+static void damaged(unsigned how)
+{
+	struct dcache_key k;
+	key_for(&k, 2000 + how, 0, NULL, 0);
+	uint8_t *img = image(20000, 3), *m;
+	size_t len;
+	dcache_put(&k, img, 20000);
+	char *path = entry_path(&k);
+	int fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	if (how == 0) {
+		assert_int_equal(ftruncate(fd, 12345), 0); /* cut */
+	} else if (how == 1) {
+		assert_int_equal(pwrite(fd, "X", 1, 20000 + 3), 1); /* trailer's magic */
+	} else if (how == 2) {
+		uint8_t n = 7;
+		assert_int_equal(pwrite(fd, &n, 1, 20000 + 8), 1); /* trailer's length */
+	} else {
+		assert_int_equal(pwrite(fd, "\0", 1, 1), 1); /* not ELF */
+	}
+	close(fd);
+	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
+	assert_int_equal(access(path, F_OK), -1); /* removed: made again next time */
+	dcache_put(&k, img, 20000);
+	assert_int_equal(dcache_get(&k, &m, &len), 0);
+	assert_memory_equal(m, img, 20000);
+	dcache_unmap(m, len);
+	free(path);
+	free(img);
+}
+
+static void test_damaged(void **state)
+{
+	(void)state;
+	for (unsigned how = 0; how < 4; how++)
+		damaged(how);
+}
+
+static void test_unsafe_dirs(void **state)
+{
+	(void)state;
+	struct dcache_key k;
+	key_for(&k, 3000, 0, NULL, 0);
+	uint8_t *img = image(4000, 4), *m;
+	size_t len;
+	char real[128], link[128];
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(mkdir(real, 0700), 0);
+	assert_int_equal(symlink(real, link), 0);
+	setenv("KILN_CACHE_DIR", link, 1); /* a symbolic link: not used */
+	dcache_put(&k, img, 4000);
+	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
+	char sub[160];
+	snprintf(sub, sizeof(sub), "%s/expanded-v1", real);
+	assert_int_equal(access(sub, F_OK), -1);
+	if (geteuid() == 0) { /* another user's directory: not used */
+		char other[128];
+		snprintf(other, sizeof(other), "%s/other", dir);
+		assert_int_equal(mkdir(other, 0700), 0);
+		assert_int_equal(chown(other, 65534, 65534), 0);
+		setenv("KILN_CACHE_DIR", other, 1);
+		dcache_put(&k, img, 4000);
+		assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
+		snprintf(sub, sizeof(sub), "%s/expanded-v1", other);
+		assert_int_equal(access(sub, F_OK), -1);
+	}
+	setenv("KILN_CACHE_DIR", dir, 1);
+	free(img);
+}
+
+static void test_evict(void **state)
+{
+	(void)state;
+	char sub[128], cmd[256];
+	snprintf(sub, sizeof(sub), "%s/expanded-v1", dir);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s'/*", sub);
+	assert_int_equal(system(cmd), 0);
+	setenv("KILN_CACHE_MAX_MB", "2", 1);
+	assert_int_equal(dcache_max_bytes(), 2u << 20);
+	size_t sz = 600000;
+	uint8_t *img = image(sz, 5), *m;
+	size_t len;
+	struct dcache_key k[4];
+	for (int i = 0; i < 4; i++) {
+		key_for(&k[i], 4000 + i, 0, NULL, 0);
+		dcache_put(&k[i], img, sz);
+		struct timespec t = { 0, 20 * 1000 * 1000 };
+		nanosleep(&t, NULL); /* distinct ages */
+		if (i == 1) { /* the first one used again: the second is now the oldest */
+			assert_int_equal(dcache_get(&k[0], &m, &len), 0);
+			dcache_unmap(m, len);
+			nanosleep(&t, NULL);
+		}
+	}
+	/* 4 x 600 kB > 2 MB: the least recently used (k[1]) went first. */
+	assert_int_equal(dcache_get(&k[1], &m, &len), -ENOENT);
+	for (int i = 0; i < 4; i++) {
+		if (i == 1)
+			continue;
+		assert_int_equal(dcache_get(&k[i], &m, &len), 0);
+		dcache_unmap(m, len);
+	}
+	struct dcache_key big;
+	key_for(&big, 5000, 0, NULL, 0);
+	uint8_t *huge = image(1100000, 6); /* over half the cap: not kept */
+	dcache_put(&big, huge, 1100000);
+	assert_int_equal(dcache_get(&big, &m, &len), -ENOENT);
+	unsetenv("KILN_CACHE_MAX_MB");
+	assert_int_equal(dcache_max_bytes(), DCACHE_MAX_BYTES);
+	free(huge);
+	free(img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_off),
+		cmocka_unit_test(test_damaged),	  cmocka_unit_test(test_unsafe_dirs),
+		cmocka_unit_test(test_evict),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
