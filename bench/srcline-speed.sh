@@ -5,6 +5,8 @@
 # `objdump -d -l` on libbfd (Debian's debug packages installed), recorded
 # here at -F 2000 unless a FILE is given. Prints both times, kiln's ratio,
 # and the share of equal lines. Goal: kiln at most 1/10 of perf's time.
+# kiln is timed with its cache of expanded debug files empty (cold) and
+# filled (warm); RUNS rounds (default 3) interleave kiln and perf.
 # With --compile, also times kiln symbolizing every frame of the big
 # compile recording (out/compile.data, or $COMPILE) with inline frames and
 # source lines (kiln script -F+srcline), and kiln collapse with and
@@ -32,13 +34,37 @@ measure() { # prints "SECONDS MAXRSS_KB CPU_SECONDS"; output to $out
 }
 cat "$f" >/dev/null # warm the page cache
 echo "input: $f ($(du -m "$f" | cut -f1) MB, $(perf script -i "$f" -F time 2>/dev/null | grep -c .) samples)"
-out=$here/out/srcline.kiln
-set -- $(measure "$kiln" script -i "$f" -F+srcline); kt=$1; km=$2; kc=$3
-out=$here/out/srcline.perf
-set -- $(measure perf script -i "$f" -F+srcline); pt=$1; pm=$2; pc=$3
-echo "kiln script -F+srcline: ${kt} s wall, ${kc} s CPU, peak RSS $((km / 1024)) MB"
-echo "perf script -F+srcline: ${pt} s wall, ${pc} s CPU (addr2line included), peak RSS $((pm / 1024)) MB"
-echo "kiln/perf: wall $(echo "scale=4; $kt / $pt" | bc), CPU $(echo "scale=4; $kc / $pc" | bc)"
+# kiln twice per round: with an empty cache of expanded debug files (the
+# first run after a debug package is installed: every compressed debug
+# file decompressed) and with the cache that run filled (every later run).
+# Rounds interleave kiln and perf; RUNS rounds (default 3), min and median.
+cache=$here/out/cache
+runs=${RUNS:-3}
+: >"$here/out/.runs"
+i=0
+while [ $i -lt "$runs" ]; do
+	rm -rf "$cache"
+	out=$here/out/srcline.kiln
+	set -- $(KILN_CACHE_DIR=$cache measure "$kiln" script -i "$f" -F+srcline); echo "cold $1 $3 $2" >>"$here/out/.runs"
+	set -- $(KILN_CACHE_DIR=$cache measure "$kiln" script -i "$f" -F+srcline); echo "warm $1 $3 $2" >>"$here/out/.runs"
+	out=$here/out/srcline.perf
+	set -- $(measure perf script -i "$f" -F+srcline); echo "perf $1 $3 $2" >>"$here/out/.runs"
+	i=$((i + 1))
+done
+rm -rf "$cache"
+# per kind: min and median of wall and CPU, and the peak RSS
+stats() {
+	awk -v k="$1" '$1 == k { w[n + 0] = $2; c[n + 0] = $3; if ($4 > m) m = $4; n++ }
+	function sort(a, n,   i, j, t) { for (i = 1; i < n; i++) for (j = i; j > 0 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+	END { sort(w, n); sort(c, n); printf "%s %s %s %s %d\n", w[0], w[int((n-1)/2)], c[0], c[int((n-1)/2)], m / 1024 }' "$here/out/.runs"
+}
+set -- $(stats perf); pw=$2 pc=$4
+echo "perf script -F+srcline:        wall min $1 median $2 s, CPU min $3 median $4 s (addr2line included), peak RSS $5 MB"
+for k in cold warm; do
+	set -- $(stats $k)
+	echo "kiln script -F+srcline ($k): wall min $1 median $2 s, CPU min $3 median $4 s, peak RSS $5 MB"
+	echo "kiln ($k)/perf, medians: wall $(echo "scale=3; $2 / $pw" | bc), CPU $(echo "scale=3; $4 / $pc" | bc)"
+done
 python3 "$here/../tests/lib/line_agree.py" "$here/out/srcline.kiln" "$here/out/srcline.perf" 0 >"$here/out/.agree" || true
 head -1 "$here/out/.agree"
 [ $compile = 1 ] || exit 0

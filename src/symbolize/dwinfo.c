@@ -36,7 +36,7 @@ void dwinfo_open(struct dwinfo *di, const struct dwinfo_secs *s)
 	memset(di, 0, sizeof(*di));
 	di->s = *s;
 	hashmap_init(&di->table_at);
-	const uint8_t *base = s->info.p, *secend = s->info.p + s->info.n;
+	const uint8_t *base = s->info.p, *secend = base ? base + s->info.n : NULL;
 	uint64_t off = 0;
 	while (base && off < s->info.n && di->units.n < MAX_UNITS) {
 		const uint8_t *p = base + off;
@@ -260,11 +260,12 @@ static const struct dwunit *table_unit(const struct dwabbrev_table *t, struct dw
 /* Parses the next entry of t; false at its end or on a fault (t->done). */
 static bool parse_next(const struct dwinfo *di, struct dwabbrev_table *t)
 {
-	const uint8_t *base = di->s.abbrev.p, *end = base + di->s.abbrev.n;
+	const uint8_t *base = di->s.abbrev.p;
 	if (t->done || !base || t->pos >= di->s.abbrev.n || t->v.n >= MAX_ABBREVS) {
 		t->done = true;
 		return false;
 	}
+	const uint8_t *end = base + di->s.abbrev.n;
 	struct dwunit tmp;
 	const struct dwunit *u = table_unit(t, &tmp);
 	const uint8_t *p = base + t->pos;

@@ -294,6 +294,12 @@ static void lstate_reset(struct lstate *st)
 	st->file_set = false;
 }
 
+/* The line register wraps as the unsigned arithmetic of other readers does. */
+static void line_add(struct lstate *st, int64_t d)
+{
+	st->line = (int64_t)((uint64_t)st->line + (uint64_t)d);
+}
+
 static void advance(const struct dwline_prog *lp, struct lstate *st, uint64_t adv)
 {
 	if (lp->max_ops == 1) {
@@ -367,7 +373,7 @@ bool dwline_run(struct dwline_prog *lp, dwline_row_fn fn, void *arg)
 			if (!lp->line_range)
 				return false;
 			unsigned adj = op - lp->opcode_base;
-			st.line += lp->line_base + (int)(adj % lp->line_range);
+			line_add(&st, lp->line_base + (int64_t)(adj % lp->line_range));
 			advance(lp, &st, adj / lp->line_range);
 			emit(fn, arg, &st, false);
 			continue;
@@ -391,7 +397,7 @@ bool dwline_run(struct dwline_prog *lp, dwline_row_fn fn, void *arg)
 		case DW_LNS_advance_line:
 			if (p >= end)
 				return false;
-			st.line += dw_sleb(&p, end);
+			line_add(&st, dw_sleb(&p, end));
 			break;
 		case DW_LNS_set_file:
 			if (p >= end)
