@@ -26,11 +26,12 @@ for m in recurse plt signal threads tail noreturn; do
 			if ($0 ~ /;main;|;start_thread;/) whole += $NF
 		}
 		END {
-			if (own < 50 || whole < 0.95 * own) {
-				printf "%s: %d of %d samples reach main\n", m, whole, own
+			printf "%s: %d of %d samples reach main\n", m, whole, own
+			# At least 20 samples in its own code (the signal shape spends
+			# much of its time in the kernel: 40 of ~500 under ASan load).
+			if (own < 20 || whole < 0.95 * own)
 				exit 1
-			}
-		}' "$T/$m.kiln" || fail "$m: stacks stop short"
+		}' "$T/$m.kiln" || fail "$m: too few samples in its own code, or stacks stop short"
 	echo "$m: $(head -1 "$T/$m.cmp")"
 done
 grep -q ';recurse;recurse;recurse;' "$T/recurse.kiln" || fail "no deep recursion"
