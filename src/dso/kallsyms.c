@@ -133,13 +133,18 @@ static inline bool hex8(uint64_t x, uint64_t *out)
 	return true;
 }
 
-/* The first blank in [p, e), or e. */
-static inline const char *find_blank(const char *p, const char *e)
+/* The first blank in [p, e), or e; the line starts at 'line' (the last
+ * word is read overlapping the one before, when the line is long enough). */
+static inline const char *find_blank(const char *line, const char *p, const char *e)
 {
 	for (; e - p >= 8; p += 8) {
 		uint64_t m = blank_bytes(load8(p));
 		if (m)
 			return p + __builtin_ctzll(m) / 8;
+	}
+	if (p < e && e - line >= 8) { /* bytes before p shifted out */
+		uint64_t m = blank_bytes(load8(e - 8)) >> (8 * (8 - (e - p)));
+		return m ? p + __builtin_ctzll(m) / 8 : e;
 	}
 	while (p < e && !is_blank(*p))
 		p++;
@@ -218,13 +223,18 @@ static bool parse_line(struct parser *ps, const char *p, const char *e, bool nul
 	if (nul && memchr(p, '\0', (size_t)(e - p)))
 		return false;
 	uint64_t hi, lo;
-	if (e - p > 16 && hex8(load8(p), &hi) && hex8(load8(p + 8), &lo)) {
-		addr = hi << 32 | lo; /* the usual line: 16 digits */
-		p += 16;
-	} else { /* at most 16 digits: a 17th is not blank, so the line is bad */
-		for (; p < hex_end && (v = hexval(*p)) < 16; p++)
-			addr = addr << 4 | v;
+	if (e - p > 19 && p[16] == ' ' && p[18] == ' ' && !is_blank(p[17]) && !is_blank(p[19]) &&
+	    hex8(load8(p), &hi) && hex8(load8(p + 8), &lo)) {
+		/* The usual line: 16 digits, one space, the type, one space;
+		 * what the general path below makes of it too. */
+		addr = hi << 32 | lo;
+		type = p[17];
+		p = name = p + 19;
+		goto name;
 	}
+	/* at most 16 digits: a 17th is not blank, so the line is bad */
+	for (; p < hex_end && (v = hexval(*p)) < 16; p++)
+		addr = addr << 4 | v;
 	if (p == digits || p == e || !is_blank(*p))
 		return false;
 	while (++p < e && is_blank(*p))
@@ -237,7 +247,8 @@ static bool parse_line(struct parser *ps, const char *p, const char *e, bool nul
 	while (++p < e && is_blank(*p))
 		;
 	name = p;
-	p = find_blank(p, e);
+name:
+	p = find_blank(digits, p, e);
 	name_len = (size_t)(p - name);
 	if (name_len == 0 || name_len > KALLSYMS_MAX_NAME)
 		return false;

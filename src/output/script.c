@@ -436,7 +436,7 @@ static void tb_flush(struct tbuf *t)
 	t->n = 0;
 }
 
-static void tb_mem(struct tbuf *t, const char *s, size_t n)
+static inline void tb_mem(struct tbuf *t, const char *s, size_t n)
 {
 	if (n > sizeof(t->b) - t->n) {
 		tb_flush(t);
@@ -449,7 +449,7 @@ static void tb_mem(struct tbuf *t, const char *s, size_t n)
 	t->n += n;
 }
 
-static void tb_char(struct tbuf *t, char c)
+static inline void tb_char(struct tbuf *t, char c)
 {
 	if (t->n == sizeof(t->b))
 		tb_flush(t);
@@ -466,8 +466,14 @@ static void tb_str(struct tbuf *t, const char *s)
 
 static void tb_pad(struct tbuf *t, size_t n)
 {
-	while (n--)
-		tb_char(t, ' ');
+	while (n) {
+		if (t->n == sizeof(t->b))
+			tb_flush(t);
+		size_t k = sizeof(t->b) - t->n < n ? sizeof(t->b) - t->n : n;
+		memset(t->b + t->n, ' ', k);
+		t->n += k;
+		n -= k;
+	}
 }
 
 /* printf's "%*s": right-aligned in 'width', left-aligned if negative. */
@@ -483,14 +489,14 @@ static void tb_field(struct tbuf *t, const char *s, size_t n, int width)
 		tb_pad(t, pad);
 }
 
-/* The digits of 'v' in base 10 or 16, at least 'min' of them (zeros in
- * front), ending at 'end'; returns where they start. */
-static char *digits(char *end, uint64_t v, unsigned base, int min)
+/* The decimal digits of 'v', at least 'min' of them (zeros in front),
+ * ending at 'end'; returns where they start. */
+static char *digits(char *end, uint64_t v, int min)
 {
 	char *p = end;
 	do {
-		*--p = "0123456789abcdef"[v % base];
-		v /= base;
+		*--p = (char)('0' + v % 10);
+		v /= 10;
 		min--;
 	} while (v);
 	while (min-- > 0)
@@ -498,22 +504,36 @@ static char *digits(char *end, uint64_t v, unsigned base, int min)
 	return p;
 }
 
-/* printf's "%*" PRIx64 (with '0': "%0*" PRIx64). */
-static void tb_hex(struct tbuf *t, uint64_t v, int width, bool zero)
+/* The same in hex (lower case). */
+static char *xdigits(char *end, uint64_t v, int min)
 {
-	char d[24], *e = d + sizeof(d), *p = digits(e, v, 16, zero ? width : 1);
+	char *p = end;
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+		min--;
+	} while (v);
+	while (min-- > 0)
+		*--p = '0';
+	return p;
+}
+
+/* printf's "%*" PRIx64. */
+static void tb_hex(struct tbuf *t, uint64_t v, int width)
+{
+	char d[24], *e = d + sizeof(d), *p = xdigits(e, v, 1);
 	tb_field(t, p, (size_t)(e - p), width);
 }
 
 /* printf's "%*" PRIu64 and, for a negative 'v' (if 'neg'), "%*d"; with
- * 'zero', "%0*d": zeros between the sign and the digits. */
+ * 'zero', "%0*d": zeros between the sign and the digits (widths up to 24). */
 static void tb_dec(struct tbuf *t, uint64_t v, bool neg, int width, bool zero)
 {
 	char d[32], *e = d + sizeof(d), *p;
 	uint64_t mag = neg ? (uint64_t)0 - v : v;
 	int w = width < 0 ? -width : width;
 
-	p = digits(e, mag, 10, zero && width > 0 ? w - neg : 1);
+	p = digits(e, mag, zero && width > 0 && w <= 24 ? w - neg : 1);
 	if (neg)
 		*--p = '-';
 	tb_field(t, p, (size_t)(e - p), width);
@@ -534,7 +554,7 @@ static void put_sym(struct tbuf *t, uint64_t fl, const struct script_frame *fr)
 			tb_str(t, fr->sym);
 			if (fl & SF_SYMOFF) {
 				tb_mem(t, "+0x", 3);
-				tb_hex(t, fr->symoff, 0, false);
+				tb_hex(t, fr->symoff, 0);
 			}
 		}
 	}
@@ -582,9 +602,9 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 	}
 	if (fl & SF_TIME) {
 		char d[48], *e = d + sizeof(d), *p;
-		p = digits(e, s->time % 1000000000u / 1000u, 10, 6);
+		p = digits(e, s->time % 1000000000u / 1000u, 6);
 		*--p = '.';
-		p = digits(p, s->time / 1000000000u, 10, 1);
+		p = digits(p, s->time / 1000000000u, 1);
 		tb_field(&t, p, (size_t)(e - p), 12);
 		tb_mem(&t, ": ", 2);
 	}
@@ -600,7 +620,7 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 	if ((fl & SF_TRACE) && s->trace)
 		tb_str(&t, s->trace);
 	if (fl & SF_ADDR) {
-		tb_hex(&t, s->addr, 16, false);
+		tb_hex(&t, s->addr, 16);
 		if (s->addr_resolved)
 			put_sym(&t, fl, &s->addr_at);
 	}
@@ -609,13 +629,13 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 			tb_char(&t, '\n');
 			for (size_t i = 0; i < s->nframes; i++) {
 				tb_char(&t, '\t');
-				tb_hex(&t, s->frames[i].addr, 16, false);
+				tb_hex(&t, s->frames[i].addr, 16);
 				put_sym(&t, fl, &s->frames[i]);
 				tb_char(&t, '\n');
 			}
 		} else {
 			tb_char(&t, ' ');
-			tb_hex(&t, s->ip, 16, false);
+			tb_hex(&t, s->ip, 16);
 			put_sym(&t, fl, &s->at);
 		}
 	}
