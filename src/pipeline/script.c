@@ -334,13 +334,6 @@ static const struct kallsyms *kernel_syms(struct script_ctx *x)
 
 /* ---- dsos, as perf names them ---- */
 
-static bool perf_anon(const char *p)
-{
-	return !strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
-	       !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[stack", 6) ||
-	       !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]");
-}
-
 /* perf's kmod_path__parse_name: "/lib/modules/.../snd-pcm.ko.xz" -> "[snd_pcm]". */
 static uint32_t module_name(struct script_ctx *x, const char *path)
 {
@@ -438,9 +431,23 @@ static void widen_kernel_map(struct script_ctx *x)
 /* perf's text for a source line it could not find: "<dso short name>[<addr>]". */
 static const char *srcline_fail(struct script_ctx *x, const char *short_name, uint64_t addr)
 {
-	char buf[600];
-	snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", short_name, addr);
-	return strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
+	/* snprintf(buf, 600, "%s[%" PRIx64 "]") without printf: once per kernel frame */
+	char buf[600], hex[20], *h = hex + sizeof(hex);
+	size_t n = strlen(short_name), at;
+	*--h = ']';
+	do {
+		*--h = "0123456789abcdef"[addr & 15];
+		addr >>= 4;
+	} while (addr);
+	*--h = '[';
+	if (n > sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	memcpy(buf, short_name, n);
+	at = (size_t)(hex + sizeof(hex) - h);
+	if (at > sizeof(buf) - 1 - n)
+		at = sizeof(buf) - 1 - n;
+	memcpy(buf + n, h, at);
+	return strtab_get(&x->strs, strtab_intern(&x->strs, buf, n + at));
 }
 
 static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64_t ip,
@@ -491,7 +498,7 @@ static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, ui
 	if (!map)
 		return;
 	const struct dso *d = dso_set_get(&x->dsos, map->dso);
-	if (perf_anon(d->path)) {
+	if (dso_is_anon_code(d)) { /* perf's anonymous maps */
 		char buf[64];
 		snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", pid);
 		out->dso = strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
