@@ -99,6 +99,71 @@ static void test_hashmap(void **state)
 	hashmap_release(&m);
 }
 
+/* Random puts, slots and gets, with keys that collide in the table, the
+ * empty-slot marker HASHMAP_EMPTY among them, against a plain array; then
+ * iteration visits every entry once. */
+static void test_hashmap_model(void **state)
+{
+	enum { NKEYS = 3000 };
+	static uint64_t keys[NKEYS], vals[NKEYS];
+	static bool present[NKEYS], seen[NKEYS];
+	uint64_t rng = 0x243f6a8885a308d3ull, v, k;
+	struct hashmap m;
+
+	(void)state;
+	for (size_t i = 0; i < NKEYS; i++) /* multiples of 1 << 40: crowded low bits */
+		keys[i] = i == 7 ? HASHMAP_EMPTY : i == 8 ? 0 : (uint64_t)(i + 1) << 40 | (i % 3);
+	hashmap_init(&m);
+	assert_false(hashmap_get(&m, HASHMAP_EMPTY, &v));
+	for (int it = 0; it < 200000; it++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		size_t i = (size_t)(rng >> 8) % (it < 1000 ? 20 : NKEYS);
+		bool inserted;
+		switch (rng % 3) {
+		case 0:
+			hashmap_put(&m, keys[i], rng);
+			vals[i] = rng;
+			present[i] = true;
+			break;
+		case 1:
+			*hashmap_slot(&m, keys[i], 5, &inserted) += 1;
+			assert_int_equal(inserted, !present[i]);
+			vals[i] = present[i] ? vals[i] + 1 : 6;
+			present[i] = true;
+			break;
+		default:
+			assert_int_equal(hashmap_get(&m, keys[i], &v), present[i]);
+			if (present[i])
+				assert_int_equal(v, vals[i]);
+			assert_int_equal(hashmap_get(&m, keys[i] + 1, NULL), false);
+		}
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < NKEYS; i++)
+		n += present[i];
+	assert_true(present[7]);
+	assert_int_equal(m.n, n);
+	size_t visited = 0;
+	for (size_t pos = 0; hashmap_next(&m, &pos, &k, &v); visited++) {
+		size_t i = k == HASHMAP_EMPTY ? 7 : k == 0 ? 8 : (size_t)(k >> 40) - 1;
+		assert_true(i < NKEYS && keys[i] == k && present[i] && !seen[i]);
+		assert_int_equal(v, vals[i]);
+		seen[i] = true;
+	}
+	assert_int_equal(visited, n);
+	hashmap_release(&m);
+	/* The marker alone, in an empty table. */
+	hashmap_init(&m);
+	hashmap_put(&m, HASHMAP_EMPTY, 3);
+	size_t pos = 0;
+	assert_true(hashmap_next(&m, &pos, &k, &v));
+	assert_true(k == HASHMAP_EMPTY && v == 3);
+	assert_false(hashmap_next(&m, &pos, &k, &v));
+	hashmap_release(&m);
+}
+
 static void test_cursor(void **state)
 {
 	(void)state;
@@ -193,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_hashmap),
+		cmocka_unit_test(test_hashmap_model),
 		cmocka_unit_test(test_cursor),
 		cmocka_unit_test(test_ofile_device),
 	};

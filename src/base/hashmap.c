@@ -34,39 +34,51 @@ uint64_t hash_bytes(const void *p, size_t n)
 void hashmap_init(struct hashmap *m)
 {
 	m->slots = NULL;
-	m->used = NULL;
 	m->n = m->mask = 0;
+	m->has_empty = false;
+	m->empty_val = 0;
 }
 
 void hashmap_release(struct hashmap *m)
 {
 	free(m->slots);
-	free(m->used);
 	hashmap_init(m);
 }
 
+/* Slots are re-inserted in slot order, so the layout only depends on the
+ * keys and their order of insertion. */
 static void rehash(struct hashmap *m, size_t cap)
 {
 	struct hashmap old = *m;
 	XALLOC_ARRAY(m->slots, cap);
-	XALLOC_ARRAY(m->used, cap);
+	for (size_t i = 0; i < cap; i++)
+		m->slots[i].key = HASHMAP_EMPTY;
 	m->mask = cap - 1;
-	m->n = 0;
-	if (old.used) {
+	m->n = old.has_empty;
+	if (old.slots) {
 		for (size_t i = 0; i <= old.mask; i++)
-			if (old.used[i])
+			if (old.slots[i].key != HASHMAP_EMPTY)
 				hashmap_put(m, old.slots[i].key, old.slots[i].val);
 	}
 	free(old.slots);
-	free(old.used);
 }
 
 uint64_t *hashmap_slot(struct hashmap *m, uint64_t key, uint64_t dflt, bool *inserted)
 {
-	if (!m->used || (m->n + 1) * 4 > (m->mask + 1) * 3)
-		rehash(m, m->used ? (m->mask + 1) * 2 : 16);
+	if (key == HASHMAP_EMPTY) {
+		if (inserted)
+			*inserted = !m->has_empty;
+		if (!m->has_empty) {
+			m->has_empty = true;
+			m->empty_val = dflt;
+			m->n++;
+		}
+		return &m->empty_val;
+	}
+	if (!m->slots || (m->n + 1) * 4 > (m->mask + 1) * 3)
+		rehash(m, m->slots ? (m->mask + 1) * 2 : 16);
 	size_t i = mix(key) & m->mask;
-	while (m->used[i]) {
+	while (m->slots[i].key != HASHMAP_EMPTY) {
 		if (m->slots[i].key == key) {
 			if (inserted)
 				*inserted = false;
@@ -74,7 +86,6 @@ uint64_t *hashmap_slot(struct hashmap *m, uint64_t key, uint64_t dflt, bool *ins
 		}
 		i = (i + 1) & m->mask;
 	}
-	m->used[i] = 1;
 	m->slots[i].key = key;
 	m->slots[i].val = dflt;
 	m->n++;
@@ -90,28 +101,41 @@ void hashmap_put(struct hashmap *m, uint64_t key, uint64_t val)
 
 bool hashmap_get(const struct hashmap *m, uint64_t key, uint64_t *val)
 {
-	if (!m->used)
+	if (key == HASHMAP_EMPTY) {
+		if (m->has_empty && val)
+			*val = m->empty_val;
+		return m->has_empty;
+	}
+	if (!m->slots)
 		return false;
 	size_t i = mix(key) & m->mask;
-	while (m->used[i]) {
-		if (m->slots[i].key == key) {
+	for (;; i = (i + 1) & m->mask) {
+		uint64_t k = m->slots[i].key;
+		if (k == key) {
 			if (val)
 				*val = m->slots[i].val;
 			return true;
 		}
-		i = (i + 1) & m->mask;
+		if (k == HASHMAP_EMPTY)
+			return false;
 	}
-	return false;
 }
 
 bool hashmap_next(const struct hashmap *m, size_t *pos, uint64_t *key, uint64_t *val)
 {
-	for (; m->used && *pos <= m->mask; ++*pos)
-		if (m->used[*pos]) {
+	size_t cap = m->slots ? m->mask + 1 : 0;
+	for (; *pos < cap; ++*pos)
+		if (m->slots[*pos].key != HASHMAP_EMPTY) {
 			*key = m->slots[*pos].key;
 			*val = m->slots[*pos].val;
 			++*pos;
 			return true;
 		}
+	if (*pos == cap && m->has_empty) { /* the key HASHMAP_EMPTY comes last */
+		*key = HASHMAP_EMPTY;
+		*val = m->empty_val;
+		++*pos;
+		return true;
+	}
 	return false;
 }

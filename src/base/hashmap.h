@@ -17,11 +17,19 @@ struct hashmap_slot {
 	uint64_t key, val; /* side by side: a lookup touches one cache line */
 };
 
+/*
+ * A free slot holds the key HASHMAP_EMPTY, so a lookup reads one array
+ * (one cache line, mostly); the key HASHMAP_EMPTY itself, when put in the
+ * map, lives beside the slots ('has_empty', 'empty_val').
+ */
+#define HASHMAP_EMPTY UINT64_C(0xb5ad4eceda1ce2a9)
+
 struct hashmap {
 	struct hashmap_slot *slots;
-	uint8_t *used; /* per slot */
-	size_t n;      /* entries */
-	size_t mask;   /* capacity - 1 (capacity is a power of two), or 0 if unallocated */
+	size_t n;    /* entries */
+	size_t mask; /* capacity - 1 (capacity is a power of two), or 0 if unallocated */
+	bool has_empty;
+	uint64_t empty_val;
 };
 
 void hashmap_init(struct hashmap *m);

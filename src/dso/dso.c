@@ -77,6 +77,13 @@ static enum dso_kind kind_of(const char *path)
 	return DSO_ANON;
 }
 
+static bool anon_path(const char *p)
+{
+	return !strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
+	       !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[stack", 6) ||
+	       !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]");
+}
+
 uint32_t dso_set_intern(struct dso_set *s, const char *path)
 {
 	uint64_t h = hash_bytes(path, strlen(path));
@@ -93,6 +100,7 @@ uint32_t dso_set_intern(struct dso_set *s, const char *path)
 	const char *slash = strrchr(d->path, '/');
 	d->base = slash ? slash + 1 : d->path;
 	d->kind = kind_of(path);
+	d->anon_code = anon_path(d->path);
 	uint32_t id = (uint32_t)s->v.n;
 	VEC_PUSH(&s->v, d);
 	unsigned jpid;
@@ -328,10 +336,7 @@ void dso_set_note_pid(struct dso_set *s, uint32_t id, uint32_t pid)
 
 bool dso_is_anon_code(const struct dso *d)
 {
-	const char *p = d->path;
-	return !strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
-	       !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[stack", 6) ||
-	       !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]");
+	return d->anon_code; /* asked for every sampled address: see anon_path() */
 }
 
 uint32_t dso_set_jit(struct dso_set *s, uint32_t pid)

@@ -45,6 +45,7 @@ struct dso {
 	struct perfmap *jit;     /* DSO_JIT: the perf map's symbols, once loaded */
 	struct perfmap *jitdump; /* DSO_JIT: the process's jitdump symbols, if recorded */
 	uint32_t pid;   /* the first process seen mapping it (0: none): its root holds the file */
+	bool anon_code; /* dso_is_anon_code(), worked out from the path once */
 	bool tried;     /* img load was attempted */
 	bool dbg_tried; /* the debug file search was done */
 };

@@ -8,7 +8,9 @@
  * the kept names, so memory is bounded by the text's length. Files are
  * read and parsed in 64 KiB pieces, never held whole; a table entry is
  * 32 bytes and there is no name index (kallsyms_find scans: it is asked
- * once or twice per run).
+ * once or twice per run). The text is 120k lines read at startup, so the
+ * line parser reads eight bytes at a time where it can, and the sort
+ * only orders alias groups when the text comes sorted (sort_syms).
  */
 #include "dso/kallsyms.h"
 
@@ -61,20 +63,92 @@ struct parser {
 	bool any_nonzero;
 };
 
-static bool is_blank(char c)
+static inline bool is_blank(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+	/* ' ', '\t', '\v', '\f', '\r' (isspace without '\n') */
+	unsigned u = (unsigned char)c;
+	return u == ' ' || (u - '\t' <= (unsigned)('\r' - '\t') && u != '\n');
 }
 
-static int hexval(char c)
+/* The value of a hex digit, or 16 and more for anything else. */
+static inline unsigned hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	unsigned d = (unsigned)(unsigned char)c - '0';
+	if (d < 10)
+		return d;
+	d = ((unsigned)(unsigned char)c | 0x20) - 'a';
+	return d < 6 ? d + 10 : 16;
+}
+
+/*
+ * Eight bytes at a time (SWAR; /proc/kallsyms is 120k lines, so the
+ * parser is on the startup path). A word holds text bytes in memory
+ * order, the first in the low byte; every test is exact per byte (no
+ * carry crosses a byte: bytes with the high bit set are tested apart).
+ */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+/* The high bit of each byte of 'x' that is >= c, for bytes below 0x80. */
+static inline uint64_t bytes_ge(uint64_t x, unsigned c)
+{
+	return (x + ONES * (0x80 - c)) & HIGHS;
+}
+
+/* The high bit of each blank byte (is_blank, '\n' aside: a line has none). */
+static inline uint64_t blank_bytes(uint64_t x)
+{
+	uint64_t y = x & ~HIGHS, z = (x ^ ONES * ' ') & ~HIGHS;
+	uint64_t space = ~((z + ONES * 0x7f) | (x ^ ONES * ' ')) & HIGHS;
+	uint64_t ctl = bytes_ge(y, '\t') & ~bytes_ge(y, '\r' + 1) & ~x;
+
+	return space | ctl;
+}
+
+/* Eight hex digits, the first the most significant: false if any byte is
+ * not one. */
+static inline bool hex8(uint64_t x, uint64_t *out)
+{
+	if (x & HIGHS)
+		return false;
+	uint64_t lower = x | ONES * 0x20;
+	uint64_t digit = bytes_ge(x, '0') & ~bytes_ge(x, '9' + 1);
+	uint64_t letter = bytes_ge(lower, 'a') & ~bytes_ge(lower, 'f' + 1);
+	if ((digit | letter) != HIGHS)
+		return false;
+	uint64_t v = (x & ONES * 0x0f) + (letter >> 7) * 9; /* one nibble a byte */
+	v = ((v << 4) | (v >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	v = ((v << 8) | (v >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	*out = ((v << 16) | (v >> 32)) & UINT64_C(0xffffffff);
+	return true;
+}
+
+/* The first blank in [p, e), or e; the line starts at 'line' (the last
+ * word is read overlapping the one before, when the line is long enough). */
+static inline const char *find_blank(const char *line, const char *p, const char *e)
+{
+	for (; e - p >= 8; p += 8) {
+		uint64_t m = blank_bytes(load8(p));
+		if (m)
+			return p + __builtin_ctzll(m) / 8;
+	}
+	if (p < e && e - line >= 8) { /* bytes before p shifted out */
+		uint64_t m = blank_bytes(load8(e - 8)) >> (8 * (8 - (e - p)));
+		return m ? p + __builtin_ctzll(m) / 8 : e;
+	}
+	while (p < e && !is_blank(*p))
+		p++;
+	return p;
 }
 
 /*
@@ -134,60 +208,73 @@ static uint32_t pool_add(struct parser *ps, const char *s, size_t n)
 /*
  * One line, without its '\n': "<hex> <type> <name>[\t[module]]". Returns
  * false if it is malformed. The name and module (each shorter than the
- * line) are copied into the pool only for symbols that are kept.
+ * line) are copied into the pool only for symbols that are kept. 'nul'
+ * says the text around the line holds a NUL byte, which makes a line bad.
  */
-static bool parse_line(struct parser *ps, const char *p, const char *e)
+static bool parse_line(struct parser *ps, const char *p, const char *e, bool nul)
 {
-	uint64_t addr = 0;
-	size_t digits = 0;
-	const char *name, *mod = NULL;
+	const char *digits = p, *name, *mod = NULL;
+	const char *hex_end = e - p > 16 ? p + 16 : e;
 	size_t name_len, mod_len = 0;
+	uint64_t addr = 0;
+	unsigned v;
 	char type;
-	int v;
 
-	if (memchr(p, '\0', (size_t)(e - p)))
+	if (nul && memchr(p, '\0', (size_t)(e - p)))
 		return false;
-	for (; p < e && (v = hexval(*p)) >= 0; p++, digits++)
-		addr = addr << 4 | (uint64_t)v;
-	if (digits == 0 || digits > 16 || p == e || !is_blank(*p))
+	uint64_t hi, lo;
+	if (e - p > 19 && p[16] == ' ' && p[18] == ' ' && !is_blank(p[17]) && !is_blank(p[19]) &&
+	    hex8(load8(p), &hi) && hex8(load8(p + 8), &lo)) {
+		/* The usual line: 16 digits, one space, the type, one space;
+		 * what the general path below makes of it too. */
+		addr = hi << 32 | lo;
+		type = p[17];
+		p = name = p + 19;
+		goto name;
+	}
+	/* at most 16 digits: a 17th is not blank, so the line is bad */
+	for (; p < hex_end && (v = hexval(*p)) < 16; p++)
+		addr = addr << 4 | v;
+	if (p == digits || p == e || !is_blank(*p))
 		return false;
-	while (p < e && is_blank(*p))
-		p++;
+	while (++p < e && is_blank(*p))
+		;
 	if (p == e)
 		return false;
 	type = *p++;
 	if (p == e || !is_blank(*p))
 		return false;
-	while (p < e && is_blank(*p))
-		p++;
+	while (++p < e && is_blank(*p))
+		;
 	name = p;
-	while (p < e && !is_blank(*p))
-		p++;
+name:
+	p = find_blank(digits, p, e);
 	name_len = (size_t)(p - name);
 	if (name_len == 0 || name_len > KALLSYMS_MAX_NAME)
 		return false;
-	while (p < e && is_blank(*p))
-		p++;
 	if (p < e) {
-		if (*p != '[')
-			return false;
-		mod = ++p;
-		while (p < e && *p != ']' && !is_blank(*p))
-			p++;
-		mod_len = (size_t)(p - mod);
-		if (p == e || *p != ']' || mod_len == 0)
-			return false;
-		for (p++; p < e && is_blank(*p); p++)
+		while (++p < e && is_blank(*p))
 			;
-		if (p != e)
-			return false;
+		if (p < e) {
+			if (*p != '[')
+				return false;
+			mod = ++p;
+			while (p < e && *p != ']' && !is_blank(*p))
+				p++;
+			mod_len = (size_t)(p - mod);
+			if (p == e || *p != ']' || mod_len == 0)
+				return false;
+			while (++p < e && is_blank(*p))
+				;
+			if (p != e)
+				return false;
+		}
 	}
 
-	if (ps->perf && (!perf_keeps(type) || name[0] == '$')) {
-		if (addr)
-			ps->any_nonzero = true;
+	if (addr)
+		ps->any_nonzero = true;
+	if (ps->perf && (!perf_keeps(type) || name[0] == '$'))
 		return true; /* perf never sees it, not even as the end of another */
-	}
 	struct ksym *s = VEC_PUSH_ZERO(&ps->all);
 	s->addr = addr;
 	/* perf keeps the last alias at an address: sort later lines first
@@ -196,8 +283,6 @@ static bool parse_line(struct parser *ps, const char *p, const char *e)
 	s->rank = ps->perf ? 0 : type_rank(type);
 	s->keep = ps->perf || is_text(type) || mod;
 	s->mod = NO_MODULE;
-	if (addr)
-		ps->any_nonzero = true;
 	if (!s->keep)
 		return true;
 	s->name = pool_add(ps, name, name_len);
@@ -225,14 +310,126 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* /proc/kallsyms comes sorted: check in one pass before sorting. */
+static inline bool ksym_less(const struct ksym *x, const struct ksym *y)
+{
+	if (x->addr != y->addr)
+		return x->addr < y->addr;
+	if (x->rank != y->rank)
+		return x->rank < y->rank;
+	return x->seq < y->seq;
+}
+
+/* Groups of aliases up to this size are insertion-sorted. */
+#define KALLSYMS_SMALL_GROUP 16
+
+/*
+ * One group of aliases (equal addresses) into (rank, seq) order. In file
+ * order a group of perf's table is exactly reversed (seq falls line by
+ * line, rank is 0), so that case is a reversal whatever its size.
+ */
+static void sort_group(struct ksym *v, size_t n)
+{
+	size_t i = 1;
+
+	while (i < n && ksym_less(&v[i], &v[i - 1]))
+		i++;
+	if (i == n) {
+		for (size_t l = 0, r = n - 1; l < r; l++, r--) {
+			struct ksym t = v[l];
+			v[l] = v[r];
+			v[r] = t;
+		}
+		return;
+	}
+	if (n > KALLSYMS_SMALL_GROUP) {
+		qsort(v, n, sizeof(*v), ksym_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct ksym t = v[i];
+		size_t j = i;
+		for (; j > 0 && ksym_less(&t, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+/* A run whose addresses never fall: only its alias groups need sorting. */
+static void sort_run(struct ksym *v, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].addr == v[i].addr)
+			j++;
+		if (j - i > 1)
+			sort_group(v + i, j - i);
+		i = j;
+	}
+}
+
+/* Merge the sorted [a, a + na) and [b, b + nb) into 'out'. */
+static void merge(struct ksym *out, const struct ksym *a, size_t na, const struct ksym *b,
+		  size_t nb)
+{
+	size_t i = 0, j = 0, k = 0;
+
+	while (i < na && j < nb)
+		out[k++] = ksym_less(&b[j], &a[i]) ? b[j++] : a[i++];
+	memcpy(out + k, a + i, (na - i) * sizeof(*a));
+	memcpy(out + k + na - i, b + j, (nb - j) * sizeof(*b));
+}
+
+/*
+ * Sort into (addr, rank, seq) order, a total order (seq is unique), so
+ * the result is the one any sort gives. /proc/kallsyms comes sorted by
+ * address, except module symbols, which may come in blocks out of
+ * order: the table is cut into runs of non-falling addresses, each run
+ * has its alias groups sorted, and the runs are merged pairwise (a
+ * natural merge sort): one pass and a few tiny sorts for sorted text,
+ * O(n log runs) otherwise.
+ */
 static void sort_syms(struct ksym *v, size_t n)
 {
-	for (size_t i = 1; i < n; i++)
-		if (ksym_cmp(&v[i - 1], &v[i]) > 0) {
-			qsort(v, n, sizeof(*v), ksym_cmp);
-			return;
+	VEC(size_t) runs = { 0 }; /* run starts, then n */
+	struct ksym *tmp, *src = v, *dst;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].addr >= v[j - 1].addr)
+			j++;
+		sort_run(v + i, j - i);
+		VEC_PUSH(&runs, i);
+		i = j;
+	}
+	if (runs.n <= 1) {
+		VEC_FREE(&runs);
+		return;
+	}
+	VEC_PUSH(&runs, n);
+	XALLOC_ARRAY(tmp, n);
+	dst = tmp;
+	while (runs.n > 2) { /* runs.n - 1 runs: merge them in pairs */
+		size_t k = 0, r = 0;
+		for (; r + 2 < runs.n; r += 2) {
+			size_t a = runs.v[r], b = runs.v[r + 1], c = runs.v[r + 2];
+			merge(dst + a, src + a, b - a, src + b, c - b);
+			runs.v[k++] = a;
 		}
+		if (r + 1 < runs.n) { /* an odd run out: carried over */
+			size_t a = runs.v[r];
+			memcpy(dst + a, src + a, (n - a) * sizeof(*v));
+			runs.v[k++] = a;
+		}
+		runs.v[k++] = n;
+		runs.n = k;
+		struct ksym *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	VEC_FREE(&runs);
 }
 
 /*
@@ -286,10 +483,10 @@ static void finish_perf(struct parser *ps)
 	size_t n = ps->all.n;
 
 	sort_syms(v, n);
-	for (size_t i = 0; i < n; i++) {
-		size_t j = i + 1;
-		while (j < n && v[j].addr == v[i].addr)
-			j++;
+	for (size_t i = 0, j = 0; i < n; i++) {
+		if (j <= i) /* the first symbol past i's group of aliases */
+			for (j = i + 1; j < n && v[j].addr == v[i].addr;)
+				j++;
 		uint64_t a = v[i].addr, end;
 		if (a > UINT64_MAX - 3 * 4096)
 			end = UINT64_MAX;
@@ -316,12 +513,21 @@ static void parser_init(struct parser *ps, bool perf)
 	ps->last_mod = NO_MODULE;
 }
 
-static void parse_one(struct parser *ps, const char *p, const char *le)
+/* A line of blanks only is skipped; any other line must parse. */
+static void parse_one(struct parser *ps, const char *p, const char *le, bool nul)
 {
-	const char *q = p;
-	while (q < le && is_blank(*q))
-		q++;
-	if (q < le && !parse_line(ps, p, le))
+	if (p == le)
+		return;
+	if (hexval(*p) >= 16) {
+		const char *q = p;
+		while (q < le && is_blank(*q))
+			q++;
+		if (q == le)
+			return;
+		ps->ks->bad++;
+		return;
+	}
+	if (!parse_line(ps, p, le, nul))
 		ps->ks->bad++;
 }
 
@@ -330,13 +536,14 @@ static void parse_one(struct parser *ps, const char *p, const char *le)
 static size_t parse_text(struct parser *ps, const char *text, size_t len, bool last)
 {
 	const char *p = text, *end = text + len;
+	bool nul = memchr(text, '\0', len) != NULL; /* else no line needs the check */
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl && !last)
 			break;
 		const char *le = nl ? nl : end;
-		parse_one(ps, p, le);
+		parse_one(ps, p, le, nul);
 		p = nl ? nl + 1 : end;
 	}
 	return (size_t)(p - text);

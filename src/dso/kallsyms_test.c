@@ -314,6 +314,229 @@ static void test_load_pieces(void **state)
 	free(text);
 }
 
+/* One generated line of test_orders, and the model's view of it. */
+struct gen {
+	uint64_t addr;
+	char type;
+	int mod;     /* -1: core; else module "m<mod>" */
+	size_t line; /* position in the text */
+	int rank;    /* alias preference in the plain table, lower first */
+	bool plain;  /* kept by kallsyms_parse */
+	bool perf;   /* kept by kallsyms_parse_perf */
+	unsigned id; /* the name is "s<id>" */
+};
+
+static int gen_rank(char t)
+{
+	const char *order = "TtWw";
+	const char *at = strchr(order, t);
+	return at ? (int)(at - order) : t >= 'A' && t <= 'Z' ? 4 : 5;
+}
+
+/* The obvious order: address, then preference, then the later line first. */
+static int gen_cmp_plain(const void *a, const void *b)
+{
+	const struct gen *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return x->line > y->line ? -1 : x->line < y->line;
+}
+
+static int gen_cmp_perf(const void *a, const void *b)
+{
+	const struct gen *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->line > y->line ? -1 : x->line < y->line;
+}
+
+static uint64_t gen_rng(uint64_t *r)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+	return *r;
+}
+
+/*
+ * Check a parsed table against the model: qsort the kept lines into the
+ * obvious order; at every address of the text (and 15 bytes into it, all
+ * addresses are 16 apart) lookup must give the first kept line there,
+ * or for perf's table the first at the last kept address below.
+ */
+static void check_model(const struct kallsyms *ks, struct gen *g, size_t n, bool perf)
+{
+	struct gen *k = xcalloc(n ? n : 1, sizeof(*k));
+	size_t nk = 0;
+	char want[32], mod[16];
+
+	for (size_t i = 0; i < n; i++)
+		if (perf ? g[i].perf : g[i].plain)
+			k[nk++] = g[i];
+	qsort(k, nk, sizeof(*k), perf ? gen_cmp_perf : gen_cmp_plain);
+	assert_int_equal(kallsyms_count(ks), nk);
+	for (size_t i = 0; i < n; i++) {
+		for (uint64_t off = 0; off < 16; off += 15) {
+			uint64_t x = g[i].addr + off, start = 0;
+			const char *m = NULL;
+			const struct gen *best = NULL;
+			/* the first of the kept group at the address (perf: at
+			 * the last kept address at or below x) */
+			for (size_t j = 0; j < nk && k[j].addr <= x; j++)
+				if (perf || k[j].addr == g[i].addr)
+					if (j == 0 || k[j - 1].addr != k[j].addr)
+						best = &k[j];
+			if (!perf && best && best->addr != g[i].addr)
+				best = NULL;
+			const char *got = kallsyms_lookup(ks, x, &start, &m);
+			if (!best) {
+				if (got)
+					fail_msg("%#" PRIx64 ": expected nothing, got %s", x, got);
+				continue;
+			}
+			snprintf(want, sizeof(want), "s%u", best->id);
+			if (!got || strcmp(got, want) || start != best->addr)
+				fail_msg("%#" PRIx64 " (perf %d): expected %s, got %s", x, perf, want,
+					 got ? got : "nothing");
+			if (best->mod < 0) {
+				assert_null(m);
+			} else {
+				snprintf(mod, sizeof(mod), "m%d", best->mod);
+				assert_non_null(m);
+				assert_string_equal(m, mod);
+			}
+		}
+		uint64_t a = 0;
+		snprintf(want, sizeof(want), "s%u", g[i].id);
+		bool kept = perf ? g[i].perf : g[i].plain;
+		assert_int_equal(kallsyms_find(ks, want, &a), kept);
+		if (kept)
+			assert_int_equal(a, g[i].addr);
+	}
+	free(k);
+}
+
+/* Write the lines in their current order, then parse and check both tables. */
+static void check_order(struct gen *g, size_t n)
+{
+	size_t cap = n * 48 + 1, len = 0;
+	char *text = xmalloc(cap);
+	for (size_t i = 0; i < n; i++) {
+		g[i].line = i;
+		len += (size_t)snprintf(text + len, cap - len, "%016" PRIx64 " %c s%u", g[i].addr,
+					g[i].type, g[i].id);
+		if (g[i].mod >= 0)
+			len += (size_t)snprintf(text + len, cap - len, "\t[m%d]", g[i].mod);
+		text[len++] = '\n';
+	}
+	struct kallsyms *ks = kallsyms_parse(text, len);
+	assert_int_equal(kallsyms_bad_lines(ks), 0);
+	check_model(ks, g, n, false);
+	kallsyms_free(ks);
+	ks = kallsyms_parse_perf(text, len);
+	check_model(ks, g, n, true);
+	kallsyms_free(ks);
+	free(text);
+}
+
+static int gen_by_addr(const void *a, const void *b)
+{
+	const struct gen *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The table's order (address, alias preference, last line first) against
+ * the obvious qsort of the same lines, for text sorted by address as
+ * /proc/kallsyms is, with modules listed out of address order, shuffled,
+ * reversed, and one address shared by every line (kptr_restrict's zeros,
+ * or one huge alias group): groups of every size, every type.
+ */
+static void test_orders(void **state)
+{
+	static const char types[] = "tTwWdDbBrRaA";
+	size_t n = 1500;
+	struct gen *g = xcalloc(n, sizeof(*g));
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = gen_rng(&rng);
+		g[i].id = (unsigned)i;
+		g[i].type = types[r % 12];
+		g[i].mod = i < n / 2 ? -1 : (int)((r >> 8) % 3); /* m0..m2 */
+		/* core: 0xffffffff81000000 + 16 * k, few k so aliases pile up;
+		 * a module's block lies where its number says */
+		uint64_t k = (r >> 16) % (i % 5 == 0 ? 8 : 300);
+		g[i].addr = g[i].mod < 0 ? 0xffffffff81000000ull + 16 * k :
+					   0xffffffffc0000000ull + ((uint64_t)g[i].mod << 20) + 16 * k;
+		g[i].rank = gen_rank(g[i].type);
+		g[i].plain = strchr("tTwW", g[i].type) || g[i].mod >= 0;
+		g[i].perf = strchr("tTwWdDbB", g[i].type) != NULL;
+	}
+	/* Sorted by address, aliases in generation order. */
+	qsort(g, n, sizeof(*g), gen_by_addr);
+	check_order(g, n);
+	/* Modules in load order, not address order: m2's block, then m0's,
+	 * then the core, then m1's. */
+	struct gen *o = xcalloc(n, sizeof(*o));
+	size_t at = 0;
+	const int blocks[] = { 2, 0, -1, 1 };
+	for (int b = 0; b < 4; b++)
+		for (size_t i = 0; i < n; i++)
+			if (g[i].mod == blocks[b])
+				o[at++] = g[i];
+	assert_int_equal(at, n);
+	check_order(o, n);
+	/* Reversed. */
+	for (size_t i = 0; i < n; i++)
+		o[i] = g[n - 1 - i];
+	check_order(o, n);
+	/* Shuffled. */
+	for (size_t i = n; i > 1; i--) {
+		size_t j = gen_rng(&rng) % i;
+		struct gen t = g[i - 1];
+		g[i - 1] = g[j];
+		g[j] = t;
+	}
+	check_order(g, n);
+	/* Everything at one address: one group of 1500 aliases. */
+	for (size_t i = 0; i < n; i++) {
+		g[i].addr = 0xffffffff81000000ull;
+		g[i].mod = -1;
+		g[i].plain = strchr("tTwW", g[i].type) != NULL;
+	}
+	check_order(g, n);
+	free(o);
+	free(g);
+}
+
+/* perf's table with every address zero (kptr_restrict): one group of all
+ * lines, which must take linear time, not quadratic. */
+static void test_restricted_big(void **state)
+{
+	size_t n = 200000, cap = n * 32, len = 0;
+	char *text = xmalloc(cap);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "0000000000000000 %c sym_%zu\n",
+					i % 3 ? 't' : 'T', i);
+	struct kallsyms *ks = kallsyms_parse_perf(text, len);
+	assert_true(kallsyms_restricted(ks));
+	assert_int_equal(kallsyms_count(ks), n);
+	kallsyms_free(ks);
+	ks = kallsyms_parse(text, len);
+	assert_true(kallsyms_restricted(ks));
+	assert_int_equal(kallsyms_count(ks), n);
+	kallsyms_free(ks);
+	free(text);
+}
+
 struct line {
 	uint64_t addr;
 	char type;
@@ -397,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_sample_perf),	 cmocka_unit_test(test_restricted),
 		cmocka_unit_test(test_hostile),	 cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_proc),	 cmocka_unit_test(test_load_pieces),
+		cmocka_unit_test(test_orders),	 cmocka_unit_test(test_restricted_big),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -417,71 +417,229 @@ const char *script_event_name(const struct perf_event_attr *a, char *buf, size_t
 
 /* ---- the text ---- */
 
-static void put_sym(FILE *f, uint64_t fl, const struct script_frame *fr)
+/*
+ * A sample's text is put together in a buffer on the stack by the small
+ * formatters below (the few conversions perf's layout needs, byte for
+ * byte as printf makes them) and handed to stdio in large pieces: one
+ * fwrite per sample rather than a printf call per field of every frame.
+ */
+struct tbuf {
+	FILE *f;
+	size_t n;
+	char b[8192];
+};
+
+static void tb_flush(struct tbuf *t)
+{
+	if (t->n)
+		fwrite(t->b, 1, t->n, t->f);
+	t->n = 0;
+}
+
+static inline void tb_mem(struct tbuf *t, const char *s, size_t n)
+{
+	if (n > sizeof(t->b) - t->n) {
+		tb_flush(t);
+		if (n > sizeof(t->b)) {
+			fwrite(s, 1, n, t->f);
+			return;
+		}
+	}
+	memcpy(t->b + t->n, s, n);
+	t->n += n;
+}
+
+static inline void tb_char(struct tbuf *t, char c)
+{
+	if (t->n == sizeof(t->b))
+		tb_flush(t);
+	t->b[t->n++] = c;
+}
+
+/* printf's "%s" (a NULL string is "(null)"). */
+static void tb_str(struct tbuf *t, const char *s)
+{
+	if (!s)
+		s = "(null)";
+	tb_mem(t, s, strlen(s));
+}
+
+static void tb_pad(struct tbuf *t, size_t n)
+{
+	while (n) {
+		if (t->n == sizeof(t->b))
+			tb_flush(t);
+		size_t k = sizeof(t->b) - t->n < n ? sizeof(t->b) - t->n : n;
+		memset(t->b + t->n, ' ', k);
+		t->n += k;
+		n -= k;
+	}
+}
+
+/* printf's "%*s": right-aligned in 'width', left-aligned if negative. */
+static void tb_field(struct tbuf *t, const char *s, size_t n, int width)
+{
+	size_t w = width < 0 ? (size_t)-(int64_t)width : (size_t)width;
+	size_t pad = n < w ? w - n : 0;
+
+	if (width >= 0)
+		tb_pad(t, pad);
+	tb_mem(t, s, n);
+	if (width < 0)
+		tb_pad(t, pad);
+}
+
+/* The decimal digits of 'v', at least 'min' of them (zeros in front),
+ * ending at 'end'; returns where they start. */
+static char *digits(char *end, uint64_t v, int min)
+{
+	char *p = end;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+		min--;
+	} while (v);
+	while (min-- > 0)
+		*--p = '0';
+	return p;
+}
+
+/* The same in hex (lower case). */
+static char *xdigits(char *end, uint64_t v, int min)
+{
+	char *p = end;
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+		min--;
+	} while (v);
+	while (min-- > 0)
+		*--p = '0';
+	return p;
+}
+
+/* printf's "%*" PRIx64. */
+static void tb_hex(struct tbuf *t, uint64_t v, int width)
+{
+	char d[24], *e = d + sizeof(d), *p = xdigits(e, v, 1);
+	tb_field(t, p, (size_t)(e - p), width);
+}
+
+/* printf's "%*" PRIu64 and, for a negative 'v' (if 'neg'), "%*d"; with
+ * 'zero', "%0*d": zeros between the sign and the digits (widths up to 24). */
+static void tb_dec(struct tbuf *t, uint64_t v, bool neg, int width, bool zero)
+{
+	char d[32], *e = d + sizeof(d), *p;
+	uint64_t mag = neg ? (uint64_t)0 - v : v;
+	int w = width < 0 ? -width : width;
+
+	p = digits(e, mag, zero && width > 0 && w <= 24 ? w - neg : 1);
+	if (neg)
+		*--p = '-';
+	tb_field(t, p, (size_t)(e - p), width);
+}
+
+static void tb_int(struct tbuf *t, int v, int width)
+{
+	tb_dec(t, (uint64_t)(int64_t)v, v < 0, width, false);
+}
+
+static void put_sym(struct tbuf *t, uint64_t fl, const struct script_frame *fr)
 {
 	if (fl & SF_SYM) {
-		fputc(' ', f);
-		if (!fr->sym)
-			fputs("[unknown]", f);
-		else if (fl & SF_SYMOFF)
-			fprintf(f, "%s+0x%" PRIx64, fr->sym, fr->symoff);
-		else
-			fputs(fr->sym, f);
+		tb_char(t, ' ');
+		if (!fr->sym) {
+			tb_mem(t, "[unknown]", 9);
+		} else {
+			tb_str(t, fr->sym);
+			if (fl & SF_SYMOFF) {
+				tb_mem(t, "+0x", 3);
+				tb_hex(t, fr->symoff, 0);
+			}
+		}
 	}
-	if ((fl & SF_DSO) && !fr->inlined)
-		fprintf(f, " (%s)", fr->dso ? fr->dso : "[unknown]");
-	if ((fl & SF_SRCLINE) && fr->srcline)
-		fprintf(f, "\n  %s", fr->srcline);
+	if ((fl & SF_DSO) && !fr->inlined) {
+		tb_mem(t, " (", 2);
+		tb_str(t, fr->dso ? fr->dso : "[unknown]");
+		tb_char(t, ')');
+	}
+	if ((fl & SF_SRCLINE) && fr->srcline) {
+		tb_mem(t, "\n  ", 3);
+		tb_str(t, fr->srcline);
+	}
 	if (fr->inlined)
-		fputs(" (inlined)", f);
+		tb_mem(t, " (inlined)", 10);
 }
 
 int script_write_sample(FILE *f, const struct script_opts *o, const struct script_sample *s)
 {
 	uint64_t fl = o->fields;
 	bool stack = (fl & SF_IP) && s->has_callchain && o->use_callchain;
+	struct tbuf t;
 	if (!fl)
 		return 0;
-	if (fl & SF_COMM)
-		fprintf(f, stack ? "%s " : "%16s ", s->comm);
-	if ((fl & SF_PID) && (fl & SF_TID))
-		fprintf(f, "%5d/%-5d ", s->pid, s->tid);
-	else if (fl & SF_PID)
-		fprintf(f, "%5d ", s->pid);
-	else if (fl & SF_TID)
-		fprintf(f, "%5d ", s->tid);
-	if (fl & SF_CPU)
-		fprintf(f, "[%03d] ", (int)s->cpu);
-	if (fl & SF_TIME) {
-		char t[48];
-		snprintf(t, sizeof(t), "%" PRIu64 ".%06" PRIu64, s->time / 1000000000u,
-			 s->time % 1000000000u / 1000u);
-		fprintf(f, "%12s: ", t);
+	t.f = f;
+	t.n = 0;
+	if (fl & SF_COMM) {
+		const char *comm = s->comm ? s->comm : "(null)";
+		tb_field(&t, comm, strlen(comm), stack ? 0 : 16);
+		tb_char(&t, ' ');
 	}
-	if (fl & SF_PERIOD)
-		fprintf(f, "%10" PRIu64 " ", s->period);
-	if (fl & SF_EVENT)
-		fprintf(f, "%*s: ", o->name_width, s->event ? s->event : "[unknown]");
+	if ((fl & SF_PID) && (fl & SF_TID)) {
+		tb_int(&t, s->pid, 5);
+		tb_char(&t, '/');
+		tb_int(&t, s->tid, -5);
+		tb_char(&t, ' ');
+	} else if (fl & (SF_PID | SF_TID)) {
+		tb_int(&t, fl & SF_PID ? s->pid : s->tid, 5);
+		tb_char(&t, ' ');
+	}
+	if (fl & SF_CPU) {
+		int cpu = (int)s->cpu;
+		tb_char(&t, '[');
+		tb_dec(&t, (uint64_t)(int64_t)cpu, cpu < 0, 3, true);
+		tb_mem(&t, "] ", 2);
+	}
+	if (fl & SF_TIME) {
+		char d[48], *e = d + sizeof(d), *p;
+		p = digits(e, s->time % 1000000000u / 1000u, 6);
+		*--p = '.';
+		p = digits(p, s->time / 1000000000u, 1);
+		tb_field(&t, p, (size_t)(e - p), 12);
+		tb_mem(&t, ": ", 2);
+	}
+	if (fl & SF_PERIOD) {
+		tb_dec(&t, s->period, false, 10, false);
+		tb_char(&t, ' ');
+	}
+	if (fl & SF_EVENT) {
+		const char *ev = s->event ? s->event : "[unknown]";
+		tb_field(&t, ev, strlen(ev), o->name_width);
+		tb_mem(&t, ": ", 2);
+	}
 	if ((fl & SF_TRACE) && s->trace)
-		fputs(s->trace, f);
+		tb_str(&t, s->trace);
 	if (fl & SF_ADDR) {
-		fprintf(f, "%16" PRIx64, s->addr);
+		tb_hex(&t, s->addr, 16);
 		if (s->addr_resolved)
-			put_sym(f, fl, &s->addr_at);
+			put_sym(&t, fl, &s->addr_at);
 	}
 	if (fl & SF_IP) {
 		if (stack) {
-			fputc('\n', f);
+			tb_char(&t, '\n');
 			for (size_t i = 0; i < s->nframes; i++) {
-				fprintf(f, "\t%16" PRIx64, s->frames[i].addr);
-				put_sym(f, fl, &s->frames[i]);
-				fputc('\n', f);
+				tb_char(&t, '\t');
+				tb_hex(&t, s->frames[i].addr, 16);
+				put_sym(&t, fl, &s->frames[i]);
+				tb_char(&t, '\n');
 			}
 		} else {
-			fprintf(f, " %16" PRIx64, s->ip);
-			put_sym(f, fl, &s->at);
+			tb_char(&t, ' ');
+			tb_hex(&t, s->ip, 16);
+			put_sym(&t, fl, &s->at);
 		}
 	}
-	fputc('\n', f);
+	tb_char(&t, '\n');
+	tb_flush(&t);
 	return ferror(f) ? -EIO : 0;
 }

@@ -2,7 +2,8 @@
  * script unit tests (output, L7): -F parsing (replace, +field, -field,
  * typed lists, perf's error messages), the sample_type check, perf's
  * derived event names, and hand-built samples printed through
- * open_memstream against the exact text perf 6.1 prints for them.
+ * open_memstream against the exact text perf 6.1 prints for them; random
+ * samples against the same layout written with printf.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +358,182 @@ static void test_write_callchain(void **state)
 	expect_text(&o, &s, "            burn  ffffffff815f3dcd tlb_next_batch\n");
 }
 
+/* The layout written with stdio's printf, the obvious way. */
+static void ref_sym(FILE *f, uint64_t fl, const struct script_frame *fr)
+{
+	if (fl & SF_SYM) {
+		fputc(' ', f);
+		if (!fr->sym)
+			fputs("[unknown]", f);
+		else if (fl & SF_SYMOFF)
+			fprintf(f, "%s+0x%" PRIx64, fr->sym, fr->symoff);
+		else
+			fputs(fr->sym, f);
+	}
+	if ((fl & SF_DSO) && !fr->inlined)
+		fprintf(f, " (%s)", fr->dso ? fr->dso : "[unknown]");
+	if ((fl & SF_SRCLINE) && fr->srcline)
+		fprintf(f, "\n  %s", fr->srcline);
+	if (fr->inlined)
+		fputs(" (inlined)", f);
+}
+
+static char *ref_print(const struct script_opts *o, const struct script_sample *s)
+{
+	char *buf = NULL, t[48];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	uint64_t fl = o->fields;
+	bool stack = (fl & SF_IP) && s->has_callchain && o->use_callchain;
+
+	assert_non_null(f);
+	if (!fl)
+		goto out;
+	if (fl & SF_COMM)
+		fprintf(f, stack ? "%s " : "%16s ", s->comm);
+	if ((fl & SF_PID) && (fl & SF_TID))
+		fprintf(f, "%5d/%-5d ", s->pid, s->tid);
+	else if (fl & SF_PID)
+		fprintf(f, "%5d ", s->pid);
+	else if (fl & SF_TID)
+		fprintf(f, "%5d ", s->tid);
+	if (fl & SF_CPU)
+		fprintf(f, "[%03d] ", (int)s->cpu);
+	if (fl & SF_TIME) {
+		snprintf(t, sizeof(t), "%" PRIu64 ".%06" PRIu64, s->time / 1000000000u,
+			 s->time % 1000000000u / 1000u);
+		fprintf(f, "%12s: ", t);
+	}
+	if (fl & SF_PERIOD)
+		fprintf(f, "%10" PRIu64 " ", s->period);
+	if (fl & SF_EVENT)
+		fprintf(f, "%*s: ", o->name_width, s->event ? s->event : "[unknown]");
+	if ((fl & SF_TRACE) && s->trace)
+		fputs(s->trace, f);
+	if (fl & SF_ADDR) {
+		fprintf(f, "%16" PRIx64, s->addr);
+		if (s->addr_resolved)
+			ref_sym(f, fl, &s->addr_at);
+	}
+	if (fl & SF_IP) {
+		if (stack) {
+			fputc('\n', f);
+			for (size_t i = 0; i < s->nframes; i++) {
+				fprintf(f, "\t%16" PRIx64, s->frames[i].addr);
+				ref_sym(f, fl, &s->frames[i]);
+				fputc('\n', f);
+			}
+		} else {
+			fprintf(f, " %16" PRIx64, s->ip);
+			ref_sym(f, fl, &s->at);
+		}
+	}
+	fputc('\n', f);
+out:
+	fclose(f);
+	return buf;
+}
+
+static uint64_t rnd(uint64_t *r)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+	return *r;
+}
+
+/* A number of any size: 0, small, near a power of ten or two, or random. */
+static uint64_t rnd_num(uint64_t *r)
+{
+	uint64_t x = rnd(r);
+	switch (x % 6) {
+	case 0:
+		return 0;
+	case 1:
+		return (x >> 8) % 1000;
+	case 2: {
+		uint64_t p = 1;
+		for (unsigned i = (x >> 8) % 20; i > 0; i--)
+			p *= 10;
+		return p + (x >> 16) % 3 - 1;
+	}
+	case 3:
+		return ((uint64_t)1 << ((x >> 8) % 64)) - (x >> 16) % 2;
+	default:
+		return rnd(r);
+	}
+}
+
+/* A string of 0 to 40 characters, or now and then over 8 KiB. */
+static const char *rnd_str(uint64_t *r, char *buf, size_t cap)
+{
+	uint64_t x = rnd(r);
+	size_t n = x % 16 == 0 ? cap - 1 - (x >> 8) % 200 : (x >> 8) % 41;
+	if (x % 29 == 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = "abcdefghijklmnopqrstuvwxyz_.:/[] 0123456789"[(i * 7 + (x >> 20)) % 43];
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Random samples, fields and widths: the same bytes as printf's. */
+static void test_write_random(void **state)
+{
+	enum { CAP = 9000 };
+	static char strs[12][CAP];
+	struct script_frame frames[6];
+	uint64_t r = 0x853c49e6748fea9bull;
+
+	(void)state;
+	for (int it = 0; it < 4000; it++) {
+		int k = 0;
+		struct script_opts o = {
+			.fields = rnd(&r) & (SF_COMM | SF_TID | SF_PID | SF_TIME | SF_CPU | SF_EVENT |
+					     SF_TRACE | SF_IP | SF_SYM | SF_DSO | SF_ADDR |
+					     SF_SYMOFF | SF_SRCLINE | SF_PERIOD),
+			.name_width = (int)(rnd(&r) % 50) - 10,
+			.use_callchain = rnd(&r) % 4 != 0,
+		};
+		for (size_t i = 0; i < 6; i++) {
+			frames[i] = (struct script_frame){
+				.addr = rnd_num(&r),
+				.sym = rnd_str(&r, strs[k], CAP),
+				.symoff = rnd_num(&r),
+				.dso = rnd_str(&r, strs[k + 1], CAP),
+				.srcline = rnd_str(&r, strs[k + 2], CAP),
+				.inlined = rnd(&r) % 3 == 0,
+			};
+			k = (k + 3) % 9;
+		}
+		const char *comm = rnd_str(&r, strs[9], CAP);
+		struct script_sample s = {
+			.comm = comm ? comm : "x",
+			.pid = (int32_t)rnd_num(&r),
+			.tid = (int32_t)rnd_num(&r),
+			.cpu = (uint32_t)rnd_num(&r),
+			.time = rnd_num(&r),
+			.period = rnd_num(&r),
+			.ip = rnd_num(&r),
+			.addr = rnd_num(&r),
+			.event = rnd_str(&r, strs[10], CAP),
+			.trace = rnd_str(&r, strs[11], CAP),
+			.has_callchain = rnd(&r) % 2,
+			.at = frames[0],
+			.addr_resolved = rnd(&r) % 2,
+			.addr_at = frames[1],
+			.frames = frames,
+			.nframes = (size_t)(rnd(&r) % 7),
+		};
+		char *want = ref_print(&o, &s), *got = print(&o, &s);
+		if (strcmp(want, got))
+			fail_msg("sample %d (fields %#" PRIx64 "):\n%.300s\nprintf:\n%.300s", it,
+				 o.fields, got, want);
+		free(want);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_parse_add_remove), cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_check),		cmocka_unit_test(test_event_names),
 		cmocka_unit_test(test_write_default),	cmocka_unit_test(test_write_callchain),
+		cmocka_unit_test(test_write_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

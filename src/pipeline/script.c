@@ -49,6 +49,18 @@ struct attr_info {
 	bool addr_sym;  /* the addr field is a code address (page faults) */
 };
 
+/* A user frame's inline frames, as printed (strings borrowed from 'strs'). */
+struct inl_frame {
+	const char *sym, *srcline;
+	bool inlined;
+};
+
+/* Where the inline frames of one symbolizer cache entry are in 'inl'. */
+struct inl_slot {
+	uint32_t at, n;
+	bool done;
+};
+
 struct script_ctx {
 	const struct script_run_opts *o;
 	const struct perf_header_info *h;
@@ -87,6 +99,11 @@ struct script_ctx {
 	struct buf trace;
 	size_t frames_cap;
 	bool want_srcline; /* the current sample prints source lines */
+	/* Inline frames per symbolizer cache entry (an entry's answer never
+	 * changes): worked out once, then copied for every later frame. */
+	VEC(struct inl_slot) inl_slots; /* by entry */
+	VEC(struct inl_frame) inl;
+	struct inl_frame inl_tmp[SRCLINE_MAX_INLINE]; /* uncached answers */
 };
 
 /* Callchain frames kiln can print per sample: perf's 127 kernel and 127
@@ -317,13 +334,6 @@ static const struct kallsyms *kernel_syms(struct script_ctx *x)
 
 /* ---- dsos, as perf names them ---- */
 
-static bool perf_anon(const char *p)
-{
-	return !strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
-	       !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[stack", 6) ||
-	       !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]");
-}
-
 /* perf's kmod_path__parse_name: "/lib/modules/.../snd-pcm.ko.xz" -> "[snd_pcm]". */
 static uint32_t module_name(struct script_ctx *x, const char *path)
 {
@@ -421,9 +431,23 @@ static void widen_kernel_map(struct script_ctx *x)
 /* perf's text for a source line it could not find: "<dso short name>[<addr>]". */
 static const char *srcline_fail(struct script_ctx *x, const char *short_name, uint64_t addr)
 {
-	char buf[600];
-	snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", short_name, addr);
-	return strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
+	/* snprintf(buf, 600, "%s[%" PRIx64 "]") without printf: once per kernel frame */
+	char buf[600], hex[20], *h = hex + sizeof(hex);
+	size_t n = strlen(short_name), at;
+	*--h = ']';
+	do {
+		*--h = "0123456789abcdef"[addr & 15];
+		addr >>= 4;
+	} while (addr);
+	*--h = '[';
+	if (n > sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	memcpy(buf, short_name, n);
+	at = (size_t)(hex + sizeof(hex) - h);
+	if (at > sizeof(buf) - 1 - n)
+		at = sizeof(buf) - 1 - n;
+	memcpy(buf + n, h, at);
+	return strtab_get(&x->strs, strtab_intern(&x->strs, buf, n + at));
 }
 
 static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64_t ip,
@@ -474,7 +498,7 @@ static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, ui
 	if (!map)
 		return;
 	const struct dso *d = dso_set_get(&x->dsos, map->dso);
-	if (perf_anon(d->path)) {
+	if (dso_is_anon_code(d)) { /* perf's anonymous maps */
 		char buf[64];
 		snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", pid);
 		out->dso = strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
@@ -510,6 +534,47 @@ static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, ui
 	}
 }
 
+/* symbolize_inlines() into 'out' (at most 'cap'), as strings. */
+static size_t inlines_text(struct script_ctx *x, const struct sym *sy, size_t cap,
+			   struct inl_frame *out)
+{
+	struct sym_inline inl[SRCLINE_MAX_INLINE];
+	size_t n = symbolize_inlines(&x->sz, sy, inl, cap);
+	for (size_t i = 0; i < n; i++) {
+		out[i].sym = strtab_get(&x->strs, inl[i].name);
+		out[i].inlined = inl[i].inlined;
+		out[i].srcline = strtab_get(&x->strs, inl[i].srcline);
+	}
+	return n;
+}
+
+/*
+ * A user frame's inline frames (at most 'cap'), from the cache of its
+ * symbolizer entry when it has one. *out is valid until the next call.
+ * symbolize_inlines() answers with a prefix of its full answer when
+ * 'cap' is smaller, so only full answers are cached.
+ */
+static size_t frame_inlines(struct script_ctx *x, const struct sym *sy, size_t cap,
+			    const struct inl_frame **out)
+{
+	if (sy->entry == SYM_NONE || cap < SRCLINE_MAX_INLINE) {
+		*out = x->inl_tmp;
+		return inlines_text(x, sy, cap, x->inl_tmp);
+	}
+	while (x->inl_slots.n <= sy->entry)
+		(void)VEC_PUSH_ZERO(&x->inl_slots);
+	struct inl_slot *sl = &x->inl_slots.v[sy->entry];
+	if (!sl->done) {
+		VEC_RESERVE(&x->inl, x->inl.n + SRCLINE_MAX_INLINE);
+		sl->at = (uint32_t)x->inl.n;
+		sl->n = (uint32_t)inlines_text(x, sy, cap, x->inl.v + x->inl.n);
+		sl->done = true;
+		x->inl.n += sl->n;
+	}
+	*out = x->inl.v + sl->at;
+	return sl->n;
+}
+
 /*
  * A DWARF-unwound user frame, as perf's unwind_entry appends it: replaced
  * by its inline frames (innermost first; each prints its own source line)
@@ -523,10 +588,10 @@ static size_t resolve_unwound(struct script_ctx *x, uint32_t pid, uint64_t ip,
 	x->want_srcline = false;
 	resolve_sym(x, pid, PERF_RECORD_MISC_USER, ip, out, &sy);
 	x->want_srcline = want;
-	struct sym_inline inl[SRCLINE_MAX_INLINE];
+	const struct inl_frame *inl = NULL;
 	size_t n = 0;
 	if (!x->o->no_inline && sy.dso != SYM_NONE)
-		n = symbolize_inlines(&x->sz, &sy, inl, room < SRCLINE_MAX_INLINE ? room : SRCLINE_MAX_INLINE);
+		n = frame_inlines(x, &sy, room < SRCLINE_MAX_INLINE ? room : SRCLINE_MAX_INLINE, &inl);
 	if (!n) {
 		if (want)
 			resolve_sym(x, pid, PERF_RECORD_MISC_USER, ip, out, &sy);
@@ -535,9 +600,9 @@ static size_t resolve_unwound(struct script_ctx *x, uint32_t pid, uint64_t ip,
 	struct script_frame base = *out;
 	for (size_t i = 0; i < n; i++) {
 		out[i] = base;
-		out[i].sym = strtab_get(&x->strs, inl[i].name);
+		out[i].sym = inl[i].sym;
 		out[i].inlined = inl[i].inlined;
-		out[i].srcline = strtab_get(&x->strs, inl[i].srcline);
+		out[i].srcline = inl[i].srcline;
 	}
 	return n;
 }
@@ -811,6 +876,8 @@ static void ctx_release(struct script_ctx *x)
 		free(x->info.v[i].name);
 	VEC_FREE(&x->info);
 	VEC_FREE(&x->dso_names);
+	VEC_FREE(&x->inl_slots);
+	VEC_FREE(&x->inl);
 	tracefmt_free(x->tf);
 	buf_release(&x->trace);
 	struct kallsyms *unused = NULL;

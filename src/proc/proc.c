@@ -133,14 +133,37 @@ const struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t ti
 	return &m->threads.v[idx];
 }
 
+/*
+ * addr_space_find(), trying the mapping of the last answer first: a
+ * profile asks about the same few mappings over and over (and about one
+ * address several times in a row). Mappings never overlap, so one that
+ * holds 'addr' is the answer whatever changed since.
+ */
+static const struct mapping *find_hinted(struct addr_space *as, uint64_t addr)
+{
+	if (as->hint < as->maps.n) {
+		const struct mapping *h = &as->maps.v[as->hint];
+		if (h->start <= addr && addr < h->end)
+			return h;
+	}
+	const struct mapping *r = addr_space_find(as, addr);
+	if (r)
+		as->hint = (size_t)(r - as->maps.v);
+	return r;
+}
+
 const struct mapping *machine_find(struct machine *m, uint32_t pid, uint64_t addr, bool kernel)
 {
 	if (kernel)
-		return addr_space_find(&m->kernel, addr);
-	uint64_t idx;
-	if (!hashmap_get(&m->pid_index, pid, &idx))
-		return NULL;
-	return addr_space_find(&m->procs.v[idx].as, addr);
+		return find_hinted(&m->kernel, addr);
+	if (m->last_pid != (uint64_t)pid + 1) {
+		uint64_t idx;
+		if (!hashmap_get(&m->pid_index, pid, &idx))
+			return NULL;
+		m->last_pid = (uint64_t)pid + 1;
+		m->last_proc = (uint32_t)idx;
+	}
+	return find_hinted(&m->procs.v[m->last_proc].as, addr);
 }
 
 static void apply_mmap(struct machine *m, const struct event *ev)

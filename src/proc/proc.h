@@ -39,6 +39,7 @@ struct mapping {
 
 struct addr_space {
 	VEC(struct mapping) maps;
+	size_t hint; /* index of machine_find's last answer (checked before use) */
 };
 
 struct thread {
@@ -60,6 +61,8 @@ struct machine {
 	VEC(struct thread) threads;
 	struct hashmap pid_index; /* pid -> procs index */
 	struct hashmap tid_index; /* tid -> threads index */
+	uint64_t last_pid;        /* machine_find's last pid + 1 (0: none)... */
+	uint32_t last_proc;       /* ...and its procs index (pids never move) */
 	struct addr_space kernel;
 	uint64_t kernel_text; /* the kernel MMAP's pgoff (runtime _text), 0 if none */
 	uint32_t unknown_comm; /* strtab id of ":PID"-less fallback "[unknown]" */

@@ -1,8 +1,10 @@
-/* Unit tests for proc: address-space insertion with overlaps, fork/exec. */
+/* Unit tests for proc: address-space insertion with overlaps, fork/exec,
+ * and lookups against a plain list of the mmaps (the last one wins). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -119,11 +121,86 @@ static void test_fork_exec(void **state)
 	strtab_release(&strs);
 }
 
+/* One mmap of the model: the last one that covers an address owns it. */
+struct model_map {
+	uint32_t pid;
+	uint64_t start, end;
+	char name[16];
+};
+
+/*
+ * machine_find between random mmaps, execs and lookups in three
+ * processes (lookups of one address in a row, and across processes, as
+ * the symbolizer and unwinder make them) against the model.
+ */
+static void test_find_model(void **state)
+{
+	enum { NMAPS = 400 };
+	static struct model_map mm[NMAPS];
+	size_t n = 0;
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+
+	(void)state;
+	strtab_init(&strs);
+	dso_set_init(&dsos);
+	machine_init(&m, &strs, &dsos);
+	for (int it = 0; it < 20000; it++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		uint32_t pid = 100 + (uint32_t)(rng % 3);
+		uint64_t addr = 0x400000 + ((rng >> 8) % 64) * 0x1000 + ((rng >> 20) % 0x1000);
+		if (rng % 50 == 0 && n < NMAPS) {
+			struct model_map *x = &mm[n++];
+			x->pid = pid;
+			x->start = addr & ~(uint64_t)0xfff;
+			x->end = x->start + (1 + (rng >> 32) % 8) * 0x1000;
+			snprintf(x->name, sizeof(x->name), "/bin/m%zu", n);
+			struct event ev = make_mmap2(pid, x->start, x->end - x->start, x->name);
+			machine_apply(&m, &ev);
+			continue;
+		}
+		if (rng % 997 == 0) { /* exec: the process's mappings go */
+			struct event ex = { .type = PERF_RECORD_COMM };
+			ex.u.comm.pid = ex.u.comm.tid = pid;
+			ex.u.comm.comm = "x";
+			ex.u.comm.exec = true;
+			machine_apply(&m, &ex);
+			for (size_t i = 0; i < n; i++)
+				if (mm[i].pid == pid)
+					mm[i].pid = 0;
+			continue;
+		}
+		for (int rep = 0; rep < 2; rep++) {
+			const struct model_map *want = NULL;
+			for (size_t i = 0; i < n; i++)
+				if (mm[i].pid == pid && mm[i].start <= addr && addr < mm[i].end)
+					want = &mm[i];
+			const struct mapping *got = machine_find(&m, pid, addr, false);
+			if (!want) {
+				assert_null(got);
+				continue;
+			}
+			assert_non_null(got);
+			assert_true(got->start <= addr && addr < got->end);
+			assert_string_equal(dso_set_get(&dsos, got->dso)->path, want->name);
+			assert_int_equal(got->pgoff + (addr - got->start), addr - want->start);
+		}
+	}
+	machine_release(&m);
+	dso_set_release(&dsos);
+	strtab_release(&strs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insert_overlaps),
 		cmocka_unit_test(test_fork_exec),
+		cmocka_unit_test(test_find_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

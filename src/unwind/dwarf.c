@@ -130,30 +130,17 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 	return true;
 }
 
-/* Only what a compact row can hold is written (no expressions: their
- * pointers are never read for the rule kinds written here); clearing the
- * whole 600-byte row for every frame was a fifth of the unwinder's time. */
-static void expand(const struct cfi_crow *c, struct cfi_row *row)
-{
-	row->cfa_is_expr = false;
-	row->cfa_off = c->cfa_off;
-	row->cfa_reg = c->cfa_reg;
-	row->signal_frame = c->signal_frame;
-	for (unsigned r = 0; r < CFI_NREGS; r++) {
-		row->regs[r].kind = c->rule[r] >> 5;
-		row->regs[r].reg = c->rule[r] & 31;
-		row->regs[r].off = c->off[r];
-	}
-}
-
+/* The row at 'pc': a cached compact row in *cached (valid until the next
+ * call), or else the full row in *row with *cached NULL. */
 static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso, uint64_t pc,
-		    struct cfi_row *row)
+		    struct cfi_row *row, const struct cfi_crow **cached)
 {
 	uint64_t key = hash_mix2(dso, pc), idx;
+	*cached = NULL;
 	if (hashmap_get(&u->rows, key, &idx) && u->row_keys.v[idx * 2] == dso &&
 	    u->row_keys.v[idx * 2 + 1] == pc) {
 		u->row_hits++;
-		expand(&u->row_cache.v[idx], row);
+		*cached = &u->row_cache.v[idx];
 		return 0;
 	}
 	u->row_misses++;
@@ -255,6 +242,69 @@ static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 	return 0;
 }
 
+/*
+ * cfi_step() on a cached compact row, read in place: the same rules
+ * (a compact row holds no expressions, so those cases never arise), the
+ * same result, without expanding it into a 600-byte cfi_row per frame.
+ */
+static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
+		     struct stackmem *mem)
+{
+	if (!(*valid & (1u << c->cfa_reg)))
+		return -EINVAL;
+	uint64_t cfa = regs[c->cfa_reg] + (uint64_t)(int64_t)c->cfa_off;
+	uint64_t nregs[CFI_NREGS];
+	uint32_t nvalid = 0;
+	for (unsigned r = 0; r < CFI_NREGS; r++) {
+		unsigned kind = c->rule[r] >> 5, reg = c->rule[r] & 31;
+		uint64_t v;
+		switch (kind) {
+		case CFI_RULE_SAME:
+			if ((CALLEE_SAVED & (1u << r)) && (*valid & (1u << r))) {
+				nregs[r] = regs[r];
+				nvalid |= 1u << r;
+			}
+			break;
+		case CFI_RULE_EXPLICIT_SAME:
+			if (*valid & (1u << r)) {
+				nregs[r] = regs[r];
+				nvalid |= 1u << r;
+			}
+			break;
+		case CFI_RULE_OFFSET:
+			if (read_stack(mem, cfa + (uint64_t)(int64_t)c->off[r], &v)) {
+				nregs[r] = v;
+				nvalid |= 1u << r;
+			}
+			break;
+		case CFI_RULE_VAL_OFFSET:
+			nregs[r] = cfa + (uint64_t)(int64_t)c->off[r];
+			nvalid |= 1u << r;
+			break;
+		case CFI_RULE_REG:
+			if (reg < CFI_NREGS && (*valid & (1u << reg))) {
+				nregs[r] = regs[reg];
+				nvalid |= 1u << r;
+			}
+			break;
+		default: /* CFI_RULE_UNDEF */
+			break;
+		}
+	}
+	if (!(nvalid & (1u << CFI_RA))) {
+		if ((c->rule[CFI_RA] >> 5) != CFI_RULE_UNDEF && mem->ran_out)
+			return -ERANGE;
+		return -ENOENT;
+	}
+	if (!(nvalid & (1u << DW_SP)) || (c->rule[DW_SP] >> 5) == CFI_RULE_SAME) {
+		nregs[DW_SP] = cfa;
+		nvalid |= 1u << DW_SP;
+	}
+	memcpy(regs, nregs, sizeof(nregs));
+	*valid = nvalid;
+	return 0;
+}
+
 /* Frame-pointer step, where there is no CFI. */
 static int fp_step(uint64_t *regs, uint32_t *valid, struct stackmem *mem)
 {
@@ -302,10 +352,11 @@ void dwarf_unwind_regs(struct unwinder *u, dwarf_lookup_fn lookup, void *ctx,
 		uint64_t old_sp = regs[DW_SP];
 		int err = -ENOENT;
 		struct cfi_row row;
+		const struct cfi_crow *crow;
 		mem.ran_out = false;
-		if (t && find_row(u, t, key, vaddr, &row) == 0) {
-			err = cfi_step(&row, regs, &valid, &mem);
-			after_signal = row.signal_frame;
+		if (t && find_row(u, t, key, vaddr, &row, &crow) == 0) {
+			err = crow ? crow_step(crow, regs, &valid, &mem) : cfi_step(&row, regs, &valid, &mem);
+			after_signal = crow ? crow->signal_frame != 0 : row.signal_frame;
 			if (err == -ENOENT)
 				return; /* the outermost frame */
 			if (err == -ERANGE) {
