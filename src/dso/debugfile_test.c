@@ -24,6 +24,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "dso/debugfile.h"
+#include "dso/dso.h"
 #include "dso/elf_image.h"
 #include "dso/jitdump.h"
 #include "dso/perfmap.h"
@@ -242,6 +243,57 @@ static void test_debuglink(void **state)
 	elf_image_free(img);
 }
 
+/*
+ * A binary whose symbols come from its debug file keeps its PLT stubs'
+ * names: the debug file has no PLT contents, so they are taken from the
+ * binary (perf does the same). libbfd (libbinutils-dbg) or libc
+ * (libc6-dbg): every stub of .plt/.plt.sec the binary names is named the
+ * same through the dso registry.
+ */
+static void test_debug_file_plt(void **state)
+{
+	(void)state;
+	static const char *const bins[] = { "/usr/lib/x86_64-linux-gnu/libbfd-2.40-system.so",
+					    "/usr/lib/x86_64-linux-gnu/libc.so.6" };
+	size_t checked = 0;
+	for (size_t b = 0; b < sizeof(bins) / sizeof(*bins); b++) {
+		struct dso_set ds;
+		dso_set_init(&ds);
+		struct dso *d = dso_set_get(&ds, dso_set_intern(&ds, bins[b]));
+		const struct elf_image *bin = dso_image(&ds, d);
+		char path[4096];
+		if (!bin || !dso_symbols(&ds, d) || !dso_symbols_path(&ds, d, path, sizeof(path)) ||
+		    !strcmp(path, bins[b])) {
+			dso_set_release(&ds);
+			continue; /* no debug file here */
+		}
+		const struct elf_image *sym = dso_symbols(&ds, d);
+		assert_true(sym != bin);
+		static const char *const secs[] = { ".plt", ".plt.sec" };
+		for (size_t k = 0; k < 2; k++) {
+			struct elf_section plt;
+			if (!elf_image_section(bin, secs[k], &plt))
+				continue;
+			for (uint64_t a = plt.vaddr; a < plt.vaddr + plt.size; a += 16) {
+				uint64_t s1, s2;
+				const char *want = elf_image_lookup(bin, a, &s1);
+				size_t n = want ? strlen(want) : 0;
+				if (n < 4 || strcmp(want + n - 4, "@plt") || s1 != a)
+					continue;
+				const char *got = elf_image_lookup(sym, a, &s2);
+				assert_non_null(got);
+				assert_string_equal(got, want);
+				assert_int_equal(s2, a);
+				checked++;
+			}
+		}
+		dso_set_release(&ds);
+	}
+	if (!checked)
+		skip(); /* neither debug package installed */
+	assert_true(checked > 20);
+}
+
 static void test_minidebuginfo(void **state)
 {
 	(void)state;
@@ -430,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_compressed_sections),
 		cmocka_unit_test(test_truncated_streams),
 		cmocka_unit_test(test_debuglink),
+		cmocka_unit_test(test_debug_file_plt),
 		cmocka_unit_test(test_minidebuginfo),
 		cmocka_unit_test(test_perfmap),
 		cmocka_unit_test(test_perfmap_owner),

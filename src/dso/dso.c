@@ -315,6 +315,7 @@ const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d)
 		char *dbg_path = NULL;
 		struct elf_image *dbg = debugfile_find(s, d, img, &dbg_path);
 		if (dbg && elf_image_nsyms(dbg) > elf_image_nsyms(img)) {
+			elf_image_add_plt_symbols(dbg, img);
 			d->symimg = dbg;
 			d->symimg_path = dbg_path;
 		} else {

@@ -1193,12 +1193,20 @@ static int sym_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-void elf_image_add_symbols(struct elf_image *img, const struct elf_image *from)
+static bool is_plt_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n >= 4 && !strcmp(name + n - 4, "@plt");
+}
+
+static void add_symbols(struct elf_image *img, const struct elf_image *from, bool plt_only)
 {
 	size_t n0 = img->syms.n;
 
 	for (size_t i = 0; i < from->syms.n; i++) {
 		const struct elf_sym *f = &from->syms.v[i];
+		if (plt_only && !is_plt_name(f->name))
+			continue;
 		/* Keep ours where one starts at the same address. */
 		struct elf_sym key = { .start = f->start };
 		if (n0 && bsearch(&key, img->syms.v, n0, sizeof(key), sym_cmp))
@@ -1212,6 +1220,16 @@ void elf_image_add_symbols(struct elf_image *img, const struct elf_image *from)
 		return;
 	/* Both parts had unique starts and none is shared: still unique. */
 	qsort(img->syms.v, img->syms.n, sizeof(img->syms.v[0]), sym_cmp);
+}
+
+void elf_image_add_symbols(struct elf_image *img, const struct elf_image *from)
+{
+	add_symbols(img, from, false);
+}
+
+void elf_image_add_plt_symbols(struct elf_image *img, const struct elf_image *from)
+{
+	add_symbols(img, from, true);
 }
 
 bool elf_image_is64(const struct elf_image *img)

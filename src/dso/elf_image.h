@@ -85,6 +85,10 @@ const uint8_t *elf_image_data(const struct elf_image *img, size_t *len);
 /* Add the symbols of 'from' whose start address 'img' has no symbol at
  * (MiniDebugInfo's static functions next to .dynsym). Names are copied. */
 void elf_image_add_symbols(struct elf_image *img, const struct elf_image *from);
+/* Add the "name@plt" stubs of 'from' (the binary) to 'img' (its debug
+ * file, whose PLT has no contents to synthesize them from), as perf adds
+ * the runtime binary's. */
+void elf_image_add_plt_symbols(struct elf_image *img, const struct elf_image *from);
 
 /* Copy the GNU build-id (NT_GNU_BUILD_ID) into out; returns its length, 0 if none. */
 size_t elf_image_build_id(const struct elf_image *img, uint8_t out[ELF_BUILD_ID_MAX]);
