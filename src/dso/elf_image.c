@@ -23,6 +23,7 @@
 #include "base/err.h"
 #include "base/ifile.h"
 #include "base/mapguard.h"
+#include "base/search.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/unpack.h"
@@ -815,14 +816,7 @@ static void synth_plt_got(struct parse *ps)
 		if (!pltgot_target(ps, p + off, (size_t)ent, sec->addr + off, &got))
 			continue;
 		/* r is sorted by offset: binary search for the slot. */
-		size_t lo = 0, hi = n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (r[mid].offset < got)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = LOWER_BOUND(r, n, struct rel, offset, got);
 		for (; lo < n && r[lo].offset == got; lo++) {
 			if (r[lo].type != R_X86_GLOB_DAT && r[lo].type != R_X86_JUMP_SLOT)
 				continue;
@@ -1110,17 +1104,9 @@ bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64
 
 const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start)
 {
-	size_t lo = 0, hi = img->syms.n;
-
-	/* Find the first symbol starting above vaddr; the one before it is
-	 * the only candidate, since starts are unique. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->syms.v[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* The first symbol starting above vaddr; the one before it is the
+	 * only candidate, since starts are unique. */
+	size_t lo = UPPER_BOUND(img->syms.v, img->syms.n, struct elf_sym, start, vaddr);
 	if (lo == 0)
 		return NULL;
 	const struct elf_sym *s = &img->syms.v[lo - 1];

@@ -17,6 +17,7 @@
 
 #include "base/err.h"
 #include "base/mapguard.h"
+#include "base/search.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 
@@ -263,14 +264,7 @@ static bool contains(const struct pm_sym *s, uint64_t ip)
 
 const char *perfmap_lookup(const struct perfmap *pm, uint64_t ip, uint64_t *start)
 {
-	size_t lo = 0, hi = pm->syms.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pm->syms.v[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(pm->syms.v, pm->syms.n, struct pm_sym, start, ip);
 	/* lo: the first symbol starting above ip. Walk back while an earlier
 	 * symbol may still reach ip. */
 	for (size_t i = lo, steps = 0; i-- > 0 && steps < LOOKBACK_MAX; steps++) {

@@ -1,5 +1,6 @@
 /*
- * dwbytes: bounded reads of DWARF's integer encodings (symbolize, L5).
+ * dwbytes: bounded reads of DWARF's integer encodings, and the GNU form
+ * codes older <dwarf.h> files lack (symbolize, L5).
  *
  * Each reads at *p, never past 'end', and advances *p. A read that runs
  * out of bytes stops at 'end' with the bits read so far: callers check
@@ -9,6 +10,19 @@
 #define KILN_SYMBOLIZE_DWBYTES_H
 
 #include <stdint.h>
+
+#ifndef DW_FORM_GNU_addr_index
+#define DW_FORM_GNU_addr_index 0x1f01
+#endif
+#ifndef DW_FORM_GNU_str_index
+#define DW_FORM_GNU_str_index 0x1f02
+#endif
+#ifndef DW_FORM_GNU_ref_alt
+#define DW_FORM_GNU_ref_alt 0x1f20 /* into a dwz supplementary file */
+#endif
+#ifndef DW_FORM_GNU_strp_alt
+#define DW_FORM_GNU_strp_alt 0x1f21
+#endif
 
 static inline uint64_t dw_uleb(const uint8_t **p, const uint8_t *end)
 {

@@ -7,21 +7,9 @@
 #include <dwarf.h>
 #include <string.h>
 
+#include "base/search.h"
 #include "base/xalloc.h"
 #include "symbolize/dwbytes.h"
-
-#ifndef DW_FORM_GNU_addr_index
-#define DW_FORM_GNU_addr_index 0x1f01
-#endif
-#ifndef DW_FORM_GNU_str_index
-#define DW_FORM_GNU_str_index 0x1f02
-#endif
-#ifndef DW_FORM_GNU_ref_alt
-#define DW_FORM_GNU_ref_alt 0x1f20
-#endif
-#ifndef DW_FORM_GNU_strp_alt
-#define DW_FORM_GNU_strp_alt 0x1f21
-#endif
 
 #define MAX_UNITS 10000000
 #define MAX_ABBREVS 1000000   /* entries in one table */
@@ -106,14 +94,7 @@ void dwinfo_close(struct dwinfo *di)
 
 uint32_t dwinfo_unit_at(const struct dwinfo *di, uint64_t off)
 {
-	size_t lo = 0, hi = di->units.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (di->units.v[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(di->units.v, di->units.n, struct dwunit, off, off);
 	if (!lo || off >= di->units.v[lo - 1].end)
 		return UINT32_MAX;
 	return (uint32_t)(lo - 1);

@@ -27,35 +27,13 @@
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
+#include "symbolize/dwbytes.h"
 #include "symbolize/dwinfo.h"
 #include "symbolize/dwtest.h"
 
-#ifndef DW_FORM_GNU_ref_alt
-#define DW_FORM_GNU_ref_alt 0x1f20
-#endif
-#ifndef DW_FORM_GNU_strp_alt
-#define DW_FORM_GNU_strp_alt 0x1f21
-#endif
-
 static bool section(Elf *elf, const char *want, struct dwinfo_sec *out)
 {
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, want)) {
-			Elf_Data *d = elf_getdata(scn, NULL); /* libdw decompressed it */
-			if (!d || !d->d_buf)
-				return false;
-			out->p = d->d_buf;
-			out->n = d->d_size;
-			return true;
-		}
-	}
-	return false;
+	return dwtest_section(elf, want, &out->p, &out->n);
 }
 
 static void secs_of(Elf *elf, struct dwinfo_secs *s)
@@ -193,13 +171,10 @@ static void lib_walk(Dwarf_Die *die, struct lib_dies *out, unsigned depth)
 static struct stats compare_file(const char *path)
 {
 	struct stats st = { 0 };
-	int fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	assert_non_null(elf);
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	assert_non_null(dw);
+	struct dwtest_file df;
+	assert_true(dwtest_open(path, &df));
+	Elf *elf = df.elf;
+	Dwarf *dw = df.dw;
 	struct dwinfo_secs s;
 	secs_of(elf, &s);
 	struct dwinfo di;
@@ -255,9 +230,7 @@ static struct stats compare_file(const char *path)
 	}
 	assert_int_equal(k, di.units.n);
 	dwinfo_close(&di);
-	dwarf_end(dw);
-	elf_end(elf);
-	close(fd);
+	dwtest_close(&df);
 	return st;
 }
 
@@ -345,12 +318,9 @@ static void test_damaged(void **state)
 	(void)state;
 	char self[4096];
 	assert_true(dwtest_self(self, sizeof(self)));
-	int fd = open(self, O_RDONLY);
-	assert_true(fd >= 0);
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	assert_non_null(dw);
+	struct dwtest_file df;
+	assert_true(dwtest_open(self, &df));
+	Elf *elf = df.elf;
 	struct dwinfo_secs s;
 	secs_of(elf, &s);
 	/* The smallest unit of over 300 bytes, as a section of its own. */
@@ -401,9 +371,7 @@ static void test_damaged(void **state)
 	}
 	free(buf);
 	assert_true(attrs > 0);
-	dwarf_end(dw);
-	elf_end(elf);
-	close(fd);
+	dwtest_close(&df);
 }
 
 int main(void)

@@ -59,27 +59,6 @@ static int row_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static bool section(Elf *elf, const char *want, const uint8_t **p, size_t *n)
-{
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, want)) {
-			Elf_Data *d = elf_getdata(scn, NULL); /* libdw decompressed it */
-			if (!d || !d->d_buf)
-				return false;
-			*p = d->d_buf;
-			*n = d->d_size;
-			return true;
-		}
-	}
-	return false;
-}
-
 static const char *base(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
@@ -89,17 +68,14 @@ static const char *base(const char *path)
 /* Every unit of 'path': dwline against libdw. Returns the rows compared. */
 static size_t compare_file(const char *path)
 {
-	int fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	assert_non_null(elf);
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	assert_non_null(dw);
+	struct dwtest_file df;
+	assert_true(dwtest_open(path, &df));
+	Elf *elf = df.elf;
+	Dwarf *dw = df.dw;
 	struct dwline_secs s = { 0 };
-	assert_true(section(elf, ".debug_line", &s.line, &s.line_len));
-	section(elf, ".debug_line_str", &s.line_str, &s.line_str_len);
-	section(elf, ".debug_str", &s.str, &s.str_len);
+	assert_true(dwtest_section(elf, ".debug_line", &s.line, &s.line_len));
+	dwtest_section(elf, ".debug_line_str", &s.line_str, &s.line_str_len);
+	dwtest_section(elf, ".debug_str", &s.str, &s.str_len);
 	size_t total = 0, units = 0;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
@@ -159,9 +135,7 @@ static size_t compare_file(const char *path)
 		off = next;
 	}
 	assert_true(units > 0);
-	dwarf_end(dw);
-	elf_end(elf);
-	close(fd);
+	dwtest_close(&df);
 	return total;
 }
 
@@ -216,19 +190,16 @@ static void test_damaged(void **state)
 	(void)state;
 	char self[4096];
 	assert_true(dwtest_self(self, sizeof(self)));
-	int fd = open(self, O_RDONLY);
-	assert_true(fd >= 0);
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	assert_non_null(dw);
-	const uint8_t *line;
-	size_t len;
-	assert_true(section(elf, ".debug_line", &line, &len));
+	struct dwtest_file df;
+	assert_true(dwtest_open(self, &df));
+	Elf *elf = df.elf;
+	const uint8_t *line = NULL;
+	size_t len = 0;
+	assert_true(dwtest_section(elf, ".debug_line", &line, &len));
 	/* The first program of 10 rows or more in at most 8 KiB, as a section of its own. */
 	struct dwline_secs s = { NULL, NULL, NULL, 0, 0, 0 };
-	section(elf, ".debug_line_str", &s.line_str, &s.line_str_len);
-	section(elf, ".debug_str", &s.str, &s.str_len);
+	dwtest_section(elf, ".debug_line_str", &s.line_str, &s.line_str_len);
+	dwtest_section(elf, ".debug_str", &s.str, &s.str_len);
 	struct dwline_prog lp;
 	size_t first = 0, full_rows = 0;
 	for (size_t off = 0; off + 4 <= len && !s.line;) {
@@ -277,9 +248,7 @@ static void test_damaged(void **state)
 		assert_true(rows <= first); /* a row needs at least one opcode byte */
 	}
 	free(buf);
-	dwarf_end(dw);
-	elf_end(elf);
-	close(fd);
+	dwtest_close(&df);
 }
 
 int main(void)

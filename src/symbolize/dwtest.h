@@ -7,13 +7,68 @@
 #ifndef KILN_SYMBOLIZE_DWTEST_H
 #define KILN_SYMBOLIZE_DWTEST_H
 
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "dso/dso.h"
+
+/* A section's bytes as libdw holds them (decompressed), by name. */
+static inline bool dwtest_section(Elf *elf, const char *want, const uint8_t **p, size_t *n)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, want)) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			if (!d || !d->d_buf)
+				return false;
+			*p = d->d_buf;
+			*n = d->d_size;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A file opened for libdw (which decompresses its debug sections); false if it cannot be. */
+struct dwtest_file {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+};
+
+static inline bool dwtest_open(const char *path, struct dwtest_file *f)
+{
+	elf_version(EV_CURRENT);
+	f->elf = NULL;
+	f->dw = NULL;
+	if ((f->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	f->dw = f->elf ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL;
+	return f->dw != NULL;
+}
+
+static inline void dwtest_close(struct dwtest_file *f)
+{
+	if (f->dw)
+		dwarf_end(f->dw);
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+}
 
 /* The debug file the dso registry finds for 'bin' (not 'bin' itself). */
 static inline bool dwtest_debug_file(const char *bin, char *out, size_t cap)

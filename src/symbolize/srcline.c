@@ -18,9 +18,11 @@
 #include <unistd.h>
 
 #include "base/mapguard.h"
+#include "base/search.h"
 #include "base/xalloc.h"
 #include "dso/dcache.h"
 #include "dso/elf_expand.h"
+#include "symbolize/dwbytes.h"
 #include "symbolize/dwinfo.h"
 #include "symbolize/dwline.h"
 
@@ -28,13 +30,6 @@
 #define MAX_ORIGIN_DEPTH 100  /* abstract_origin/specification chain (binutils' limit) */
 #define MAX_UNIT_FUNCS 2000000 /* function DIEs indexed per unit */
 #define MAX_RANGES_PER_DIE 4096
-
-#ifndef DW_FORM_GNU_ref_alt
-#define DW_FORM_GNU_ref_alt 0x1f20
-#endif
-#ifndef DW_FORM_GNU_strp_alt
-#define DW_FORM_GNU_strp_alt 0x1f21
-#endif
 
 /* A symbol binutils' elf_find_function may pick. */
 struct fsym {
@@ -917,14 +912,7 @@ static bool unit_usable(struct srclines *sl, struct srcfile *f, uint32_t ui)
 /* The innermost function covering addr (smallest range; the later DIE on ties). */
 static int32_t unit_func(const struct unit *u, uint64_t addr)
 {
-	size_t lo = 0, hi = u->ranges.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->ranges.v[mid].low <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(u->ranges.v, u->ranges.n, struct frange, low, addr);
 	for (size_t i = lo; i-- > 0;) {
 		if (u->maxhigh.v[i] <= addr)
 			break;
@@ -936,14 +924,7 @@ static int32_t unit_func(const struct unit *u, uint64_t addr)
 
 static const struct lrow *unit_line(const struct unit *u, uint64_t addr)
 {
-	size_t lo = 0, hi = u->lines.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->lines.v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(u->lines.v, u->lines.n, struct lrow, addr, addr);
 	if (!lo || u->lines.v[lo - 1].end || lo == u->lines.n)
 		return NULL; /* no row, or past the last row (no end of sequence after it) */
 	return &u->lines.v[lo - 1];
@@ -972,14 +953,7 @@ static bool dwarf_lookup(struct srclines *sl, struct srcfile *f, uint64_t addr, 
 {
 	if (!f->dw)
 		return false;
-	size_t lo = 0, hi = f->uranges.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (f->uranges.v[mid].low <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(f->uranges.v, f->uranges.n, struct urange, low, addr);
 	/* Candidate units in unit order (ranges seldom overlap; bounded scan back). */
 	uint32_t cand[16];
 	size_t nc = 0;
