@@ -156,6 +156,59 @@ static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso,
 	return 0;
 }
 
+/*
+ * A register's value in the caller under a rule that needs no expression
+ * (same value, offset or value-offset from the CFA, another register);
+ * false when it has none (undefined, or what it needs is not known).
+ */
+static inline bool plain_rule(unsigned kind, unsigned r, unsigned reg, int64_t off, uint64_t cfa,
+			      const uint64_t *regs, uint32_t valid, struct stackmem *mem, uint64_t *out)
+{
+	switch (kind) {
+	case CFI_RULE_SAME:
+		if (!(CALLEE_SAVED & (1u << r)))
+			return false;
+		/* fall through */
+	case CFI_RULE_EXPLICIT_SAME:
+		if (!(valid & (1u << r)))
+			return false;
+		*out = regs[r];
+		return true;
+	case CFI_RULE_OFFSET:
+		return read_stack(mem, cfa + (uint64_t)off, out);
+	case CFI_RULE_VAL_OFFSET:
+		*out = cfa + (uint64_t)off;
+		return true;
+	case CFI_RULE_REG:
+		if (reg >= CFI_NREGS || !(valid & (1u << reg)))
+			return false;
+		*out = regs[reg];
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The end of a step: without a return address the frame is the outermost
+ * (-ENOENT), or truncated when its rule needed a stack beyond the copy
+ * (-ERANGE); the caller's SP is the CFA (x86_64) unless CFI said
+ * otherwise. Then the caller's registers replace regs.
+ */
+static int step_done(uint64_t *nregs, uint32_t nvalid, unsigned ra_kind, unsigned sp_kind,
+		     uint64_t cfa, const struct stackmem *mem, uint64_t *regs, uint32_t *valid)
+{
+	if (!(nvalid & (1u << CFI_RA)))
+		return ra_kind != CFI_RULE_UNDEF && mem->ran_out ? -ERANGE : -ENOENT;
+	if (!(nvalid & (1u << DW_SP)) || sp_kind == CFI_RULE_SAME) {
+		nregs[DW_SP] = cfa;
+		nvalid |= 1u << DW_SP;
+	}
+	memcpy(regs, nregs, sizeof(uint64_t) * CFI_NREGS);
+	*valid = nvalid;
+	return 0;
+}
+
 /* One CFI step. Returns 0 and updates regs/valid, or -errno to stop. */
 static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 		    struct stackmem *mem)
@@ -175,71 +228,23 @@ static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 	for (unsigned r = 0; r < CFI_NREGS; r++) {
 		const struct cfi_rule *rule = &row->regs[r];
 		uint64_t v;
-		switch (rule->kind) {
-		case CFI_RULE_SAME:
-			if ((CALLEE_SAVED & (1u << r)) && (*valid & (1u << r))) {
-				nregs[r] = regs[r];
-				nvalid |= 1u << r;
-			}
-			break;
-		case CFI_RULE_EXPLICIT_SAME:
-			if (*valid & (1u << r)) {
-				nregs[r] = regs[r];
-				nvalid |= 1u << r;
-			}
-			break;
-		case CFI_RULE_UNDEF:
-			break;
-		case CFI_RULE_OFFSET:
-			if (read_stack(mem, cfa + (uint64_t)rule->off, &v)) {
-				nregs[r] = v;
-				nvalid |= 1u << r;
-			}
-			break;
-		case CFI_RULE_VAL_OFFSET:
-			nregs[r] = cfa + (uint64_t)rule->off;
+		bool ok;
+		if (rule->kind == CFI_RULE_EXPR)
+			ok = !cfi_eval(rule->expr, rule->expr_len, regs, *valid, true, cfa, read_stack, mem,
+				       &v) &&
+			     read_stack(mem, v, &v);
+		else if (rule->kind == CFI_RULE_VAL_EXPR)
+			ok = !cfi_eval(rule->expr, rule->expr_len, regs, *valid, true, cfa, read_stack, mem,
+				       &v);
+		else
+			ok = plain_rule(rule->kind, r, rule->reg, rule->off, cfa, regs, *valid, mem, &v);
+		if (ok) {
+			nregs[r] = v;
 			nvalid |= 1u << r;
-			break;
-		case CFI_RULE_REG:
-			if (rule->reg < CFI_NREGS && (*valid & (1u << rule->reg))) {
-				nregs[r] = regs[rule->reg];
-				nvalid |= 1u << r;
-			}
-			break;
-		case CFI_RULE_EXPR:
-			if (!cfi_eval(rule->expr, rule->expr_len, regs, *valid, true, cfa, read_stack,
-				      mem, &v) &&
-			    read_stack(mem, v, &v)) {
-				nregs[r] = v;
-				nvalid |= 1u << r;
-			}
-			break;
-		case CFI_RULE_VAL_EXPR:
-			if (!cfi_eval(rule->expr, rule->expr_len, regs, *valid, true, cfa, read_stack,
-				      mem, &v)) {
-				nregs[r] = v;
-				nvalid |= 1u << r;
-			}
-			break;
-		default:
-			break;
 		}
 	}
-	if (!(nvalid & (1u << CFI_RA))) {
-		/* The return address was saved beyond the stack copy: truncated.
-		 * Otherwise it is undefined: the outermost frame. */
-		if (row->regs[CFI_RA].kind != CFI_RULE_UNDEF && mem->ran_out)
-			return -ERANGE;
-		return -ENOENT;
-	}
-	/* The caller's SP is the CFA (x86_64), unless CFI said otherwise. */
-	if (!(nvalid & (1u << DW_SP)) || row->regs[DW_SP].kind == CFI_RULE_SAME) {
-		nregs[DW_SP] = cfa;
-		nvalid |= 1u << DW_SP;
-	}
-	memcpy(regs, nregs, sizeof(nregs));
-	*valid = nvalid;
-	return 0;
+	return step_done(nregs, nvalid, row->regs[CFI_RA].kind, row->regs[DW_SP].kind, cfa, mem, regs,
+			 valid);
 }
 
 /*
@@ -256,53 +261,15 @@ static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 	uint64_t nregs[CFI_NREGS];
 	uint32_t nvalid = 0;
 	for (unsigned r = 0; r < CFI_NREGS; r++) {
-		unsigned kind = c->rule[r] >> 5, reg = c->rule[r] & 31;
 		uint64_t v;
-		switch (kind) {
-		case CFI_RULE_SAME:
-			if ((CALLEE_SAVED & (1u << r)) && (*valid & (1u << r))) {
-				nregs[r] = regs[r];
-				nvalid |= 1u << r;
-			}
-			break;
-		case CFI_RULE_EXPLICIT_SAME:
-			if (*valid & (1u << r)) {
-				nregs[r] = regs[r];
-				nvalid |= 1u << r;
-			}
-			break;
-		case CFI_RULE_OFFSET:
-			if (read_stack(mem, cfa + (uint64_t)(int64_t)c->off[r], &v)) {
-				nregs[r] = v;
-				nvalid |= 1u << r;
-			}
-			break;
-		case CFI_RULE_VAL_OFFSET:
-			nregs[r] = cfa + (uint64_t)(int64_t)c->off[r];
+		if (plain_rule(c->rule[r] >> 5, r, c->rule[r] & 31, c->off[r], cfa, regs, *valid, mem,
+			       &v)) {
+			nregs[r] = v;
 			nvalid |= 1u << r;
-			break;
-		case CFI_RULE_REG:
-			if (reg < CFI_NREGS && (*valid & (1u << reg))) {
-				nregs[r] = regs[reg];
-				nvalid |= 1u << r;
-			}
-			break;
-		default: /* CFI_RULE_UNDEF */
-			break;
 		}
 	}
-	if (!(nvalid & (1u << CFI_RA))) {
-		if ((c->rule[CFI_RA] >> 5) != CFI_RULE_UNDEF && mem->ran_out)
-			return -ERANGE;
-		return -ENOENT;
-	}
-	if (!(nvalid & (1u << DW_SP)) || (c->rule[DW_SP] >> 5) == CFI_RULE_SAME) {
-		nregs[DW_SP] = cfa;
-		nvalid |= 1u << DW_SP;
-	}
-	memcpy(regs, nregs, sizeof(nregs));
-	*valid = nvalid;
-	return 0;
+	return step_done(nregs, nvalid, c->rule[CFI_RA] >> 5, c->rule[DW_SP] >> 5, cfa, mem, regs,
+			 valid);
 }
 
 /* Frame-pointer step, where there is no CFI. */
