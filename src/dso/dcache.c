@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/ofile.h"
@@ -22,6 +23,8 @@
 /* Each entry ends with this and the image's length (little-endian u64). */
 static const char TRAILER[8] = { 'K', 'I', 'L', 'N', 'X', 'P', 'D', '1' };
 #define TRAILER_LEN 16
+/* A temporary file this old was left by a writer that died. */
+#define STALE_TMP_SECONDS 3600
 
 void dcache_key(struct dcache_key *k, const struct stat *st, const uint8_t *id, size_t idlen,
 		const char *path)
@@ -149,7 +152,8 @@ uint64_t dcache_max_bytes(void)
 	return DCACHE_MAX_BYTES;
 }
 
-/* Removes the oldest entries until 'want' more bytes fit under the cap. */
+/* Removes the oldest entries until 'want' more bytes fit under the cap,
+ * and temporary files of writers that died. */
 static void make_room(const char *dir, uint64_t want, uint64_t cap)
 {
 	DIR *d = opendir(dir);
@@ -158,11 +162,17 @@ static void make_room(const char *dir, uint64_t want, uint64_t cap)
 	VEC(struct entry) v = { 0 };
 	uint64_t total = 0;
 	struct dirent *de;
+	time_t now = time(NULL);
 	while ((de = readdir(d)) && v.n < 100000) {
 		struct stat st;
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v.v->name) ||
+		if (strlen(de->d_name) >= sizeof(v.v->name) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 			continue;
+		if (de->d_name[0] == '.') { /* a writer's temporary file: left by one that died? */
+			if (strstr(de->d_name, ".kiln-tmp-") && st.st_mtim.tv_sec + STALE_TMP_SECONDS < now)
+				unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
 		struct entry *e = VEC_PUSH_ZERO(&v);
 		snprintf(e->name, sizeof(e->name), "%s", de->d_name);
 		e->size = (uint64_t)st.st_size;

@@ -20,7 +20,8 @@
  * sees a partial one. The directory is kept under DCACHE_MAX_BYTES (or
  * $KILN_CACHE_MAX_MB megabytes): when a new entry would pass it, the
  * least recently used entries are removed first; an image of more than
- * half of it is not kept. Every failure (no space, no
+ * half of it is not kept. Temporary files over an hour old (left by a
+ * writer that died) are removed then too. Every failure (no space, no
  * permission, a damaged entry) means only that the file is decompressed
  * as if there were no cache: the cache never changes what kiln prints.
  */

@@ -3,8 +3,8 @@
  * byte; keys that differ when the file changes; KILN_CACHE_DIR=off; a
  * damaged entry (cut, trailer or magic changed) refused and removed; a
  * directory that is a symbolic link or not this user's left alone; the
- * oldest entries evicted under KILN_CACHE_MAX_MB; an image over half the
- * cap not kept.
+ * oldest entries evicted under KILN_CACHE_MAX_MB; a dead writer's
+ * temporary file removed; an image over half the cap not kept.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -226,6 +226,23 @@ static void test_evict(void **state)
 		assert_int_equal(dcache_get(&k[i], &m, &len), 0);
 		dcache_unmap(m, len);
 	}
+	/* A dead writer's temporary file goes; a live one's stays. */
+	char old_tmp[256], new_tmp[256];
+	snprintf(old_tmp, sizeof(old_tmp), "%s/.x.kiln-tmp-1", sub);
+	snprintf(new_tmp, sizeof(new_tmp), "%s/.y.kiln-tmp-2", sub);
+	for (int i = 0; i < 2; i++) {
+		FILE *f = fopen(i ? new_tmp : old_tmp, "w");
+		assert_non_null(f);
+		fputs("partial", f);
+		fclose(f);
+	}
+	struct timespec times[2] = { { time(NULL) - 7200, 0 }, { time(NULL) - 7200, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, old_tmp, times, 0), 0);
+	struct dcache_key small;
+	key_for(&small, 4500, 0, NULL, 0);
+	dcache_put(&small, img, 1000);
+	assert_int_equal(access(old_tmp, F_OK), -1);
+	assert_int_equal(access(new_tmp, F_OK), 0);
 	struct dcache_key big;
 	key_for(&big, 5000, 0, NULL, 0);
 	uint8_t *huge = image(1100000, 6); /* over half the cap: not kept */
