@@ -9,21 +9,6 @@
 # as perf refuses it too. A jitdump file the recording mapped names them
 # without any perf map.
 . "$(dirname "$0")/lib.sh"
-# Frame lines at an address inside libc's .plt, printed as "PLT <libc>".
-libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null)
-plt=$(readelf -SW "$libc" 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == ".plt") print $(i + 2), $(i + 4) }')
-mask_libc_plt() {
-	set -- "$1" $plt
-	[ $# -eq 3 ] || { cat "$1"; return; }
-	awk -v lo=$((0x$2)) -v hi=$((0x$2 + 0x$3)) '
-		/\(\/usr\/lib\/x86_64-linux-gnu\/libc\.so\.6\)$/ {
-			a = 0; h = $1
-			for (i = 1; i <= length(h); i++)
-				a = a * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-			if (a >= lo && a < hi) { print "\tPLT <libc>"; next }
-		}
-		{ print }' "$1"
-}
 need_perf_events
 need_perf
 : "${JITPROG:?}"

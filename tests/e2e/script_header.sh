@@ -24,7 +24,7 @@ supported() {
 same() {
 	supported "$2" >"$T/p.cmp"
 	supported "$3" >"$T/k.cmp"
-	cmp -s "$T/p.cmp" "$T/k.cmp" && return 0
+	same_script "$T/p.cmp" "$T/k.cmp" && return 0
 	echo "$1: kiln differs from perf:" >&2
 	diff "$T/p.cmp" "$T/k.cmp" | head -20 >&2
 	fail "$1"

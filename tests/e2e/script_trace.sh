@@ -63,7 +63,7 @@ compare() {
 		fi
 		st=$?
 		[ $st = 0 ] || fail "$name: kiln script $* exit $st: $(head -2 "$T/k.err")"
-		if ! cmp -s "$T/p.txt" "$T/k.txt"; then
+		if ! same_script "$T/p.txt" "$T/k.txt"; then
 			echo "$name ($*): kiln differs from perf:" >&2
 			diff "$T/p.txt" "$T/k.txt" | head -20 >&2
 			fail "$name: $*"

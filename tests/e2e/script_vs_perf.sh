@@ -9,7 +9,7 @@ need_perf
 
 # $1 name, $2 perf's text, $3 kiln's: equal, or fail showing the first differences.
 same() {
-	cmp -s "$2" "$3" && return 0
+	same_script "$2" "$3" && return 0
 	echo "$1: kiln differs from perf:" >&2
 	diff "$2" "$3" | head -20 >&2
 	fail "$1"
@@ -42,7 +42,7 @@ perf record -q -g -o "$T/perf.data" -- "$BURN" 1 >/dev/null 2>"$T/rec.err" ||
 # Equal, or (tolerated, never expected) at least 99% of the lines equal,
 # with the differing ones shown.
 close() {
-	cmp -s "$2" "$3" && return 0
+	same_script "$2" "$3" && return 0
 	total=$(wc -l <"$2")
 	bad=$(diff "$2" "$3" | grep -c '^<')
 	echo "$1: $bad of $total lines differ:"

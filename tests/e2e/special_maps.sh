@@ -40,7 +40,7 @@ compare() {
 	d="$T/$1.data"
 	"$KILN" script -i "$d" >"$T/$1.kiln" 2>/dev/null || fail "$1: kiln script failed"
 	perf script -i "$d" >"$T/$1.perf" 2>/dev/null || fail "$1: perf script failed"
-	cmp -s "$T/$1.kiln" "$T/$1.perf" ||
+	same_script "$T/$1.kiln" "$T/$1.perf" ||
 		fail "$1: kiln script differs from perf script: $(diff "$T/$1.kiln" "$T/$1.perf" | head -4)"
 	# Text input weighs stacks by period: compare which stacks, by samples.
 	# (A sample taken inside execve can differ: collapse drops the old

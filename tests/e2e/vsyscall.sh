@@ -31,7 +31,7 @@ for f in p k; do
 	"$KILN" script -i "$T/$f.data" >"$T/$f.kiln" 2>"$T/$f.err" || fail "kiln script $f: $(cat "$T/$f.err")"
 	perf script -i "$T/$f.data" >"$T/$f.perf" 2>/dev/null || fail "perf script $f failed"
 	grep -q 'ffffffffff600400 \[unknown\]' "$T/$f.perf" || fail "no sample at the vsyscall address in $f.data"
-	cmp -s "$T/$f.kiln" "$T/$f.perf" ||
+	same_script "$T/$f.kiln" "$T/$f.perf" ||
 		fail "$f.data: kiln script differs from perf script: $(diff "$T/$f.kiln" "$T/$f.perf" | head -6)"
 done
 echo "ok: $(grep -c ffffffffff600400 "$T/k.kiln") vsyscall frames, as perf prints them"
