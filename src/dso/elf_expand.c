@@ -163,30 +163,55 @@ static int layout(const uint8_t *p, size_t n, bool (*skip)(const char *), unsign
 	return 0;
 }
 
+/* The plan for the n bytes at p: 0, or -ENOENT (nothing to expand) or an error. */
+static int make_plan(const uint8_t *p, size_t n, bool (*skip)(const char *name), unsigned flags,
+		     struct plan *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	if (n < sizeof(pl->eh) || memcmp(p, ELFMAG, SELFMAG) || p[EI_CLASS] != ELFCLASS64 ||
+	    p[EI_DATA] != ELFDATA2LSB)
+		return -ENOENT;
+	memcpy(&pl->eh, p, sizeof(pl->eh));
+	size_t ns = pl->eh.e_shnum, np = pl->eh.e_phnum;
+	if (pl->eh.e_shentsize != sizeof(Elf64_Shdr) || ns == 0 || pl->eh.e_shoff > n ||
+	    (n - pl->eh.e_shoff) / sizeof(Elf64_Shdr) < ns)
+		return -ENOENT; /* unusual headers: left to libelf */
+	if (np && (pl->eh.e_phentsize != sizeof(Elf64_Phdr) || pl->eh.e_phoff > n ||
+		   (n - pl->eh.e_phoff) / sizeof(Elf64_Phdr) < np))
+		np = 0; /* program headers are not needed by DWARF readers */
+	pl->eh.e_phnum = (Elf64_Half)np;
+	XALLOC_ARRAY(pl->sh, ns);
+	memcpy(pl->sh, p + pl->eh.e_shoff, ns * sizeof(Elf64_Shdr));
+	XALLOC_ARRAY(pl->off, ns);
+	XALLOC_ARRAY(pl->jobs, ns);
+	int err = layout(p, n, skip, flags, pl);
+	if (!err && !pl->nj)
+		err = -ENOENT; /* nothing compressed: the file serves as it is */
+	return err;
+}
+
+static void free_plan(struct plan *pl)
+{
+	free(pl->sh);
+	free(pl->off);
+	free(pl->jobs);
+}
+
+int elf_expand_check(const uint8_t *p, size_t n, bool (*skip)(const char *name), unsigned flags)
+{
+	struct plan pl;
+	int err = make_plan(p, n, skip, flags, &pl);
+	free_plan(&pl);
+	return err;
+}
+
 int elf_expand(const uint8_t *p, size_t n, bool (*skip)(const char *name), unsigned flags,
 	       uint8_t **out, size_t *outlen)
 {
-	struct plan pl = { 0 };
-	if (n < sizeof(pl.eh) || memcmp(p, ELFMAG, SELFMAG) || p[EI_CLASS] != ELFCLASS64 ||
-	    p[EI_DATA] != ELFDATA2LSB)
-		return -ENOENT;
-	memcpy(&pl.eh, p, sizeof(pl.eh));
+	struct plan pl;
+	int err = make_plan(p, n, skip, flags, &pl);
 	size_t ns = pl.eh.e_shnum, np = pl.eh.e_phnum;
 	uint64_t phoff = pl.eh.e_phoff;
-	if (pl.eh.e_shentsize != sizeof(Elf64_Shdr) || ns == 0 || pl.eh.e_shoff > n ||
-	    (n - pl.eh.e_shoff) / sizeof(Elf64_Shdr) < ns)
-		return -ENOENT; /* unusual headers: left to libelf */
-	if (np && (pl.eh.e_phentsize != sizeof(Elf64_Phdr) || pl.eh.e_phoff > n ||
-		   (n - pl.eh.e_phoff) / sizeof(Elf64_Phdr) < np))
-		np = 0; /* program headers are not needed by DWARF readers */
-	pl.eh.e_phnum = (Elf64_Half)np;
-	XALLOC_ARRAY(pl.sh, ns);
-	memcpy(pl.sh, p + pl.eh.e_shoff, ns * sizeof(Elf64_Shdr));
-	XALLOC_ARRAY(pl.off, ns);
-	XALLOC_ARRAY(pl.jobs, ns);
-	int err = layout(p, n, skip, flags, &pl);
-	if (!err && !pl.nj)
-		err = -ENOENT; /* nothing compressed: the file serves as it is */
 	uint8_t *img = NULL;
 	if (!err) {
 		img = xcalloc(1, pl.size);
@@ -229,8 +254,6 @@ int elf_expand(const uint8_t *p, size_t n, bool (*skip)(const char *name), unsig
 	} else {
 		free(img);
 	}
-	free(pl.sh);
-	free(pl.off);
-	free(pl.jobs);
+	free_plan(&pl);
 	return err;
 }

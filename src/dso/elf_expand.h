@@ -37,5 +37,8 @@
 
 int elf_expand(const uint8_t *p, size_t n, bool (*skip)(const char *name), unsigned flags,
 	       uint8_t **out, size_t *outlen);
+/* What elf_expand would return, from the headers alone (nothing is
+ * decompressed): 0 when there is something to expand. */
+int elf_expand_check(const uint8_t *p, size_t n, bool (*skip)(const char *name), unsigned flags);
 
 #endif

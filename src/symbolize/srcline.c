@@ -1087,42 +1087,47 @@ static Elf *open_expanded(struct srcfile *f, const struct dso *d, const char *pa
 	struct stat st;
 	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
 		return NULL;
-	struct dcache_key key;
-	dcache_key(&key, &st, d->build_id, d->build_id_size, path);
-	uint8_t *img;
-	size_t len;
-	if (dcache_get(&key, &img, &len) == 0) {
-		Elf *e = elf_memory((char *)img, len);
-		if (e) {
-			f->image = img;
-			f->image_len = len;
-			f->image_cached = true;
-			return e;
-		}
-		dcache_unmap(img, len);
-	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	size_t size = (size_t)st.st_size;
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, f->fd, 0);
 	if (map == MAP_FAILED)
 		return NULL;
-	int guard = mapguard_add(map, (size_t)st.st_size); /* the file may shrink meanwhile */
-	int err = elf_expand(map, (size_t)st.st_size, unread_section, ELF_EXPAND_DROP_LOADED, &img,
-			     &len);
-	if (!err && mapguard_faulted(guard, NULL)) { /* it did: what was read is not the file */
+	int guard = mapguard_add(map, size); /* the file may shrink meanwhile */
+	uint8_t *img = NULL;
+	size_t len = 0;
+	bool cached = false;
+	Elf *e = NULL;
+	/* Only a file with something to expand is looked for in the cache. */
+	int err = elf_expand_check(map, size, unread_section, ELF_EXPAND_DROP_LOADED);
+	struct dcache_key key;
+	if (!err) {
+		dcache_key(&key, &st, d->build_id, d->build_id_size, path);
+		if (dcache_get(&key, &img, &len) == 0) {
+			if ((e = elf_memory((char *)img, len)))
+				cached = true;
+			else
+				dcache_unmap(img, len); /* made again below */
+		}
+		if (!cached)
+			err = elf_expand(map, size, unread_section, ELF_EXPAND_DROP_LOADED, &img, &len);
+	}
+	if (!err && !cached && mapguard_faulted(guard, NULL)) { /* it did: what was read is not the file */
 		free(img);
 		err = -EIO;
 	}
 	mapguard_remove(guard);
-	munmap(map, (size_t)st.st_size);
+	munmap(map, size);
 	if (err)
 		return NULL;
-	Elf *e = elf_memory((char *)img, len);
-	if (!e) {
-		free(img);
-		return NULL;
+	if (!cached) {
+		if (!(e = elf_memory((char *)img, len))) {
+			free(img);
+			return NULL;
+		}
+		dcache_put(&key, img, len);
 	}
-	dcache_put(&key, img, len);
 	f->image = img;
 	f->image_len = len;
+	f->image_cached = cached;
 	return e;
 }
 
