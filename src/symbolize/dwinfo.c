@@ -102,8 +102,9 @@ uint32_t dwinfo_unit_at(const struct dwinfo *di, uint64_t off)
 
 /* ---- forms ---- */
 
-/* A form's size in a unit when fixed, -1 when it varies, -2 when unknown. */
-static int fixed_size(const struct dwunit *u, unsigned form)
+/* A form's size in a unit of this version, address and offset size when
+ * fixed, -1 when it varies, -2 when unknown. */
+static int fixed_size(unsigned version, unsigned asize, unsigned offsz, unsigned form)
 {
 	switch (form) {
 	case DW_FORM_flag_present:
@@ -137,16 +138,16 @@ static int fixed_size(const struct dwunit *u, unsigned form)
 	case DW_FORM_data16:
 		return 16;
 	case DW_FORM_addr:
-		return (int)u->asize;
+		return (int)asize;
 	case DW_FORM_ref_addr:
-		return u->version == 2 ? (int)u->asize : (int)u->offsz;
+		return version == 2 ? (int)asize : (int)offsz;
 	case DW_FORM_strp:
 	case DW_FORM_line_strp:
 	case DW_FORM_sec_offset:
 	case DW_FORM_strp_sup:
 	case DW_FORM_GNU_strp_alt:
 	case DW_FORM_GNU_ref_alt:
-		return (int)u->offsz;
+		return (int)offsz;
 	case DW_FORM_udata:
 	case DW_FORM_sdata:
 	case DW_FORM_ref_udata:
@@ -172,7 +173,7 @@ static int fixed_size(const struct dwunit *u, unsigned form)
 /* Skips one value of 'form' at *p (not past end); false if malformed. */
 static bool skip_value(const struct dwunit *u, unsigned form, const uint8_t **p, const uint8_t *end)
 {
-	int fs = fixed_size(u, form);
+	int fs = fixed_size(u->version, u->asize, u->offsz, form);
 	if (fs >= 0) {
 		if (end - *p < fs)
 			return false;
@@ -228,16 +229,6 @@ static uint64_t table_key(const struct dwunit *u)
 	return u->abbrev_off << 8 | (uint64_t)u->version << 5 | (uint64_t)(u->offsz == 8) << 4 | u->asize;
 }
 
-/* The form sizes of the units that share a table (their key). */
-static const struct dwunit *table_unit(const struct dwabbrev_table *t, struct dwunit *tmp)
-{
-	memset(tmp, 0, sizeof(*tmp));
-	tmp->version = t->version;
-	tmp->asize = t->asize;
-	tmp->offsz = t->offsz;
-	return tmp;
-}
-
 /* Parses the next entry of t; false at its end or on a fault (t->done). */
 static bool parse_next(const struct dwinfo *di, struct dwabbrev_table *t)
 {
@@ -247,8 +238,6 @@ static bool parse_next(const struct dwinfo *di, struct dwabbrev_table *t)
 		return false;
 	}
 	const uint8_t *end = base + di->s.abbrev.n;
-	struct dwunit tmp;
-	const struct dwunit *u = table_unit(t, &tmp);
 	const uint8_t *p = base + t->pos;
 	t->done = true; /* unless the entry parses */
 	uint64_t code = dw_uleb(&p, end);
@@ -274,7 +263,7 @@ static bool parse_next(const struct dwinfo *di, struct dwabbrev_table *t)
 				return false;
 			a.implicit = dw_sleb(&p, end);
 		}
-		int fs = fixed_size(u, (unsigned)form);
+		int fs = fixed_size(t->version, t->asize, t->offsz, (unsigned)form);
 		fixed = fixed >= 0 && fs >= 0 ? fixed + fs : -1;
 		VEC_PUSH(&t->attrs, a);
 		ab.nattr++;
