@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/digits.h"
 #include "base/err.h"
 #include "base/xalloc.h"
 
@@ -489,39 +490,10 @@ static void tb_field(struct tbuf *t, const char *s, size_t n, int width)
 		tb_pad(t, pad);
 }
 
-/* The decimal digits of 'v', at least 'min' of them (zeros in front),
- * ending at 'end'; returns where they start. */
-static char *digits(char *end, uint64_t v, int min)
-{
-	char *p = end;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-		min--;
-	} while (v);
-	while (min-- > 0)
-		*--p = '0';
-	return p;
-}
-
-/* The same in hex (lower case). */
-static char *xdigits(char *end, uint64_t v, int min)
-{
-	char *p = end;
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-		min--;
-	} while (v);
-	while (min-- > 0)
-		*--p = '0';
-	return p;
-}
-
 /* printf's "%*" PRIx64. */
 static void tb_hex(struct tbuf *t, uint64_t v, int width)
 {
-	char d[24], *e = d + sizeof(d), *p = xdigits(e, v, 1);
+	char d[24], *e = d + sizeof(d), *p = digits_hex(e, v, 1);
 	tb_field(t, p, (size_t)(e - p), width);
 }
 
@@ -533,7 +505,7 @@ static void tb_dec(struct tbuf *t, uint64_t v, bool neg, int width, bool zero)
 	uint64_t mag = neg ? (uint64_t)0 - v : v;
 	int w = width < 0 ? -width : width;
 
-	p = digits(e, mag, zero && width > 0 && w <= 24 ? w - neg : 1);
+	p = digits_dec(e, mag, zero && width > 0 && w <= 24 ? w - neg : 1);
 	if (neg)
 		*--p = '-';
 	tb_field(t, p, (size_t)(e - p), width);
@@ -602,9 +574,9 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 	}
 	if (fl & SF_TIME) {
 		char d[48], *e = d + sizeof(d), *p;
-		p = digits(e, s->time % 1000000000u / 1000u, 6);
+		p = digits_dec(e, s->time % 1000000000u / 1000u, 6);
 		*--p = '.';
-		p = digits(p, s->time / 1000000000u, 1);
+		p = digits_dec(p, s->time / 1000000000u, 1);
 		tb_field(&t, p, (size_t)(e - p), 12);
 		tb_mem(&t, ": ", 2);
 	}

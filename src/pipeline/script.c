@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/digits.h"
 #include "base/err.h"
 #include "base/hashmap.h"
 #include "base/log.h"
@@ -435,10 +436,7 @@ static const char *srcline_fail(struct script_ctx *x, const char *short_name, ui
 	char buf[600], hex[20], *h = hex + sizeof(hex);
 	size_t n = strlen(short_name), at;
 	*--h = ']';
-	do {
-		*--h = "0123456789abcdef"[addr & 15];
-		addr >>= 4;
-	} while (addr);
+	h = digits_hex(h, addr, 1);
 	*--h = '[';
 	if (n > sizeof(buf) - 1)
 		n = sizeof(buf) - 1;
