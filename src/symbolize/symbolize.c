@@ -228,15 +228,22 @@ static uint32_t srcline_text(struct symbolizer *s, const struct a2l_rec *r)
 	return id;
 }
 
+/* addr2line's records for a user frame (at most 'cap'); none for kernel
+ * frames and dsos without source lines. */
+static size_t frame_a2l(struct symbolizer *s, const struct sym *sym, const struct a2l_rec **r,
+			size_t cap)
+{
+	if (sym->kernel || !a2l_dso(s, sym->dso))
+		return 0;
+	size_t n = srclines_a2l(&s->src, sym->dso, sym->addr, r);
+	return n < cap ? n : cap;
+}
+
 size_t symbolize_inlines(struct symbolizer *s, const struct sym *sym, struct sym_inline *out,
 			 size_t cap)
 {
-	if (sym->kernel || sym->name == SYM_NONE || !a2l_dso(s, sym->dso))
-		return 0;
 	const struct a2l_rec *r;
-	size_t n = srclines_a2l(&s->src, sym->dso, sym->addr, &r);
-	if (n > cap)
-		n = cap;
+	size_t n = sym->name == SYM_NONE ? 0 : frame_a2l(s, sym, &r, cap);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t name = r[i].func == SRCLINE_NONE ? display_name(s, "??")
 							  : display_name_id(s, r[i].func);
@@ -277,12 +284,8 @@ enum sym_srcline symbolize_srcline(struct symbolizer *s, const struct sym *sym, 
 
 size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, struct sym_line *out, size_t cap)
 {
-	if (sym->kernel || !a2l_dso(s, sym->dso))
-		return 0;
 	const struct a2l_rec *r;
-	size_t n = srclines_a2l(&s->src, sym->dso, sym->addr, &r);
-	if (n > cap)
-		n = cap;
+	size_t n = frame_a2l(s, sym, &r, cap);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t raw = r[i].func == SRCLINE_NONE ? strtab_intern_str(s->strs, "??") : r[i].func;
 		out[i].name = display_name_id(s, raw);
