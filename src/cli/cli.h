@@ -2,7 +2,8 @@
  * cli: the kiln command line (cli, L9).
  *
  * Adding a command: write cli/cmd_NAME.c exporting
- * `int cmd_NAME(int argc, char **argv)` (argv[0] is the command name),
+ * `int cmd_NAME(int argc, char **argv, const struct kiln_env *env)` (argv[0]
+ * is the command name; env is the environment, read once in main.c),
  * declare it here, add one row to the table in main.c, write
  * docs/cmd/NAME.md, and end its --help with EXAMPLES. Commands parse
  * options into a zero-initialised opts struct, run a pipeline, print
@@ -14,6 +15,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/env.h"
+
 /* The exit-code contract (README, kiln --help). */
 enum kiln_exit {
 	KILN_EXIT_OK = 0,        /* success (warnings allowed) */
@@ -23,12 +26,12 @@ enum kiln_exit {
 	KILN_EXIT_PARTIAL = 4,   /* input broken part-way: results from the valid prefix */
 };
 
-int cmd_record(int argc, char **argv);
-int cmd_collapse(int argc, char **argv);
-int cmd_flame(int argc, char **argv);
-int cmd_script(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_export(int argc, char **argv);
+int cmd_record(int argc, char **argv, const struct kiln_env *env);
+int cmd_collapse(int argc, char **argv, const struct kiln_env *env);
+int cmd_flame(int argc, char **argv, const struct kiln_env *env);
+int cmd_script(int argc, char **argv, const struct kiln_env *env);
+int cmd_diff(int argc, char **argv, const struct kiln_env *env);
+int cmd_export(int argc, char **argv, const struct kiln_env *env);
 
 /* Shared helpers (cli/util.c). */
 /* From now on, everything written to stderr goes through sanitize_term

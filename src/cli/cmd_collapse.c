@@ -57,10 +57,10 @@ static const char usage_text[] =
 	"  perf script | kiln collapse - > out.folded\n"
 	"  kiln collapse --all --event-filter=cycles perf-script.txt\n";
 
-int cmd_collapse(int argc, char **argv)
+int cmd_collapse(int argc, char **argv, const struct kiln_env *env)
 {
 	struct profile_cli pc;
-	profile_cli_init(&pc);
+	profile_cli_init(&pc, env);
 	const char *output = "-";
 	int rc = profile_cli_parse(argc, argv, &pc, &output, usage_text);
 	if (rc >= 0)

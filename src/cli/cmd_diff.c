@@ -96,13 +96,13 @@ static uint64_t *merge_first(const struct side *a, struct side *b)
 	return first;
 }
 
-int cmd_diff(int argc, char **argv)
+int cmd_diff(int argc, char **argv, const struct kiln_env *env)
 {
 	struct profile_cli pc;
 	struct graph_cli g;
 	const char *out = NULL;
 	bool normalize = false, folded = false;
-	profile_cli_init(&pc);
+	profile_cli_init(&pc, env);
 	graph_cli_init(&g);
 	struct option longopts[64];
 	size_t n = 0;

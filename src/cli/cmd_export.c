@@ -65,13 +65,13 @@ static bool frame_source(void *ctx, uint32_t name, uint8_t kind, struct export_s
 }
 enum fmt { FMT_NONE, FMT_SPEEDSCOPE, FMT_PPROF, FMT_FOLDED };
 
-int cmd_export(int argc, char **argv)
+int cmd_export(int argc, char **argv, const struct kiln_env *env)
 {
 	struct profile_cli pc;
 	const char *out = "-";
 	enum fmt fmt = FMT_NONE;
 	bool merge = false, frame_opt = false;
-	profile_cli_init(&pc);
+	profile_cli_init(&pc, env);
 	struct option longopts[32];
 	size_t n = 0;
 	for (size_t i = 0; profile_cli_frame_options[i].name; i++)

@@ -79,11 +79,11 @@ static int64_t *deltas(const struct trie *t, const uint64_t *first)
 	return d;
 }
 
-int cmd_flame(int argc, char **argv)
+int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 {
 	struct flame_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
-	profile_cli_init(&ctx.pc);
+	profile_cli_init(&ctx.pc, env);
 	graph_cli_init(&ctx.g);
 	struct option extra[64];
 	size_t n = 0;
@@ -94,7 +94,7 @@ int cmd_flame(int argc, char **argv)
 	extra[n++] = (struct option){ "input", required_argument, NULL, 'i' };
 	extra[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	struct record_opts ro = { 0 };
+	struct record_opts ro = { .env = env };
 	struct record_cli_extra x = { 0 };
 	ro.output = NULL;
 	ro.cmdline = argv - 1;

@@ -287,9 +287,9 @@ void record_cli_extra_release(struct record_cli_extra *x)
 	free(x->pids);
 }
 
-int cmd_record(int argc, char **argv)
+int cmd_record(int argc, char **argv, const struct kiln_env *env)
 {
-	struct record_opts o = { 0 };
+	struct record_opts o = { .env = env };
 	struct record_cli_extra x = { 0 };
 	o.output = "perf.data";
 	o.cmdline = argv - 1;

@@ -52,7 +52,7 @@ static const char usage_text[] =
 	"  kiln script --symfs /srv/target-root --debug-dir /srv/debug -i perf.data\n"
 	"  perf record -g -o - -- ./prog | kiln script -i -\n";
 
-int cmd_script(int argc, char **argv)
+int cmd_script(int argc, char **argv, const struct kiln_env *env)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -70,7 +70,7 @@ int cmd_script(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct script_run_opts o = { .input = "perf.data", .out = stdout };
+	struct script_run_opts o = { .input = "perf.data", .env = env, .out = stdout };
 	const char *fields[16];
 	size_t nfields = 0;
 	bool force = false;

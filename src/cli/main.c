@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/log.h"
 #include "cli/cli.h"
 
@@ -12,7 +13,7 @@
 
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(int argc, char **argv, const struct kiln_env *env);
 	const char *summary;
 };
 
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	struct kiln_env env;
+	kiln_env_read(&env);
 	cli_sanitize_stderr();
 	if (argc < 2) {
 		usage(stderr);
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(cmd, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+			return commands[i].fn(argc - 1, argv + 1, &env);
 	fprintf(stderr, "error: '%s' is not a kiln command. See 'kiln --help'.\n", cmd);
 	return KILN_EXIT_USAGE;
 }

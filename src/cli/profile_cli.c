@@ -54,10 +54,11 @@ const struct option profile_cli_frame_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-void profile_cli_init(struct profile_cli *pc)
+void profile_cli_init(struct profile_cli *pc, const struct kiln_env *env)
 {
 	memset(pc, 0, sizeof(*pc));
 	pc->po.input = "perf.data";
+	pc->po.env = env;
 }
 
 int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg)

@@ -24,7 +24,7 @@ struct profile_cli {
 	struct profile_stats st;
 };
 
-void profile_cli_init(struct profile_cli *pc);
+void profile_cli_init(struct profile_cli *pc, const struct kiln_env *env);
 /*
  * Parse collapse's options into pc (and *output for -o). Returns -1 to go
  * on, or an exit code to return at once (help printed, or a usage error).

@@ -55,10 +55,12 @@ static bool own_dir(const char *path)
 }
 
 /* The entries' directory, created as needed; false when the cache is off or unusable. */
-static bool cache_dir(char *out, size_t cap)
+static bool cache_dir(const struct kiln_env *e, char *out, size_t cap)
 {
-	const char *env = getenv("KILN_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
+	if (!e)
+		return false;
+	const char *env = e->cache_dir, *xdg = e->xdg_cache_home;
+	const char *home = e->home;
 	char base[4096];
 	int n;
 	if (env) {
@@ -81,10 +83,10 @@ static bool cache_dir(char *out, size_t cap)
 	return n > 0 && (size_t)n < cap && own_dir(out);
 }
 
-int dcache_get(const struct dcache_key *k, uint8_t **map, size_t *len)
+int dcache_get(const struct kiln_env *e, const struct dcache_key *k, uint8_t **map, size_t *len)
 {
 	char dir[4096], path[4400];
-	if (!k->name[0] || !cache_dir(dir, sizeof(dir)))
+	if (!k->name[0] || !cache_dir(e, dir, sizeof(dir)))
 		return -ENOENT;
 	snprintf(path, sizeof(path), "%s/%s", dir, k->name);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -140,9 +142,9 @@ static int entry_cmp(const void *a, const void *b)
 }
 
 /* The cap: $KILN_CACHE_MAX_MB if set, else DCACHE_MAX_BYTES. */
-uint64_t dcache_max_bytes(void)
+uint64_t dcache_max_bytes(const struct kiln_env *e)
 {
-	const char *env = getenv("KILN_CACHE_MAX_MB");
+	const char *env = e ? e->cache_max_mb : NULL;
 	char *end;
 	if (env && *env) {
 		unsigned long long mb = strtoull(env, &end, 10);
@@ -189,11 +191,11 @@ static void make_room(const char *dir, uint64_t want, uint64_t cap)
 	VEC_FREE(&v);
 }
 
-void dcache_put(const struct dcache_key *k, const uint8_t *p, size_t len)
+void dcache_put(const struct kiln_env *e, const struct dcache_key *k, const uint8_t *p, size_t len)
 {
 	char dir[4096], path[4400];
-	uint64_t cap = dcache_max_bytes();
-	if (!k->name[0] || len > cap / 2 || !cache_dir(dir, sizeof(dir)))
+	uint64_t cap = dcache_max_bytes(e);
+	if (!k->name[0] || len > cap / 2 || !cache_dir(e, dir, sizeof(dir)))
 		return;
 	make_room(dir, (uint64_t)len + TRAILER_LEN, cap);
 	snprintf(path, sizeof(path), "%s/%s", dir, k->name);

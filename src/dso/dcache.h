@@ -7,7 +7,8 @@
  * cache directory, as gdb keeps its index cache, and later runs map it
  * instead of decompressing.
  *
- * Directory: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else
+ * Directory (from the environment the caller passes, base/env.h;
+ * none: no cache): $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else
  * $HOME/.cache/kiln; KILN_CACHE_DIR=off (or empty) turns the cache off.
  * Entries live in its "expanded-v1" subdirectory, created 0700; a
  * directory not owned by this user, or a symbolic link, is not used.
@@ -32,6 +33,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "base/env.h"
+
 #define DCACHE_MAX_BYTES ((uint64_t)2 << 30)
 
 struct dcache_key {
@@ -46,11 +49,11 @@ void dcache_key(struct dcache_key *k, const struct stat *st, const uint8_t *id, 
  * this process): 0 and *map, *len; or -errno (-ENOENT: none; the cache
  * off or not usable). Release with dcache_unmap().
  */
-int dcache_get(const struct dcache_key *k, uint8_t **map, size_t *len);
+int dcache_get(const struct kiln_env *e, const struct dcache_key *k, uint8_t **map, size_t *len);
 void dcache_unmap(uint8_t *map, size_t len);
 /* The size the directory is kept under. */
-uint64_t dcache_max_bytes(void);
+uint64_t dcache_max_bytes(const struct kiln_env *e);
 /* Keeps 'len' bytes of image 'p' under 'k' (best effort: errors are dropped). */
-void dcache_put(const struct dcache_key *k, const uint8_t *p, size_t len);
+void dcache_put(const struct kiln_env *e, const struct dcache_key *k, const uint8_t *p, size_t len);
 
 #endif

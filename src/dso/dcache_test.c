@@ -25,6 +25,7 @@
 #include "dso/dcache.h"
 
 static char dir[64];
+static struct kiln_env env; /* what the tests hand the cache */
 
 static int setup(void **state)
 {
@@ -32,8 +33,8 @@ static int setup(void **state)
 	snprintf(dir, sizeof(dir), "/tmp/kiln-dcache-XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
-	setenv("KILN_CACHE_DIR", dir, 1);
-	unsetenv("KILN_CACHE_MAX_MB");
+	env.cache_dir = dir;
+	env.cache_max_mb = NULL;
 	return 0;
 }
 
@@ -87,18 +88,18 @@ static void test_roundtrip(void **state)
 	assert_string_not_equal(k.name, k3.name);
 	uint8_t *img = image(100000, 1), *m;
 	size_t len;
-	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
-	dcache_put(&k, img, 100000);
-	assert_int_equal(dcache_get(&k, &m, &len), 0);
+	assert_int_equal(dcache_get(&env, &k, &m, &len), -ENOENT);
+	dcache_put(&env, &k, img, 100000);
+	assert_int_equal(dcache_get(&env, &k, &m, &len), 0);
 	assert_int_equal(len, 100000);
 	assert_memory_equal(m, img, len);
 	m[10] ^= 1; /* private: the entry is not changed */
 	dcache_unmap(m, len);
-	assert_int_equal(dcache_get(&k, &m, &len), 0);
+	assert_int_equal(dcache_get(&env, &k, &m, &len), 0);
 	assert_memory_equal(m, img, len);
 	dcache_unmap(m, len);
-	assert_int_equal(dcache_get(&k2, &m, &len), -ENOENT);
-	assert_int_equal(dcache_get(&k3, &m, &len), -ENOENT);
+	assert_int_equal(dcache_get(&env, &k2, &m, &len), -ENOENT);
+	assert_int_equal(dcache_get(&env, &k3, &m, &len), -ENOENT);
 	struct stat st;
 	char sub[128];
 	snprintf(sub, sizeof(sub), "%s/expanded-v1", dir);
@@ -114,11 +115,11 @@ static void test_off(void **state)
 	key_for(&k, 1, 1, NULL, 0);
 	uint8_t *img = image(5000, 2), *m;
 	size_t len;
-	setenv("KILN_CACHE_DIR", "off", 1);
-	dcache_put(&k, img, 5000);
-	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
-	setenv("KILN_CACHE_DIR", dir, 1);
-	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT); /* nothing was written */
+	env.cache_dir = "off";
+	dcache_put(&env, &k, img, 5000);
+	assert_int_equal(dcache_get(&env, &k, &m, &len), -ENOENT);
+	env.cache_dir = dir;
+	assert_int_equal(dcache_get(&env, &k, &m, &len), -ENOENT); /* nothing was written */
 	free(img);
 }
 
@@ -129,7 +130,7 @@ static void damaged(unsigned how)
 	key_for(&k, 2000 + how, 0, NULL, 0);
 	uint8_t *img = image(20000, 3), *m;
 	size_t len;
-	dcache_put(&k, img, 20000);
+	dcache_put(&env, &k, img, 20000);
 	char *path = entry_path(&k);
 	int fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
@@ -144,10 +145,10 @@ static void damaged(unsigned how)
 		assert_int_equal(pwrite(fd, "\0", 1, 1), 1); /* not ELF */
 	}
 	close(fd);
-	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
+	assert_int_equal(dcache_get(&env, &k, &m, &len), -ENOENT);
 	assert_int_equal(access(path, F_OK), -1); /* removed: made again next time */
-	dcache_put(&k, img, 20000);
-	assert_int_equal(dcache_get(&k, &m, &len), 0);
+	dcache_put(&env, &k, img, 20000);
+	assert_int_equal(dcache_get(&env, &k, &m, &len), 0);
 	assert_memory_equal(m, img, 20000);
 	dcache_unmap(m, len);
 	free(path);
@@ -173,9 +174,9 @@ static void test_unsafe_dirs(void **state)
 	snprintf(link, sizeof(link), "%s/link", dir);
 	assert_int_equal(mkdir(real, 0700), 0);
 	assert_int_equal(symlink(real, link), 0);
-	setenv("KILN_CACHE_DIR", link, 1); /* a symbolic link: not used */
-	dcache_put(&k, img, 4000);
-	assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
+	env.cache_dir = link; /* a symbolic link: not used */
+	dcache_put(&env, &k, img, 4000);
+	assert_int_equal(dcache_get(&env, &k, &m, &len), -ENOENT);
 	char sub[160];
 	snprintf(sub, sizeof(sub), "%s/expanded-v1", real);
 	assert_int_equal(access(sub, F_OK), -1);
@@ -184,13 +185,13 @@ static void test_unsafe_dirs(void **state)
 		snprintf(other, sizeof(other), "%s/other", dir);
 		assert_int_equal(mkdir(other, 0700), 0);
 		assert_int_equal(chown(other, 65534, 65534), 0);
-		setenv("KILN_CACHE_DIR", other, 1);
-		dcache_put(&k, img, 4000);
-		assert_int_equal(dcache_get(&k, &m, &len), -ENOENT);
+		env.cache_dir = other;
+		dcache_put(&env, &k, img, 4000);
+		assert_int_equal(dcache_get(&env, &k, &m, &len), -ENOENT);
 		snprintf(sub, sizeof(sub), "%s/expanded-v1", other);
 		assert_int_equal(access(sub, F_OK), -1);
 	}
-	setenv("KILN_CACHE_DIR", dir, 1);
+	env.cache_dir = dir;
 	free(img);
 }
 
@@ -201,29 +202,29 @@ static void test_evict(void **state)
 	snprintf(sub, sizeof(sub), "%s/expanded-v1", dir);
 	snprintf(cmd, sizeof(cmd), "rm -f '%s'/*", sub);
 	assert_int_equal(system(cmd), 0);
-	setenv("KILN_CACHE_MAX_MB", "2", 1);
-	assert_int_equal(dcache_max_bytes(), 2u << 20);
+	env.cache_max_mb = "2";
+	assert_int_equal(dcache_max_bytes(&env), 2u << 20);
 	size_t sz = 600000;
 	uint8_t *img = image(sz, 5), *m;
 	size_t len;
 	struct dcache_key k[4];
 	for (int i = 0; i < 4; i++) {
 		key_for(&k[i], 4000 + i, 0, NULL, 0);
-		dcache_put(&k[i], img, sz);
+		dcache_put(&env, &k[i], img, sz);
 		struct timespec t = { 0, 20 * 1000 * 1000 };
 		nanosleep(&t, NULL); /* distinct ages */
 		if (i == 1) { /* the first one used again: the second is now the oldest */
-			assert_int_equal(dcache_get(&k[0], &m, &len), 0);
+			assert_int_equal(dcache_get(&env, &k[0], &m, &len), 0);
 			dcache_unmap(m, len);
 			nanosleep(&t, NULL);
 		}
 	}
 	/* 4 x 600 kB > 2 MB: the least recently used (k[1]) went first. */
-	assert_int_equal(dcache_get(&k[1], &m, &len), -ENOENT);
+	assert_int_equal(dcache_get(&env, &k[1], &m, &len), -ENOENT);
 	for (int i = 0; i < 4; i++) {
 		if (i == 1)
 			continue;
-		assert_int_equal(dcache_get(&k[i], &m, &len), 0);
+		assert_int_equal(dcache_get(&env, &k[i], &m, &len), 0);
 		dcache_unmap(m, len);
 	}
 	/* A dead writer's temporary file goes; a live one's stays. */
@@ -240,16 +241,16 @@ static void test_evict(void **state)
 	assert_int_equal(utimensat(AT_FDCWD, old_tmp, times, 0), 0);
 	struct dcache_key small;
 	key_for(&small, 4500, 0, NULL, 0);
-	dcache_put(&small, img, 1000);
+	dcache_put(&env, &small, img, 1000);
 	assert_int_equal(access(old_tmp, F_OK), -1);
 	assert_int_equal(access(new_tmp, F_OK), 0);
 	struct dcache_key big;
 	key_for(&big, 5000, 0, NULL, 0);
 	uint8_t *huge = image(1100000, 6); /* over half the cap: not kept */
-	dcache_put(&big, huge, 1100000);
-	assert_int_equal(dcache_get(&big, &m, &len), -ENOENT);
-	unsetenv("KILN_CACHE_MAX_MB");
-	assert_int_equal(dcache_max_bytes(), DCACHE_MAX_BYTES);
+	dcache_put(&env, &big, huge, 1100000);
+	assert_int_equal(dcache_get(&env, &big, &m, &len), -ENOENT);
+	env.cache_max_mb = NULL;
+	assert_int_equal(dcache_max_bytes(&env), DCACHE_MAX_BYTES);
 	free(huge);
 	free(img);
 }

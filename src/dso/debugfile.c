@@ -102,7 +102,7 @@ static struct elf_image *by_build_id(const struct dso_set *s, const uint8_t *id,
 				       char **found)
 {
 	char hexid[2 * ELF_BUILD_ID_MAX + 1], dir[4096], path[8192];
-	const char *home = getenv("HOME");
+	const char *home = s->env ? s->env->home : NULL;
 	if (n < 2)
 		return NULL;
 	hex(hexid, id, n);

@@ -243,8 +243,8 @@ static const struct elf_image *open_file(struct dso_set *s, struct dso *d)
 		return d->img;
 	if (!gone && !foreign && open_at(d, path, why, sizeof(why)))
 		return d->img;
-	const char *home = getenv("HOME");
-	if (d->build_id_size >= 2 && home && *home) {
+	const char *home = s->env ? s->env->home : NULL;
+	if (d->build_id_size >= 2 && home) {
 		char hexid[2 * ELF_BUILD_ID_MAX + 1], cached[8192];
 		hex(hexid, d->build_id, d->build_id_size);
 		snprintf(cached, sizeof(cached), "%s/.debug/.build-id/%.2s/%s/elf", home, hexid,

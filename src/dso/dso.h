@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/env.h"
 #include "base/hashmap.h"
 #include "base/vec.h"
 #include "dso/elf_image.h"
@@ -62,6 +63,9 @@ struct dso_set {
 	bool vdso_always;
 	const char *symfs; /* prefix for file paths, or NULL */
 	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
+	/* The environment (HOME for ~/.debug, the cache directory), or NULL:
+	 * no home directory and no cache. */
+	const struct kiln_env *env;
 };
 
 void dso_set_init(struct dso_set *s);

@@ -19,9 +19,10 @@
 #include "dso/elf_image.h"
 #include "dso/nsroot.h"
 
-void nscache_init(struct nscache *c)
+void nscache_init(struct nscache *c, const char *home)
 {
 	memset(c, 0, sizeof(*c));
+	c->home = home;
 	hashmap_init(&c->seen);
 }
 
@@ -106,8 +107,8 @@ static void cache_file(struct nscache *c, uint32_t pid, const char *path)
 	    elf_image_open_fd(&img, fd, name) == 0)
 		n = elf_image_build_id(img, id);
 	elf_image_free(img);
-	const char *home = getenv("HOME");
-	if (n < 2 || n > 20 || !home || !*home) {
+	const char *home = c->home;
+	if (n < 2 || n > 20 || !home) {
 		log_warn("cannot keep %s of process %u: %s", path, pid,
 			 n ? "no home directory for the build-id cache" : "no build-id (or not ELF)");
 		close(fd);

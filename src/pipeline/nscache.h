@@ -29,11 +29,12 @@
 #define NSCACHE_MAX_SIZE ((size_t)512 << 20)
 
 struct nscache {
+	const char *home; /* $HOME: the build-id cache is under it; NULL: none */
 	struct hashmap seen; /* hash(pid, path) -> 1 */
 	VEC(struct perf_build_id) ids;
 };
 
-void nscache_init(struct nscache *c);
+void nscache_init(struct nscache *c, const char *home);
 void nscache_release(struct nscache *c);
 /* Look at one record as it is written (only executable MMAP2 records of
  * file paths matter). */

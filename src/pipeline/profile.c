@@ -54,13 +54,12 @@ static void check_kaslr(struct machine *m, struct dso_set *dsos, bool *checked)
  * a file). The output is the same either way. */
 #define READAHEAD_MIN ((off_t)32 << 20)
 
-static bool use_readahead(const struct perf_header_info *h, const char *input)
+static bool use_readahead(const struct perf_header_info *h, const char *input, int threads)
 {
-	const char *env = getenv("KILN_THREADS");
 	struct stat st;
-	if (h->pipe_mode || (env && !strcmp(env, "1")))
+	if (h->pipe_mode || threads == 1)
 		return false;
-	if (env && !strcmp(env, "2"))
+	if (threads == 2)
 		return true;
 	return sysconf(_SC_NPROCESSORS_ONLN) > 1 && stat(input, &st) == 0 &&
 	       st.st_size >= READAHEAD_MIN;
@@ -341,6 +340,7 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	dso_set_init(&dsos);
 	dsos.symfs = o->symfs;
 	dsos.debug_dir = o->debug_dir;
+	dsos.env = o->env;
 	dso_set_use_kallsyms(&dsos, same_kernel(h));
 	for (size_t i = 0; i < h->nbuild_ids; i++)
 		if (h->build_ids[i].pid != -1 || h->build_ids[i].filename[0] == '/')
@@ -376,8 +376,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 	/* Unwinding on a second thread; not for a foreign architecture's
 	 * file (nothing to unwind there, and its one warning is the main
 	 * thread's to give: the reader thread is quiet). */
-	struct readahead *ra = use_readahead(h, o->input) && !uw.foreign_arch
-				       ? readahead_start(r, true, o->symfs, o->debug_dir)
+	struct readahead *ra = use_readahead(h, o->input, o->env ? o->env->threads : 0) && !uw.foreign_arch
+				       ? readahead_start(r, true, o->symfs, o->debug_dir, o->env)
 				       : NULL;
 	while ((rc = ra ? readahead_next(ra, &ev, stack) : perf_reader_next(r, &ev)) == 1) {
 		if (ev.type != PERF_RECORD_SAMPLE) {

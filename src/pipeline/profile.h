@@ -14,6 +14,7 @@
 #include "aggregate/frames.h"
 #include "aggregate/locprof.h"
 #include "aggregate/trie.h"
+#include "base/env.h"
 #include "base/strtab.h"
 
 enum profile_inline {
@@ -24,6 +25,7 @@ enum profile_inline {
 
 struct profile_opts {
 	const char *input;
+	const struct kiln_env *env; /* the environment (base/env.h), or NULL */
 	struct frame_opts frames;
 	enum profile_inline inline_mode;
 	const char *symfs; /* prefix for binary paths, or NULL */

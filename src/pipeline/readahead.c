@@ -47,6 +47,7 @@ struct readahead {
 	struct perf_reader *r;
 	bool unwind;
 	const char *symfs, *debug_dir;
+	const struct kiln_env *env;
 	const struct ev_attrs *attrs;
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -77,13 +78,14 @@ static bool publish(struct readahead *ra)
 /* The same dso set setup as the caller's (pipeline/profile.c), without
  * kallsyms: the unwinder never reads kernel symbols. */
 static void machine_setup(struct ra_machine *x, struct perf_reader *r, const char *symfs,
-			  const char *debug_dir)
+			  const char *debug_dir, const struct kiln_env *env)
 {
 	const struct perf_header_info *h = perf_reader_info(r);
 	strtab_init(&x->strs);
 	dso_set_init(&x->dsos);
 	x->dsos.symfs = symfs;
 	x->dsos.debug_dir = debug_dir;
+	x->dsos.env = env;
 	dso_set_use_kallsyms(&x->dsos, false);
 	for (size_t i = 0; i < h->nbuild_ids; i++)
 		if (h->build_ids[i].pid != -1 || h->build_ids[i].filename[0] == '/')
@@ -173,7 +175,7 @@ static void *run(void *arg)
 	bool go = true;
 
 	if (ra->unwind)
-		machine_setup(&x, ra->r, ra->symfs, ra->debug_dir);
+		machine_setup(&x, ra->r, ra->symfs, ra->debug_dir, ra->env);
 	b->used = 0;
 	while ((rc = perf_reader_next(ra->r, &ev)) == 1) {
 		size_t len = ev.size, need = RA_HDR + ((len + 7) & ~(size_t)7);
@@ -222,13 +224,14 @@ static void *run(void *arg)
 }
 
 struct readahead *readahead_start(struct perf_reader *r, bool unwind, const char *symfs,
-				   const char *debug_dir)
+				   const char *debug_dir, const struct kiln_env *env)
 {
 	struct readahead *ra = xcalloc(1, sizeof(*ra));
 	ra->r = r;
 	ra->unwind = unwind;
 	ra->symfs = symfs;
 	ra->debug_dir = debug_dir;
+	ra->env = env;
 	ra->attrs = perf_reader_attrs(r);
 	for (unsigned i = 0; i < RA_NBLOCKS; i++)
 		ra->blk[i].data = xmalloc(RA_BLOCK);

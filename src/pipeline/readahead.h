@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 
+#include "base/env.h"
 #include "event/event.h"
 #include "source/perffile/perffile.h"
 #include "unwind/unwind.h"
@@ -31,11 +32,11 @@
 struct readahead;
 
 /* Start reading 'r' on a new thread; with 'unwind', unwind samples there
- * too ('symfs' and 'debug_dir' as for the caller's dso set, may be NULL).
+ * too ('symfs', 'debug_dir' and 'env' as for the caller's dso set, may be NULL).
  * NULL if no
  * thread could be made (the caller then reads 'r' itself). */
 struct readahead *readahead_start(struct perf_reader *r, bool unwind, const char *symfs,
-				   const char *debug_dir);
+				   const char *debug_dir, const struct kiln_env *env);
 /* The next record, as perf_reader_next() gives it: 1 with *ev (valid
  * until the next call), or the reader's final result (0 at the end,
  * negative on error). With 'unwind', a sample's stack (unwinder_sample's

@@ -241,7 +241,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	int sfd = -1, err = 0;
 	sigset_t mask, oldmask;
 	struct nscache ns; /* containerised binaries kept while reachable */
-	nscache_init(&ns);
+	nscache_init(&ns, o->env ? o->env->home : NULL);
 	struct buildids bi; /* the build-id table */
 	buildids_init(&bi);
 

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/env.h"
+
 #define RECORD_DEFAULT_FREQ 4000
 /* --call-graph dwarf: perf's register set (AX..R15 but DS ES FS GS) and stack size. */
 #define RECORD_DWARF_REGS 0xff0fffULL
@@ -25,6 +27,7 @@
 #define RECORD_DWARF_STACK_MAX 65528u
 
 struct record_opts {
+	const struct kiln_env *env; /* the environment (base/env.h), or NULL */
 	const char *output;     /* perf.data path */
 	char **argv;            /* command to run, or NULL */
 	const pid_t *pids;      /* -p targets */

@@ -926,6 +926,7 @@ int script_run(const struct script_run_opts *o, struct script_run_result *res)
 	dso_set_init(&x.dsos);
 	x.dsos.symfs = o->symfs;
 	x.dsos.debug_dir = o->debug_dir;
+	x.dsos.env = o->env;
 	dso_set_use_kallsyms(&x.dsos, kallsyms_usable(x.h));
 	x.dsos.vdso_always = true;
 	for (size_t i = 0; i < x.h->nbuild_ids; i++)

@@ -20,8 +20,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/env.h"
+
 struct script_run_opts {
 	const char *input;
+	const struct kiln_env *env; /* the environment (base/env.h), or NULL */
 	const char *const *fields; /* -F specs in command-line order */
 	size_t nfields;
 	const char *symfs;

@@ -1082,7 +1082,8 @@ static void load_dwarf_secs(struct srcfile *f, struct dwinfo_secs *ds)
  * itself (nothing compressed, or the image could not be made; libdw then
  * gives what it can from the file, as before).
  */
-static Elf *open_expanded(struct srcfile *f, const struct dso *d, const char *path)
+static Elf *open_expanded(struct srcfile *f, const struct dso *d, const char *path,
+			 const struct kiln_env *env)
 {
 	struct stat st;
 	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
@@ -1101,7 +1102,7 @@ static Elf *open_expanded(struct srcfile *f, const struct dso *d, const char *pa
 	struct dcache_key key;
 	if (!err) {
 		dcache_key(&key, &st, d->build_id, d->build_id_size, path);
-		if (dcache_get(&key, &img, &len) == 0) {
+		if (dcache_get(env, &key, &img, &len) == 0) {
 			if ((e = elf_memory((char *)img, len)))
 				cached = true;
 			else
@@ -1123,7 +1124,7 @@ static Elf *open_expanded(struct srcfile *f, const struct dso *d, const char *pa
 			free(img);
 			return NULL;
 		}
-		dcache_put(&key, img, len);
+		dcache_put(env, &key, img, len);
 	}
 	f->image = img;
 	f->image_len = len;
@@ -1150,7 +1151,7 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	if (f->fd < 0)
 		return f;
 	elf_version(EV_CURRENT);
-	f->elf = open_expanded(f, d, path);
+	f->elf = open_expanded(f, d, path, sl->dsos->env);
 	if (!f->elf)
 		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
