@@ -134,7 +134,7 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 	if (fmt == FMT_SPEEDSCOPE && !merge && !frame_opt)
 		pc.po.frames.with_tid = true;
 	/* pprof: a second sample type, the events' periods (perf.data input). */
-	pc.po.periods = pc.po.mappings = fmt == FMT_PPROF;
+	pc.po.periods = fmt == FMT_PPROF;
 	/*
 	 * pprof and speedscope from a perf.data: addresses, source lines and
 	 * inline frames (for every user frame, unless --no-inline or --inline
@@ -160,22 +160,11 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 	int code = profile_cli_load_graph(&pc, &strs, &t, &gi);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
 		struct export_opts eo = { .merge = merge, .divisor = gi.divisor };
-		struct export_mapping *maps = NULL;
 		if (pc.st.periods && pc.st.event[0]) {
 			eo.values2 = pc.st.periods;
 			eo.nvalues2 = pc.st.nperiods;
 			eo.type2 = pc.st.event;
 			eo.unit2 = pc.st.event_time ? "nanoseconds" : "count";
-		}
-		if (pc.st.nmappings) {
-			XALLOC_ARRAY(maps, pc.st.nmappings);
-			for (size_t i = 0; i < pc.st.nmappings; i++)
-				maps[i] = (struct export_mapping){ pc.st.mappings[i].path,
-								   pc.st.mappings[i].build_id };
-			eo.mappings = maps;
-			eo.nmappings = pc.st.nmappings;
-			eo.name_mapping = pc.st.name_mapping;
-			eo.nname_mapping = pc.st.nname_mapping;
 		}
 		if (fmt == FMT_SPEEDSCOPE && gi.kind == GRAPH_INPUT_PERFDATA) {
 			eo.src = frame_source;
@@ -210,7 +199,6 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 			cli_error_last(NULL);
 			code = KILN_EXIT_FAIL;
 		}
-		free(maps);
 	}
 	free(gi.first);
 	profile_stats_release(&pc.st);

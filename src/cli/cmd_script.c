@@ -2,13 +2,13 @@
  * cmd_script: `kiln script` (cli, L9): a perf.data as perf script prints
  * it, or its record statistics (--stats).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "cli/cli.h"
+#include "cli/profile_cli.h"
 #include "pipeline/script.h"
 
 static const char usage_text[] =
@@ -148,8 +148,7 @@ int cmd_script(int argc, char **argv, const struct kiln_env *env)
 			fprintf(stderr, "%s\n", err_last()->msg);
 			return o.nfields ? KILN_EXIT_USAGE : KILN_EXIT_BADINPUT;
 		}
-		cli_error_last(o.input);
-		return err == -EBADMSG ? KILN_EXIT_BADINPUT : KILN_EXIT_FAIL;
+		return profile_cli_fail(o.input, err);
 	}
 	if (res.partial)
 		return cli_report_partial(o.input);

@@ -1,23 +1,16 @@
-/* profile_cli: shared perf.data → trie options and loading (cli, L9). */
+/* profile_cli: shared perf.data → trie options, and the messages of loading (cli, L9). */
 #include "cli/profile_cli.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "aggregate/foldedtext.h"
 #include "aggregate/scripttext.h"
 #include "base/err.h"
-#include "base/mapguard.h"
-#include "base/xalloc.h"
 #include "cli/cli.h"
+#include "pipeline/session.h"
 
 enum {
 	OPT_PID = 2000,
@@ -34,9 +27,6 @@ enum {
 	OPT_MARK_INLINE
 };
 enum { OPT_ADDRS = 2100, OPT_EVENT_FILTER };
-
-#define PERF_MAGIC_LEN 8
-#define TEXT_INPUT_MAX ((size_t)4 << 30) /* perf script text read into memory */
 
 const struct option profile_cli_frame_options[] = {
 	{ "pid", no_argument, NULL, OPT_PID },
@@ -147,313 +137,135 @@ int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char 
 	return -1;
 }
 
-int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t)
+static const char *input_name(const char *input)
 {
-	strtab_init(strs);
-	trie_init(t, strs);
-	if (cli_check_owner(pc->po.input, pc->force))
-		return KILN_EXIT_FAIL;
-	struct profile_stats st;
-	err_clear();
-	int err = profile_load(&pc->po, strs, t, &st);
-	if (err) {
-		cli_error_last(pc->po.input);
-		return err == -EBADMSG || err == -EINVAL ? KILN_EXIT_BADINPUT : KILN_EXIT_FAIL;
+	return strcmp(input, "-") ? input : "<stdin>";
+}
+
+int profile_cli_fail(const char *input, int err)
+{
+	cli_error_last(input_name(input));
+	if (err == -ENOENT && !strcmp(input, "perf.data"))
+		fprintf(stderr, "hint: there is no perf.data here: record one first ('kiln record -g "
+				"-- COMMAND') or name the input\n");
+	switch (session_status_of(err)) {
+	case SESSION_OK:
+		return KILN_EXIT_OK;
+	case SESSION_PARTIAL:
+		return KILN_EXIT_PARTIAL;
+	case SESSION_UNUSABLE:
+		return KILN_EXIT_BADINPUT;
+	case SESSION_FAILED:
+		break;
 	}
-	if (st.lost)
-		fprintf(stderr, "warning: %s: lost %llu samples while recording\n", pc->po.input,
-			(unsigned long long)st.lost);
-	if (st.truncated)
+	return KILN_EXIT_FAIL;
+}
+
+/* What profile_load found, told; the exit code. */
+static int report_perfdata(struct profile_cli *pc, const struct profile_stats *st, bool graph)
+{
+	const char *name = pc->po.input;
+	if (st->lost)
+		fprintf(stderr, "warning: %s: lost %llu samples while recording\n", name,
+			(unsigned long long)st->lost);
+	if (st->truncated)
 		fprintf(stderr,
 			"warning: %s: %llu of %llu stacks were cut short (the recorded stack copy "
 			"ended before the outermost caller): shown under " PROFILE_TRUNCATED_FRAME
 			"; record with a larger --call-graph dwarf,SIZE\n",
-			pc->po.input, (unsigned long long)st.truncated,
-			(unsigned long long)st.samples);
-	if (st.unknown_records)
-		fprintf(stderr, "warning: %s: skipped %llu records of unknown type\n",
-			pc->po.input, (unsigned long long)st.unknown_records);
-	pc->st = st;
-	if (st.mixed_events)
+			name, (unsigned long long)st->truncated, (unsigned long long)st->samples);
+	if (st->unknown_records)
+		fprintf(stderr, "warning: %s: skipped %llu records of unknown type\n", name,
+			(unsigned long long)st->unknown_records);
+	if (st->mixed_events)
 		fprintf(stderr, "note: %s: periods are summed for '%s' only; %llu samples of other "
 				"events are counted, not weighted\n",
-			pc->po.input, st.event, (unsigned long long)st.mixed_events);
-	if (!pc->po.chart)
-		trie_sort(t);
-	if (st.partial)
-		return cli_report_partial(pc->po.input);
-	if (st.samples == 0) {
-		fprintf(stderr, "error: %s: no samples\n", pc->po.input);
+			name, st->event, (unsigned long long)st->mixed_events);
+	if (graph && st->samples && !st->with_stacks)
+		fprintf(stderr, "warning: %s: the samples have no callchains (recorded without -g): "
+				"each stack is the sampled function alone; record call stacks with "
+				"'kiln record -g' or '--call-graph dwarf'\n",
+			name);
+	if (st->partial)
+		return cli_report_partial(name);
+	if (st->samples == 0) {
+		fprintf(stderr, "error: %s: no samples\n", name);
 		return KILN_EXIT_BADINPUT;
 	}
 	return KILN_EXIT_OK;
 }
 
-/*
- * Input detection for collapse. The first bytes decide; they are peeked
- * with pread() where the input can seek. A pipe cannot give bytes back,
- * so when a perf.data arrives on a piped standard input, a child process
- * replays the bytes already read and then copies the rest, and the
- * perf.data reader streams from that pipe as it would from the original.
- */
-struct input {
-	char *data; /* text: heap, or the file mapped (map_len > 0) */
-	size_t len;
-	size_t map_len; /* the mapping's length, 0 when data is heap */
-	int guard;      /* the mapping's base/mapguard slot, or -1 */
-	bool perfdata;
-	pid_t relay; /* the replaying child, or 0 */
-};
-
-/*
- * Done with the text: 'code', or, when the file shrank while it was read
- * (its lost pages read as zeros), a warning naming the offset (as for a
- * perf.data) and KILN_EXIT_PARTIAL in place of a success.
- */
-static int input_close(struct input *in, const char *name, int code)
+static int load_perfdata(struct profile_cli *pc, struct session *s, struct trie *t, bool graph)
 {
-	uint64_t off;
-	if (in->map_len) {
-		if (mapguard_faulted(in->guard, &off)) {
-			fprintf(stderr, "warning: %s: input ended early: file shrank while being read "
-					"(at offset 0x%llx); results are partial\n",
-				name, (unsigned long long)off);
-			if (code == KILN_EXIT_OK)
-				code = KILN_EXIT_PARTIAL;
-		}
-		mapguard_remove(in->guard);
-		munmap(in->data, in->map_len);
-	} else {
-		free(in->data);
-	}
-	in->data = NULL;
-	in->len = in->map_len = 0;
-	return code;
+	if (cli_check_owner(pc->po.input, pc->force))
+		return KILN_EXIT_FAIL;
+	int err = profile_load(s, &pc->po, t, &pc->st);
+	if (err)
+		return profile_cli_fail(pc->po.input, err);
+	if (!pc->po.chart)
+		trie_sort(t);
+	return report_perfdata(pc, &pc->st, graph);
 }
 
-/*
- * "PERFILE2" starts a perf.data; its byte-swapped form and version 1's
- * "PERFFILE" go to the perf.data reader too, which says why it cannot
- * read them. Anything else is text.
- */
-static bool is_perf_magic(const char *b)
+/* What profile_text_script found, told; the exit code. */
+static int report_script_text(struct profile_cli *pc, const struct scripttext_stats *st,
+			      const struct strtab *strs)
 {
-	return !memcmp(b, "PERFILE2", PERF_MAGIC_LEN) || !memcmp(b, "2ELIFREP", PERF_MAGIC_LEN) ||
-	       !memcmp(b, "PERFFILE", PERF_MAGIC_LEN);
+	const char *name = input_name(pc->po.input);
+	/* Inputs that are not perf script text at all: one error, no warnings. */
+	if (profile_text_unusable(st)) {
+		fprintf(stderr, "error: %s: not a perf.data file, nor perf script output, nor "
+				"folded stacks\n",
+			name);
+		if (st->frame_lines && st->frame_lines >= st->unrecognized)
+			fprintf(stderr, "hint: it has frame lines but no sample headers (\"comm pid "
+					"... event:\" from the first column), which perf script "
+					"prints for recordings with call chains (perf record -g)\n");
+		return KILN_EXIT_BADINPUT;
+	}
+	if (pc->po.symfs || pc->po.debug_dir || pc->po.no_demangle)
+		fprintf(stderr, "warning: --symfs, --debug-dir and --no-demangle have no effect "
+				"on perf script text\n");
+	if (st->long_lines)
+		fprintf(stderr, "warning: %s: skipped %llu lines longer than %u KiB\n", name,
+			(unsigned long long)st->long_lines, SCRIPTTEXT_MAX_LINE >> 10);
+	if (st->unrecognized)
+		fprintf(stderr, "warning: %s: skipped %llu lines that are not perf script output\n",
+			name, (unsigned long long)st->unrecognized);
+	if (st->truncated)
+		fprintf(stderr,
+			"warning: %s: %llu stacks deeper than %u frames lost their %llu outermost "
+			"frames\n",
+			name, (unsigned long long)st->truncated, SCRIPTTEXT_MAX_FRAMES,
+			(unsigned long long)st->dropped_frames);
+	if (st->filtered && st->event_defaulted)
+		fprintf(stderr,
+			"note: %s: only '%s' samples are folded; %llu samples of other events "
+			"skipped (choose with --event-filter)\n",
+			name, strtab_get(strs, st->event), (unsigned long long)st->filtered);
+	if (st->unterminated && st->samples)
+		fprintf(stderr,
+			"warning: %s: the last sample has no blank line after it and is left out, "
+			"as stackcollapse-perf.pl does\n",
+			name);
+	if (st->samples == 0) {
+		if (pc->event_filter && pc->event_filter[0] && st->filtered)
+			fprintf(stderr, "error: %s: no samples of event '%s'\n", name,
+				pc->event_filter);
+		else
+			fprintf(stderr, "error: %s: no samples\n", name);
+		if (st->unterminated)
+			fprintf(stderr, "hint: a sample counts at the blank line after its stack, "
+					"which perf script prints for recordings with call "
+					"chains (perf record -g)\n");
+		return KILN_EXIT_BADINPUT;
+	}
+	return KILN_EXIT_OK;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+static int load_script_text(struct profile_cli *pc, const struct session *s, struct strtab *strs,
+			    struct trie *t)
 {
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static _Noreturn void relay_child(int out, const char *prefix, size_t n)
-{
-	char chunk[16384];
-	if (write_all(out, prefix, n))
-		_exit(1);
-	for (;;) {
-		ssize_t k = read(0, chunk, sizeof(chunk));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			_exit(k < 0);
-		if (write_all(out, chunk, (size_t)k))
-			_exit(1);
-	}
-}
-
-/* Make standard input read 'prefix' and then the rest of the original. */
-static int relay_stdin(const char *prefix, size_t n, pid_t *child)
-{
-	int p[2];
-	if (pipe(p) < 0)
-		return err_set(-errno, "cannot create a pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		return err_set(-e, "cannot fork: %s", strerror(e));
-	}
-	if (pid == 0) {
-		close(p[0]);
-		relay_child(p[1], prefix, n);
-	}
-	close(p[1]);
-	if (dup2(p[0], 0) < 0) {
-		int e = errno;
-		close(p[0]);
-		kill(pid, SIGTERM);
-		waitpid(pid, NULL, 0);
-		return err_set(-e, "cannot redirect standard input: %s", strerror(e));
-	}
-	close(p[0]);
-	*child = pid;
-	return 0;
-}
-
-static void relay_finish(pid_t child)
-{
-	/* The reader may have stopped early: detach it, then stop the copier. */
-	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (nul >= 0) {
-		dup2(nul, 0);
-		close(nul);
-	}
-	kill(child, SIGTERM);
-	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* Read fd to its end into in->data, which holds in->len bytes already. */
-static int read_rest(int fd, struct input *in, size_t cap, const char *name)
-{
-	for (;;) {
-		if (in->len == cap) {
-			if (cap >= TEXT_INPUT_MAX) {
-				char probe;
-				ssize_t k;
-				while ((k = read(fd, &probe, 1)) < 0 && errno == EINTR)
-					;
-				if (k <= 0)
-					return 0;
-				return err_set(-EFBIG, "text input larger than %zu GiB",
-					       TEXT_INPUT_MAX >> 30);
-			}
-			cap = cap > TEXT_INPUT_MAX / 2 ? TEXT_INPUT_MAX : cap * 2;
-			in->data = xrealloc(in->data, cap);
-		}
-		ssize_t k = read(fd, in->data + in->len, cap - in->len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
-		if (k == 0)
-			return 0;
-		in->len += (size_t)k;
-	}
-}
-
-/* Text never starts with NUL bytes: stop at once (stdin from /dev/zero)
- * instead of reading up to TEXT_INPUT_MAX. */
-static int not_text(const char *name)
-{
-	return err_set(-EINVAL, "%s: not a perf.data file, nor perf script output (NUL bytes in its first 8)",
-		       name);
-}
-
-static int input_open(const char *path, struct input *in)
-{
-	memset(in, 0, sizeof(*in));
-	in->guard = -1;
-	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "<stdin>" : path;
-	int fd = 0;
-	if (!is_stdin) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return err_set(-errno, "cannot open '%s': %s", path, strerror(errno));
-	}
-	int err = 0;
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		err = err_set(-errno, "cannot stat '%s': %s", name, strerror(errno));
-		goto out;
-	}
-	size_t cap = 1 << 20;
-	if (!is_stdin && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
-		/* /dev/zero or /dev/urandom would be read as text without end. */
-		err = err_set(-EINVAL, "'%s' is a device, not a perf.data or perf script text", path);
-		goto out;
-	}
-	if (S_ISREG(st.st_mode)) {
-		off_t off = is_stdin ? lseek(0, 0, SEEK_CUR) : 0;
-		char magic[PERF_MAGIC_LEN];
-		ssize_t k = off < 0 ? -1 : pread(fd, magic, sizeof(magic), off);
-		if (k == (ssize_t)sizeof(magic) && is_perf_magic(magic)) {
-			in->perfdata = true;
-			goto out;
-		}
-		if (k > 0 && memchr(magic, 0, (size_t)k)) {
-			err = not_text(name);
-			goto out;
-		}
-		if (off >= 0 && st.st_size > off) {
-			if ((uint64_t)(st.st_size - off) > TEXT_INPUT_MAX) {
-				err = err_set(-EFBIG, "text input larger than %zu GiB",
-					      TEXT_INPUT_MAX >> 30);
-				goto out;
-			}
-			cap = (size_t)(st.st_size - off) + 1;
-		}
-		/* A named regular file is mapped, not copied (guarded: it may shrink). */
-		void *map = !is_stdin && st.st_size > 0
-				    ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
-				    : MAP_FAILED;
-		if (map != MAP_FAILED) {
-			in->data = map;
-			in->len = in->map_len = (size_t)st.st_size;
-			in->guard = mapguard_add(map, in->map_len);
-			goto out;
-		}
-		in->data = xmalloc(cap);
-	} else {
-		/* A pipe or device: what is read is gone, so read the magic for real. */
-		in->data = xmalloc(cap);
-		while (in->len < PERF_MAGIC_LEN) {
-			ssize_t k = read(fd, in->data + in->len, PERF_MAGIC_LEN - in->len);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				err = err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
-				goto out;
-			}
-			if (k == 0)
-				break;
-			in->len += (size_t)k;
-		}
-		if (in->len == PERF_MAGIC_LEN && is_perf_magic(in->data)) {
-			if (!is_stdin) {
-				err = err_set(-EINVAL,
-					      "'%s' is a perf.data but not a regular file; "
-					      "pipe it into 'kiln collapse -'",
-					      path);
-				goto out;
-			}
-			err = relay_stdin(in->data, in->len, &in->relay);
-			if (!err)
-				in->perfdata = true;
-			goto out;
-		}
-		if (memchr(in->data, 0, in->len)) {
-			err = not_text(name);
-			goto out;
-		}
-	}
-	err = read_rest(fd, in, cap, name);
-out:
-	if (!is_stdin)
-		close(fd);
-	if (err || in->perfdata)
-		input_close(in, name, 0);
-	return err;
-}
-
-static int load_text(struct profile_cli *pc, const struct input *in, struct strtab *strs,
-		     struct trie *t)
-{
-	const char *name = strcmp(pc->po.input, "-") ? pc->po.input : "<stdin>";
 	const struct frame_opts *f = &pc->po.frames;
 	struct scripttext_opts so = {
 		.with_pid = f->with_pid,
@@ -464,109 +276,19 @@ static int load_text(struct profile_cli *pc, const struct input *in, struct strt
 		.event_filter = pc->event_filter,
 	};
 	struct scripttext_stats st;
-	scripttext_parse(in->data, in->len, &so, strs, t, &st);
-	trie_sort(t);
-	/* Inputs that are not perf script text at all: one error, no warnings. */
-	if (in->len == 0) {
-		fprintf(stderr, "error: %s: empty file\n", name);
-		return KILN_EXIT_BADINPUT;
-	}
-	if (st.headers == 0) {
-		fprintf(stderr, "error: %s: not a perf.data file, nor perf script output\n", name);
-		if (st.frame_lines && st.frame_lines >= st.unrecognized)
-			fprintf(stderr, "hint: it has frame lines but no sample headers (\"comm pid "
-					"... event:\" from the first column), which perf script "
-					"prints for recordings with call chains (perf record -g)\n");
-		return KILN_EXIT_BADINPUT;
-	}
-	if (pc->po.symfs || pc->po.debug_dir || pc->po.no_demangle)
-		fprintf(stderr, "warning: --symfs, --debug-dir and --no-demangle have no effect "
-				"on perf script text\n");
-	if (st.long_lines)
-		fprintf(stderr, "warning: %s: skipped %llu lines longer than %u KiB\n", name,
-			(unsigned long long)st.long_lines, SCRIPTTEXT_MAX_LINE >> 10);
-	if (st.unrecognized)
-		fprintf(stderr, "warning: %s: skipped %llu lines that are not perf script output\n",
-			name, (unsigned long long)st.unrecognized);
-	if (st.truncated)
-		fprintf(stderr,
-			"warning: %s: %llu stacks deeper than %u frames lost their %llu outermost "
-			"frames\n",
-			name, (unsigned long long)st.truncated, SCRIPTTEXT_MAX_FRAMES,
-			(unsigned long long)st.dropped_frames);
-	if (st.filtered && st.event_defaulted)
-		fprintf(stderr,
-			"note: %s: only '%s' samples are folded; %llu samples of other events "
-			"skipped (choose with --event-filter)\n",
-			name, strtab_get(strs, st.event), (unsigned long long)st.filtered);
-	if (st.unterminated && st.samples)
-		fprintf(stderr,
-			"warning: %s: the last sample has no blank line after it and is left out, "
-			"as stackcollapse-perf.pl does\n",
-			name);
-	if (st.samples == 0) {
-		if (pc->event_filter && pc->event_filter[0] && st.filtered)
-			fprintf(stderr, "error: %s: no samples of event '%s'\n", name,
-				pc->event_filter);
-		else
-			fprintf(stderr, "error: %s: no samples\n", name);
-		if (st.unterminated)
-			fprintf(stderr, "hint: a sample counts at the blank line after its stack, "
-					"which perf script prints for recordings with call "
-					"chains (perf record -g)\n");
-		return KILN_EXIT_BADINPUT;
-	}
-	return KILN_EXIT_OK;
+	profile_text_script(s, &pc->po, &so, t, &st);
+	return report_script_text(pc, &st, strs);
 }
 
-int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct trie *t)
+static int load_folded(struct profile_cli *pc, const struct session *s, struct trie *t,
+		       struct graph_input *gi)
 {
-	struct input in;
-	err_clear();
-	int err = input_open(pc->po.input, &in);
-	if (err) {
-		strtab_init(strs);
-		trie_init(t, strs);
-		cli_error_last(NULL);
-		return err == -EINVAL || err == -EFBIG ? KILN_EXIT_BADINPUT : KILN_EXIT_FAIL;
-	}
-	if (in.perfdata) {
-		int code;
-		if (pc->event_filter) {
-			strtab_init(strs);
-			trie_init(t, strs);
-			fprintf(stderr, "error: --event-filter applies to perf script "
-					"text, and '%s' is a perf.data\n",
-				pc->po.input);
-			code = KILN_EXIT_USAGE;
-		} else {
-			pc->po.frames.addrs = pc->addrs;
-			code = profile_cli_load(pc, strs, t);
-		}
-		if (in.relay)
-			relay_finish(in.relay);
-		return code;
-	}
-	strtab_init(strs);
-	trie_init(t, strs);
-	int code = load_text(pc, &in, strs, t);
-	return input_close(&in, strcmp(pc->po.input, "-") ? pc->po.input : "<stdin>", code);
-}
-
-static int load_folded(struct profile_cli *pc, const struct input *in, struct strtab *strs,
-		       struct trie *t, struct graph_input *gi)
-{
-	const char *name = strcmp(pc->po.input, "-") ? pc->po.input : "<stdin>";
-	struct foldedtext_opts fo = {
-		.frac_digits = foldedtext_frac_digits(in->data, in->len),
-		.reverse = pc->po.reverse,
-		.chart = pc->po.chart,
-	};
+	const char *name = input_name(pc->po.input);
 	struct foldedtext_stats st;
-	foldedtext_parse(in->data, in->len, &fo, strs, t, &gi->first, &st);
-	gi->divisor = 1;
-	for (unsigned i = 0; i < fo.frac_digits; i++)
-		gi->divisor *= 10;
+	struct profile_folded pf;
+	profile_text_folded(s, &pc->po, t, &pf, &st);
+	gi->first = pf.first;
+	gi->divisor = pf.divisor;
 	if (st.ignored)
 		fprintf(stderr, "warning: %s: ignored %llu lines with invalid format\n", name,
 			(unsigned long long)st.ignored);
@@ -586,33 +308,42 @@ static int load_folded(struct profile_cli *pc, const struct input *in, struct st
 	return KILN_EXIT_OK;
 }
 
-int profile_cli_load_graph(struct profile_cli *pc, struct strtab *strs, struct trie *t,
-			   struct graph_input *gi)
+/*
+ * Open the input (of the kinds 'accept' allows), load it into t by its
+ * kind, say what went wrong. 'graph': the commands that draw (flame,
+ * diff, export).
+ */
+static int load(struct profile_cli *pc, struct strtab *strs, struct trie *t,
+		struct graph_input *gi, unsigned accept, bool graph)
 {
-	struct input in;
 	memset(gi, 0, sizeof(*gi));
 	gi->divisor = 1;
-	err_clear();
-	int err = input_open(pc->po.input, &in);
-	if (err) {
-		strtab_init(strs);
-		trie_init(t, strs);
-		cli_error_last(NULL);
-		return err == -EINVAL || err == -EFBIG ? KILN_EXIT_BADINPUT : KILN_EXIT_FAIL;
-	}
-	if (in.perfdata) {
-		gi->kind = GRAPH_INPUT_PERFDATA;
-		int code = profile_cli_load(pc, strs, t);
-		if (in.relay)
-			relay_finish(in.relay);
-		return code;
-	}
 	strtab_init(strs);
 	trie_init(t, strs);
+	struct session s;
+	struct session_opts so;
+	profile_session_opts(&pc->po, strs, &so);
+	so.accept = accept;
+	so.stdin_hint = graph ? "standard input ('-')" : "'kiln collapse -'";
+	err_clear();
+	int err = session_open(&s, &so);
+	if (err)
+		return profile_cli_fail(pc->po.input, err);
 	int code;
-	if (foldedtext_detect(in.data, in.len)) {
+	if (s.kind == SESSION_PERFDATA) {
+		gi->kind = GRAPH_INPUT_PERFDATA;
+		if (pc->event_filter) {
+			fprintf(stderr, "error: --event-filter applies to perf script "
+					"text, and '%s' is a perf.data\n",
+				pc->po.input);
+			code = KILN_EXIT_USAGE;
+		} else {
+			pc->po.frames.addrs = pc->addrs;
+			code = load_perfdata(pc, &s, t, graph);
+		}
+	} else if (s.kind == SESSION_FOLDED) {
 		gi->kind = GRAPH_INPUT_FOLDED;
-		code = load_folded(pc, &in, strs, t, gi);
+		code = load_folded(pc, &s, t, gi);
 	} else if (pc->po.chart) {
 		fprintf(stderr, "error: --flamechart needs a perf.data or folded stacks, and '%s' "
 				"is perf script text (its samples are not in time order once folded)\n",
@@ -620,15 +351,29 @@ int profile_cli_load_graph(struct profile_cli *pc, struct strtab *strs, struct t
 		code = KILN_EXIT_USAGE;
 	} else {
 		gi->kind = GRAPH_INPUT_SCRIPT;
-		code = load_text(pc, &in, strs, t);
-		if (pc->po.reverse && (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL)) {
-			struct trie r;
-			trie_init(&r, strs);
-			trie_reverse(t, &r);
-			trie_sort(&r);
-			trie_release(t);
-			*t = r;
-		}
+		code = load_script_text(pc, &s, strs, t);
 	}
-	return input_close(&in, strcmp(pc->po.input, "-") ? pc->po.input : "<stdin>", code);
+	uint64_t off;
+	if (session_text_faulted(&s, &off)) {
+		fprintf(stderr, "warning: %s: input ended early: file shrank while being read "
+				"(at offset 0x%llx); results are partial\n",
+			input_name(pc->po.input), (unsigned long long)off);
+		if (code == KILN_EXIT_OK)
+			code = KILN_EXIT_PARTIAL;
+	}
+	session_close(&s);
+	return code;
+}
+
+int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct trie *t)
+{
+	struct graph_input gi;
+	return load(pc, strs, t, &gi, SESSION_ACCEPT_PERFDATA | SESSION_ACCEPT_SCRIPT, false);
+}
+
+int profile_cli_load_graph(struct profile_cli *pc, struct strtab *strs, struct trie *t,
+			   struct graph_input *gi)
+{
+	return load(pc, strs, t, gi,
+		    SESSION_ACCEPT_PERFDATA | SESSION_ACCEPT_SCRIPT | SESSION_ACCEPT_FOLDED, true);
 }

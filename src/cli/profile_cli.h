@@ -19,8 +19,8 @@ struct profile_cli {
 	/* collapse only, for perf script text: */
 	bool addrs;               /* --addrs */
 	const char *event_filter; /* --event-filter=EVENT */
-	/* What profile_load gave for a perf.data (periods, event, mappings when
-	 * asked for in po): release with profile_stats_release. */
+	/* What profile_load gave for a perf.data (periods, event when asked
+	 * for in po): release with profile_stats_release. */
 	struct profile_stats st;
 };
 
@@ -35,15 +35,18 @@ int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char 
 extern const struct option profile_cli_frame_options[];
 /* Handle one of those options (and 'f', -f); 0 if it was one. */
 int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg);
-/* Initialise strs and t, load pc->po.input, report problems; returns the
- * exit code (OK, PARTIAL, BADINPUT, FAIL). t and strs are always initialised. */
-int profile_cli_load(struct profile_cli *pc, struct strtab *strs, struct trie *t);
 /*
- * Like profile_cli_load, but the input (a file, or "-" for standard input)
- * may also be `perf script` text: a perf.data starts with "PERFILE2", and
- * anything else is text, read into memory (at most 4 GiB) and folded by
- * stackcollapse-perf.pl's rules (aggregate/scripttext.h). A perf.data
- * piped on standard input still streams.
+ * Report a failed session_open/profile_load of 'input' (err: -errno,
+ * err_last() says why): the message, a hint when ./perf.data is missing,
+ * and the exit code, one mapping for every command (session_status_of).
+ */
+int profile_cli_fail(const char *input, int err);
+/*
+ * Initialise strs and t and load pc->po.input into them, reporting
+ * problems; returns the exit code (OK, PARTIAL, BADINPUT, FAIL, USAGE).
+ * The input (a file, or "-" for standard input) is a perf.data or `perf
+ * script` text, folded by stackcollapse-perf.pl's rules (pipeline/session.h
+ * decides which; pipeline/profile.h loads it).
  */
 int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct trie *t);
 
@@ -58,7 +61,8 @@ struct graph_input {
 /*
  * For the commands that draw (flame, diff, export): like
  * profile_cli_load_any, and the text may also be folded stacks
- * (aggregate/foldedtext.h; detected from its first line). pc->po.reverse
+ * (aggregate/foldedtext.h; detected from its first line). A perf.data
+ * without callchains gets a warning. pc->po.reverse
  * and pc->po.chart apply to every kind (a flame chart of perf script text
  * is refused: exit 2). gi->first must be freed.
  */

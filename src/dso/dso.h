@@ -57,6 +57,10 @@ struct dso_set {
 	struct kallsyms *ksyms; /* NULL until loaded; stays NULL if unusable */
 	bool ksyms_allowed;
 	bool ksyms_tried;
+	/* Kernel addresses are looked up in ksyms at address + ksyms_delta:
+	 * the running kernel's address of the recorded kernel's reference
+	 * symbol minus the recorded one (KASLR), set by the caller. */
+	uint64_t ksyms_delta;
 	struct hashmap jitdumps; /* pid -> 1 + id of a mapped ".../jit-PID.dump" */
 	/* Take "[vdso]" symbols from this process's vDSO even when kallsyms is
 	 * not allowed (perf's way), unless a recorded build-id differs. */

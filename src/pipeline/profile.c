@@ -1,69 +1,24 @@
-/* profile: perf.data → stack trie (pipeline, L8). */
+/*
+ * profile: perf.data → stack trie (pipeline, L8): a session consumer.
+ *
+ * Each sample's stack (session_stack) is symbolized frame by frame
+ * (session_symbolize), named by aggregate/frames (inline frames as the
+ * mode says), and added to the trie under its process frame; with a
+ * locprof, each frame's location and source are noted beside it.
+ */
 #include "pipeline/profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "base/err.h"
-#include "base/log.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
-#include "pipeline/readahead.h"
 #include "proc/proc.h"
-#include "source/perffile/perffile.h"
 #include "symbolize/symbolize.h"
-#include "unwind/dwarf.h"
 #include "unwind/unwind.h"
-
-/* Use /proc/kallsyms only for a profile of this very kernel: same release,
- * and (checked at the first kernel address) the same _text after KASLR. */
-static bool same_kernel(const struct perf_header_info *h)
-{
-	struct utsname u;
-	if (!h->osrelease)
-		return true;
-	return uname(&u) == 0 && !strcmp(u.release, h->osrelease);
-}
-
-static void check_kaslr(struct machine *m, struct dso_set *dsos, bool *checked)
-{
-	*checked = true;
-	const struct kallsyms *ks = dso_kallsyms(dsos);
-	uint64_t text;
-	if (!ks || !m->kernel_text || !kallsyms_find(ks, "_text", &text))
-		return;
-	if (text != m->kernel_text) {
-		log_warn("the recorded kernel was loaded at 0x%llx, the running one at 0x%llx "
-			 "(another boot): kernel frames will show as [kernel.kallsyms]",
-			 (unsigned long long)m->kernel_text, (unsigned long long)text);
-		dso_set_use_kallsyms(dsos, false);
-		kallsyms_free(dsos->ksyms);
-		dsos->ksyms = NULL;
-	}
-}
-
-/* Read and unwind on a second thread (readahead.h) for a file input (pipe
- * mode adds attrs while reading) of at least READAHEAD_MIN bytes when
- * there is a second CPU: the thread opens the binaries a second time,
- * which small inputs do not repay. KILN_THREADS=1 never, =2 always (for
- * a file). The output is the same either way. */
-#define READAHEAD_MIN ((off_t)32 << 20)
-
-static bool use_readahead(const struct perf_header_info *h, const char *input, int threads)
-{
-	struct stat st;
-	if (h->pipe_mode || threads == 1)
-		return false;
-	if (threads == 2)
-		return true;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1 && stat(input, &st) == 0 &&
-	       st.st_size >= READAHEAD_MIN;
-}
 
 /* Frame names per (symbol, dso, mode): naming builds and interns a string,
  * so it is done once per distinct symbol (the key is exact, not a hash). */
@@ -185,18 +140,6 @@ static void add_period(struct period_vec *pv, const struct trie *t, const struct
 	pv->v[leaf] = pv->v[leaf] > UINT64_MAX - p ? UINT64_MAX : pv->v[leaf] + p;
 }
 
-/*
- * Note the dso of each symbol frame of a sample (frames[1..n) hold the
- * stack's frames outermost first, stack->frames leaf first). The lookup is
- * cached by symbolize, so asking again costs a hash probe.
- */
-/* Note the binary a frame name was first found in (pprof's mappings). */
-static void note_dso(struct hashmap *name_dso, uint32_t name, const struct sym *sym)
-{
-	if (sym->dso != SYM_NONE && !hashmap_get(name_dso, name, NULL))
-		hashmap_put(name_dso, name, sym->dso);
-}
-
 /* A dso's build-id in hex ("" if unknown): the recorded one, else the file's. */
 static void build_id_hex(struct dso_set *dsos, struct dso *ds, char out[2 * 20 + 1])
 {
@@ -243,55 +186,11 @@ static void name_locprof_mappings(struct locprof *lp, struct dso_set *dsos, stru
 	}
 }
 
-static void collect_mappings(struct profile_stats *st, const struct hashmap *name_dso,
-			     struct dso_set *dsos, const struct strtab *strs)
-{
-	size_t ndsos = dsos->v.n;
-	uint32_t *dso_map;
-	XALLOC_ARRAY(dso_map, ndsos ? ndsos : 1);
-	memset(dso_map, 0, (ndsos ? ndsos : 1) * sizeof(*dso_map));
-	uint64_t key, val;
-	for (size_t pos = 0; hashmap_next(name_dso, &pos, &key, &val);)
-		if (val < ndsos)
-			dso_map[val] = 1;
-	/*
-	 * Binaries numbered in dso id order (deterministic, whatever the
-	 * hashing), files first: pprof takes the first mapping for the main
-	 * binary, and the executable is mapped before its libraries.
-	 */
-	for (size_t k = 0; k < 2 * ndsos; k++) {
-		size_t d = k % ndsos;
-		if (dso_map[d] != 1)
-			continue;
-		struct dso *ds = dso_set_get(dsos, (uint32_t)d);
-		if ((ds->kind == DSO_FILE) != (k < ndsos))
-			continue;
-		XREALLOC_ARRAY(st->mappings, st->nmappings + 1);
-		struct profile_mapping *pm = &st->mappings[st->nmappings++];
-		pm->path = xstrdup(ds->path);
-		build_id_hex(dsos, ds, pm->build_id);
-		dso_map[d] = (uint32_t)st->nmappings + 1; /* 1 + index, and never 1 again */
-	}
-	st->nname_mapping = strs->n;
-	XALLOC_ARRAY(st->name_mapping, st->nname_mapping ? st->nname_mapping : 1);
-	memset(st->name_mapping, 0, (st->nname_mapping ? st->nname_mapping : 1) * sizeof(uint32_t));
-	for (size_t pos = 0; hashmap_next(name_dso, &pos, &key, &val);)
-		if (key < st->nname_mapping && val < ndsos)
-			st->name_mapping[key] = dso_map[val] - 1;
-	free(dso_map);
-}
-
 void profile_stats_release(struct profile_stats *st)
 {
 	free(st->periods);
-	for (size_t i = 0; i < st->nmappings; i++)
-		free(st->mappings[i].path);
-	free(st->mappings);
-	free(st->name_mapping);
 	st->periods = NULL;
-	st->mappings = NULL;
-	st->name_mapping = NULL;
-	st->nperiods = st->nmappings = st->nname_mapping = 0;
+	st->nperiods = 0;
 }
 
 /*
@@ -325,157 +224,200 @@ static void add_location(struct locprof *lp, struct machine *m, struct symbolize
 	VEC_PUSH(locs, locprof_location(lp, sz, mid, f->ip, sym));
 }
 
-int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie *t,
+
+/* ---- the consumer ---- */
+
+struct profile_ctx {
+	const struct profile_opts *o;
+	struct strtab *strs;
+	struct trie *t;
+	struct profile_stats *st;
+	struct locprof *lp;
+	struct hashmap fcache;       /* frame names per symbol (cached_frame) */
+	struct entry_frames ecache;  /* trie frames per symbolizer entry */
+	struct hashmap pcache;       /* process frames per thread */
+	struct trie_frame *frames;   /* the sample's trie frames, root first */
+	size_t cap;
+	uint32_t truncated_name;
+	struct trie_chart chart;
+	struct period_vec periods;
+	u32_vec locs;                /* the sample's location ids (locprof) */
+};
+
+static void ctx_init(struct profile_ctx *x, const struct profile_opts *o, struct strtab *strs,
+		     struct trie *t, struct profile_stats *st)
+{
+	memset(x, 0, sizeof(*x));
+	x->o = o;
+	x->strs = strs;
+	x->t = t;
+	x->st = st;
+	x->lp = o->locprof;
+	hashmap_init(&x->fcache);
+	hashmap_init(&x->pcache);
+	x->cap = UNWIND_MAX_FRAMES * 4 + 2; /* room for inline frames and [truncated] too */
+	x->frames = xmalloc(sizeof(*x->frames) * x->cap);
+	x->truncated_name = strtab_intern_str(strs, PROFILE_TRUNCATED_FRAME);
+}
+
+static void ctx_release(struct profile_ctx *x)
+{
+	free(x->frames);
+	VEC_FREE(&x->locs);
+	hashmap_release(&x->fcache);
+	entry_frames_release(&x->ecache);
+	hashmap_release(&x->pcache);
+	free(x->periods.v);
+}
+
+static int on_event(void *ctx, struct session *s, const struct event *ev)
+{
+	struct profile_ctx *x = ctx;
+	(void)s;
+	if (ev->type == PERF_RECORD_LOST)
+		x->st->lost += ev->u.lost.lost;
+	else if (ev->type == PERF_RECORD_LOST_SAMPLES)
+		x->st->lost_samples += ev->u.lost.lost;
+	return 0;
+}
+
+/* Whether a user frame of this sample gets its inline frames. */
+static bool wants_inlines(const struct profile_opts *o, const struct session_sample *smp)
+{
+	return o->inline_mode == PROFILE_INLINE_ALL ||
+	       (o->inline_mode == PROFILE_INLINE_DWARF && smp->dwarf);
+}
+
+/* Append the trie frames of one stack frame (outermost first) to x->frames[*n..]. */
+static void add_frame(struct profile_ctx *x, struct session *s, uint32_t pid,
+		      const struct unwind_frame *f, bool inl, size_t *n)
+{
+	struct sym sym;
+	session_symbolize(s, pid, f->ip, f->kernel, &sym);
+	if (x->lp && x->lp->want_samples)
+		add_location(x->lp, &s->m, &s->sz, &x->locs, pid, f, &sym);
+	const struct trie_frame *fr;
+	struct trie_frame one;
+	size_t k = 1;
+	if (sym.entry != SYM_NONE) {
+		k = entry_frames(&x->ecache, &x->fcache, x->strs, &s->sz, &sym, &x->o->frames,
+				 inl && !sym.kernel, &fr);
+	} else {
+		one = cached_frame(&x->fcache, x->strs, &s->sz, &sym, &x->o->frames);
+		fr = &one;
+	}
+	for (size_t j = 0; j < k && *n < x->cap; j++) {
+		x->frames[*n] = fr[j];
+		if (x->lp && x->lp->want_sources)
+			note_source(x->lp, &s->sz, fr[j].name, &sym, k, j);
+		(*n)++;
+	}
+}
+
+static void reverse_frames(struct trie_frame *f, size_t n)
+{
+	for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+		struct trie_frame t = f[i];
+		f[i] = f[j - 1];
+		f[j - 1] = t;
+	}
+}
+
+/* The locprof's sample: its locations leaf first. */
+static void add_locprof_sample(struct profile_ctx *x, const struct session_sample *smp,
+			       bool counted)
+{
+	u32_vec *l = &x->locs;
+	for (size_t i = 0, j = l->n; i + 1 < j; i++, j--) {
+		uint32_t t = l->v[i];
+		l->v[i] = l->v[j - 1];
+		l->v[j - 1] = t;
+	}
+	const struct event *ev = smp->ev;
+	locprof_sample(x->lp, smp->th->comm, ev->sid.pid, ev->sid.tid, l->v, l->n,
+		       counted ? ev->u.sample.period : 0);
+}
+
+/*
+ * One sample: its process frame, then its stack root first ([truncated]
+ * when cut short), each frame symbolized and named; added to the trie
+ * (and the locprof, the periods).
+ */
+static int on_sample(void *ctx, struct session *s, const struct session_sample *smp)
+{
+	struct profile_ctx *x = ctx;
+	const struct profile_opts *o = x->o;
+	const struct event *ev = smp->ev;
+	x->st->samples++;
+	if ((ev->attr && (ev->attr->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) || smp->dwarf)
+		x->st->with_stacks++;
+	bool counted = (o->periods || x->lp) && period_counts(x->st, ev);
+	x->frames[0] = process_frame(&x->pcache, x->strs, smp->th->comm, ev->sid.pid, ev->sid.tid,
+				     &o->frames);
+	const struct unwind_stack *stack = session_stack(s, smp);
+	bool inl = wants_inlines(o, smp);
+	size_t n = 1;
+	x->locs.n = 0;
+	if (stack->truncated) {
+		x->st->truncated++;
+		x->frames[n++] = (struct trie_frame){ x->truncated_name, FRAME_UNKNOWN };
+	}
+	for (size_t i = stack->n; i-- > 0 && n < x->cap;)
+		add_frame(x, s, ev->sid.pid, &stack->frames[i], inl, &n);
+	if (x->lp && x->lp->want_samples)
+		add_locprof_sample(x, smp, counted);
+	if (o->reverse)
+		reverse_frames(x->frames, n);
+	uint32_t leaf = o->chart ? trie_chart_add(x->t, &x->chart, x->frames, n, 1)
+				 : trie_add(x->t, x->frames, n, 1);
+	if (o->periods && counted)
+		add_period(&x->periods, x->t, ev, leaf);
+	return 0;
+}
+
+static int on_end(void *ctx, struct session *s)
+{
+	struct profile_ctx *x = ctx;
+	x->st->periods = x->periods.v;
+	x->st->nperiods = x->periods.n;
+	x->periods.v = NULL;
+	if (x->lp)
+		name_locprof_mappings(x->lp, &s->dsos, x->strs, s->h);
+	if (x->o->chart)
+		trie_chart_finish(x->t, &x->chart);
+	x->st->unknown_records = perf_reader_stats(s->r)->unknown_records;
+	x->st->partial = s->partial;
+	return 0;
+}
+
+void profile_session_opts(const struct profile_opts *o, struct strtab *strs,
+			  struct session_opts *so)
+{
+	memset(so, 0, sizeof(*so));
+	so->input = o->input;
+	so->env = o->env;
+	so->symfs = o->symfs;
+	so->debug_dir = o->debug_dir;
+	so->no_demangle = o->no_demangle;
+	/* Trie frames are names: no line tables, unless the exports want lines. */
+	so->names_only = !o->locprof;
+	so->strs = strs;
+}
+
+int profile_load(struct session *s, const struct profile_opts *o, struct trie *t,
 		 struct profile_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	struct perf_reader *r;
-	int err = perf_reader_open(&r, o->input, NULL);
-	if (err)
-		return err;
-	const struct perf_header_info *h = perf_reader_info(r);
-	struct dso_set dsos;
-	struct machine m;
-	struct symbolizer sz;
-	dso_set_init(&dsos);
-	dsos.symfs = o->symfs;
-	dsos.debug_dir = o->debug_dir;
-	dsos.env = o->env;
-	dso_set_use_kallsyms(&dsos, same_kernel(h));
-	for (size_t i = 0; i < h->nbuild_ids; i++)
-		if (h->build_ids[i].pid != -1 || h->build_ids[i].filename[0] == '/')
-			dso_set_expect_build_id(&dsos, h->build_ids[i].filename,
-						h->build_ids[i].id, h->build_ids[i].size);
-	machine_init(&m, strs, &dsos);
-	symbolizer_init(&sz, &m, strs);
-	sz.no_demangle = o->no_demangle;
-	/* Trie frames are names: no line tables, unless the exports want lines. */
-	sz.src.names_only = !o->locprof;
-	struct unwinder uw;
-	unwinder_init(&uw, &m);
-	unwinder_set_arch(&uw, h->arch);
-	struct hashmap fcache;
-	hashmap_init(&fcache);
-	struct entry_frames ecache = { 0 };
-	struct hashmap pcache;
-	hashmap_init(&pcache);
-
-	struct unwind_stack *stack = xmalloc(sizeof(*stack)); /* 16 KiB: off the C stack */
-	size_t cap = UNWIND_MAX_FRAMES * 4 + 2; /* room for inline frames and [truncated] too */
-	struct trie_frame *frames = xmalloc(sizeof(*frames) * cap);
-	uint32_t truncated_name = strtab_intern_str(strs, PROFILE_TRUNCATED_FRAME);
-	bool kaslr_checked = false;
-	struct trie_chart chart = { 0 };
-	struct period_vec periods = { 0 };
-	struct hashmap name_dso; /* frame name id -> dso id it was first found in */
-	hashmap_init(&name_dso);
-	struct locprof *lp = o->locprof;
-	u32_vec locs = { 0 }; /* the sample's location ids (locprof) */
-	struct event ev;
-	int rc;
-	/* Unwinding on a second thread; not for a foreign architecture's
-	 * file (nothing to unwind there, and its one warning is the main
-	 * thread's to give: the reader thread is quiet). */
-	struct readahead *ra = use_readahead(h, o->input, o->env ? o->env->threads : 0) && !uw.foreign_arch
-				       ? readahead_start(r, true, o->symfs, o->debug_dir, o->env)
-				       : NULL;
-	while ((rc = ra ? readahead_next(ra, &ev, stack) : perf_reader_next(r, &ev)) == 1) {
-		if (ev.type != PERF_RECORD_SAMPLE) {
-			machine_apply(&m, &ev);
-			if (ev.type == PERF_RECORD_LOST)
-				st->lost += ev.u.lost.lost;
-			else if (ev.type == PERF_RECORD_LOST_SAMPLES)
-				st->lost_samples += ev.u.lost.lost;
-			continue;
-		}
-		st->samples++;
-		bool counted = (o->periods || lp) && period_counts(st, &ev);
-		const struct thread *th = machine_thread(&m, ev.sid.pid, ev.sid.tid);
-		frames[0] = process_frame(&pcache, strs, th->comm, ev.sid.pid, ev.sid.tid, &o->frames);
-		if (!ra) /* else the reader thread unwound it */
-			unwinder_sample(&uw, &ev, stack);
-		uint64_t st_bits = ev.attr ? ev.attr->attr.sample_type : 0;
-		bool inl = o->inline_mode == PROFILE_INLINE_ALL ||
-			   (o->inline_mode == PROFILE_INLINE_DWARF &&
-			    (st_bits & PERF_SAMPLE_REGS_USER) && (st_bits & PERF_SAMPLE_STACK_USER));
-		size_t n = 1;
-		locs.n = 0;
-		if (stack->truncated) {
-			st->truncated++;
-			frames[n++] = (struct trie_frame){ truncated_name, FRAME_UNKNOWN };
-		}
-		for (size_t i = stack->n; i-- > 0 && n < cap;) {
-			struct sym sym;
-			if (stack->frames[i].kernel && !kaslr_checked)
-				check_kaslr(&m, &dsos, &kaslr_checked);
-			symbolize(&sz, ev.sid.pid, stack->frames[i].ip, stack->frames[i].kernel, &sym);
-			if (lp && lp->want_samples)
-				add_location(lp, &m, &sz, &locs, ev.sid.pid, &stack->frames[i], &sym);
-			const struct trie_frame *fr;
-			struct trie_frame one;
-			size_t k = 1;
-			if (sym.entry != SYM_NONE) {
-				k = entry_frames(&ecache, &fcache, strs, &sz, &sym, &o->frames,
-						 inl && !sym.kernel, &fr);
-			} else {
-				one = cached_frame(&fcache, strs, &sz, &sym, &o->frames);
-				fr = &one;
-			}
-			for (size_t j = 0; j < k && n < cap; j++) { /* outermost first */
-				frames[n] = fr[j];
-				if (o->mappings)
-					note_dso(&name_dso, frames[n].name, &sym);
-				if (lp && lp->want_sources)
-					note_source(lp, &sz, frames[n].name, &sym, k, j);
-				n++;
-			}
-		}
-		if (lp && lp->want_samples) {
-			for (size_t i = 0, j = locs.n; i + 1 < j; i++, j--) { /* leaf first */
-				uint32_t x = locs.v[i];
-				locs.v[i] = locs.v[j - 1];
-				locs.v[j - 1] = x;
-			}
-			locprof_sample(lp, th->comm, ev.sid.pid, ev.sid.tid, locs.v, locs.n,
-				       counted ? ev.u.sample.period : 0);
-		}
-		if (o->reverse) {
-			for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
-				struct trie_frame x = frames[i];
-				frames[i] = frames[j - 1];
-				frames[j - 1] = x;
-			}
-		}
-		uint32_t leaf = o->chart ? trie_chart_add(t, &chart, frames, n, 1)
-					 : trie_add(t, frames, n, 1);
-		if (o->periods && counted)
-			add_period(&periods, t, &ev, leaf);
-	}
-	readahead_stop(ra);
-	st->periods = periods.v;
-	st->nperiods = periods.n;
-	if (o->mappings)
-		collect_mappings(st, &name_dso, &dsos, strs);
-	if (lp)
-		name_locprof_mappings(lp, &dsos, strs, h);
-	VEC_FREE(&locs);
-	hashmap_release(&name_dso);
-	if (o->chart)
-		trie_chart_finish(t, &chart);
-	const struct perf_reader_stats *rs = perf_reader_stats(r);
-	st->unknown_records = rs->unknown_records;
-	st->partial = perf_reader_partial(r) || rc < 0;
-	if (st->partial)
-		err_restore(perf_reader_error(r));
-	free(stack);
-	free(frames);
-	unwinder_release(&uw);
-	hashmap_release(&fcache);
-	entry_frames_release(&ecache);
-	hashmap_release(&pcache);
-	symbolizer_release(&sz);
-	machine_release(&m);
-	dso_set_release(&dsos);
-	perf_reader_free(r);
-	return 0;
+	struct profile_ctx x;
+	ctx_init(&x, o, s->strs, t, st);
+	struct session_consumer c = {
+		.ctx = &x,
+		.on_event = on_event,
+		.on_sample = on_sample,
+		.on_end = on_end,
+		.unwind_all = true,
+	};
+	int err = session_run(s, &c);
+	ctx_release(&x);
+	return err;
 }

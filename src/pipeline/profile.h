@@ -1,9 +1,10 @@
 /*
- * profile: a perf.data file aggregated into a stack trie (pipeline, L8).
+ * profile: a perf.data aggregated into a stack trie (pipeline, L8), and
+ * the text inputs (perf script text, folded stacks) into the same trie.
  *
- * perffile reader → proc (sideband) → unwind (callchain) → symbolize →
- * aggregate (frames, trie). One pass, in time order. Used by collapse,
- * flame and the other aggregate views.
+ * A perf.data is read by a session (pipeline/session.h) whose consumer
+ * names each sample's frames (aggregate/frames) and adds them to the trie.
+ * One pass, in time order. Used by collapse, flame, diff and export.
  */
 #ifndef KILN_PIPELINE_PROFILE_H
 #define KILN_PIPELINE_PROFILE_H
@@ -11,11 +12,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "aggregate/foldedtext.h"
 #include "aggregate/frames.h"
 #include "aggregate/locprof.h"
+#include "aggregate/scripttext.h"
 #include "aggregate/trie.h"
 #include "base/env.h"
 #include "base/strtab.h"
+#include "pipeline/session.h"
 
 enum profile_inline {
 	PROFILE_INLINE_DWARF = 0, /* inline frames for DWARF-unwound user frames (perf script's way) */
@@ -34,7 +38,6 @@ struct profile_opts {
 	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
 	bool no_demangle;      /* keep C++/Rust names as the binary has them */
 	bool periods;      /* also sum the samples' periods by stack (profile_stats.periods) */
-	bool mappings;     /* also note each frame name's binary (profile_stats.mappings) */
 	/*
 	 * Also aggregate by address into this (initialised by the caller over
 	 * the same strtab; its want_samples / want_sources say what to build),
@@ -42,12 +45,6 @@ struct profile_opts {
 	 * returns. Periods are summed as for 'periods'.
 	 */
 	struct locprof *locprof;
-};
-
-/* A binary frames were found in: its path and build-id (hex, "" if unknown). */
-struct profile_mapping {
-	char *path;
-	char build_id[2 * 20 + 1];
 };
 
 /* A stack known to be incomplete on the root side (the DWARF stack copy
@@ -58,6 +55,7 @@ struct profile_mapping {
 
 struct profile_stats {
 	uint64_t samples;
+	uint64_t with_stacks;  /* samples that recorded a callchain or a user stack */
 	uint64_t truncated;    /* samples whose stack got PROFILE_TRUNCATED_FRAME */
 	uint64_t lost;         /* records lost (LOST records) */
 	uint64_t lost_samples; /* LOST_SAMPLES */
@@ -75,28 +73,41 @@ struct profile_stats {
 	char event[64];
 	bool event_time;
 	uint64_t mixed_events;
-	/*
-	 * With opts.mappings: the binaries symbols came from, in order of
-	 * first use (heap; each path heap too: profile_stats_release), and by
-	 * strtab name id, 1 + the index of the binary that name was first
-	 * found in, or 0 (name_mapping, nname_mapping entries).
-	 */
-	struct profile_mapping *mappings;
-	size_t nmappings;
-	uint32_t *name_mapping;
-	size_t nname_mapping;
 };
 
-/* Free what profile_load allocated in *st (periods, mappings). */
+/* Free what profile_load allocated in *st (periods). */
 void profile_stats_release(struct profile_stats *st);
 
+/* The session options for reading o->input into a trie over 'strs'. */
+void profile_session_opts(const struct profile_opts *o, struct strtab *strs,
+			  struct session_opts *so);
+
 /*
- * Read 'o->input' into 't' (initialised by the caller over 'strs').
- * Returns 0; or -errno when the input cannot be used at all (err_last()
- * says why; nothing was added); a broken input part-way returns 0 with
+ * Read the perf.data session 's' (opened with profile_session_opts) into
+ * 't' (initialised by the caller over s->strs). 0; or a negative errno
+ * (err_last() says why); a broken input part-way returns 0 with
  * st->partial set and the message in err_last().
  */
-int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie *t,
+int profile_load(struct session *s, const struct profile_opts *o, struct trie *t,
 		 struct profile_stats *st);
+
+/* Text inputs (profile_text.c): perf script text of a SESSION_SCRIPT_TEXT
+ * session into 't' (over the caller's strtab), sorted, reversed with
+ * o->reverse. */
+void profile_text_script(const struct session *s, const struct profile_opts *o,
+			 const struct scripttext_opts *so, struct trie *t,
+			 struct scripttext_stats *st);
+/* Whether what profile_text_script found says the text is not perf
+ * script output at all (no sample header; mostly other lines). */
+bool profile_text_unusable(const struct scripttext_stats *st);
+
+/* Folded stacks as read. */
+struct profile_folded {
+	uint64_t *first;  /* two counts per line: A's count by node (heap), else NULL */
+	uint64_t divisor; /* counts in the trie are the input's times this (fractional counts) */
+};
+/* Folded stacks of a SESSION_FOLDED session into 't' (o->reverse, o->chart apply). */
+void profile_text_folded(const struct session *s, const struct profile_opts *o, struct trie *t,
+			 struct profile_folded *out, struct foldedtext_stats *st);
 
 #endif

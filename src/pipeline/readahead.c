@@ -23,6 +23,7 @@
 #include "base/xalloc.h"
 #include "dso/dso.h"
 #include "proc/proc.h"
+#include "pipeline/session_int.h"
 #include "unwind/dwarf.h"
 
 #define RA_BLOCK ((size_t)256 << 10)
@@ -46,8 +47,7 @@ struct ra_machine {
 struct readahead {
 	struct perf_reader *r;
 	bool unwind;
-	const char *symfs, *debug_dir;
-	const struct kiln_env *env;
+	struct session_files files;
 	const struct ev_attrs *attrs;
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -75,23 +75,15 @@ static bool publish(struct readahead *ra)
 	return go;
 }
 
-/* The same dso set setup as the caller's (pipeline/profile.c), without
+/* The same dso set and machine as the caller's (session_int.h), without
  * kallsyms: the unwinder never reads kernel symbols. */
-static void machine_setup(struct ra_machine *x, struct perf_reader *r, const char *symfs,
-			  const char *debug_dir, const struct kiln_env *env)
+static void machine_setup(struct ra_machine *x, struct perf_reader *r,
+			  const struct session_files *f)
 {
 	const struct perf_header_info *h = perf_reader_info(r);
 	strtab_init(&x->strs);
-	dso_set_init(&x->dsos);
-	x->dsos.symfs = symfs;
-	x->dsos.debug_dir = debug_dir;
-	x->dsos.env = env;
-	dso_set_use_kallsyms(&x->dsos, false);
-	for (size_t i = 0; i < h->nbuild_ids; i++)
-		if (h->build_ids[i].pid != -1 || h->build_ids[i].filename[0] == '/')
-			dso_set_expect_build_id(&x->dsos, h->build_ids[i].filename,
-						h->build_ids[i].id, h->build_ids[i].size);
-	machine_init(&x->m, &x->strs, &x->dsos);
+	session_dsos_init(&x->dsos, h, f, false);
+	session_machine_init(&x->m, &x->strs, &x->dsos);
 	unwinder_init(&x->uw, &x->m);
 	unwinder_set_arch(&x->uw, h->arch);
 	x->st = xmalloc(sizeof(*x->st));
@@ -175,7 +167,7 @@ static void *run(void *arg)
 	bool go = true;
 
 	if (ra->unwind)
-		machine_setup(&x, ra->r, ra->symfs, ra->debug_dir, ra->env);
+		machine_setup(&x, ra->r, &ra->files);
 	b->used = 0;
 	while ((rc = perf_reader_next(ra->r, &ev)) == 1) {
 		size_t len = ev.size, need = RA_HDR + ((len + 7) & ~(size_t)7);
@@ -223,15 +215,13 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct readahead *readahead_start(struct perf_reader *r, bool unwind, const char *symfs,
-				   const char *debug_dir, const struct kiln_env *env)
+struct readahead *readahead_start(struct perf_reader *r, bool unwind,
+				   const struct session_files *f)
 {
 	struct readahead *ra = xcalloc(1, sizeof(*ra));
 	ra->r = r;
 	ra->unwind = unwind;
-	ra->symfs = symfs;
-	ra->debug_dir = debug_dir;
-	ra->env = env;
+	ra->files = *f;
 	ra->attrs = perf_reader_attrs(r);
 	for (unsigned i = 0; i < RA_NBLOCKS; i++)
 		ra->blk[i].data = xmalloc(RA_BLOCK);

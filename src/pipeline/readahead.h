@@ -32,11 +32,12 @@
 struct readahead;
 
 /* Start reading 'r' on a new thread; with 'unwind', unwind samples there
- * too ('symfs', 'debug_dir' and 'env' as for the caller's dso set, may be NULL).
- * NULL if no
- * thread could be made (the caller then reads 'r' itself). */
-struct readahead *readahead_start(struct perf_reader *r, bool unwind, const char *symfs,
-				   const char *debug_dir, const struct kiln_env *env);
+ * too, with a dso set and machine set up as the session's (session_int.h;
+ * 'f' is copied, its strings borrowed). NULL if no thread could be made
+ * (the caller then reads 'r' itself). Used by session_run only. */
+struct session_files;
+struct readahead *readahead_start(struct perf_reader *r, bool unwind,
+				   const struct session_files *f);
 /* The next record, as perf_reader_next() gives it: 1 with *ev (valid
  * until the next call), or the reader's final result (0 at the end,
  * negative on error). With 'unwind', a sample's stack (unwinder_sample's

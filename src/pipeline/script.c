@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +29,8 @@
 #include "dso/dso.h"
 #include "dso/kallsyms.h"
 #include "output/script.h"
-#include "pipeline/buildids.h"
 #include "pipeline/script_int.h"
+#include "pipeline/session.h"
 #include "proc/proc.h"
 #include "source/perffile/perffile.h"
 #include "symbolize/symbolize.h"
@@ -64,35 +63,24 @@ struct inl_slot {
 
 struct script_ctx {
 	const struct script_run_opts *o;
+	struct script_run_result *res;
+	struct session *s;
 	const struct perf_header_info *h;
 	const struct ev_attrs *attrs;
-	struct strtab strs;
-	struct dso_set dsos;
-	struct machine m;
-	struct symbolizer sz;
-	struct unwinder uw;
+	struct strtab *strs;  /* the session's */
+	struct dso_set *dsos; /* the session's */
+	struct machine *m;    /* the session's */
+	struct symbolizer *sz; /* the session's */
 	struct script_fields fields;
 	VEC(struct attr_info) info;
 	bool type_seen[SCRIPT_T_MAX];
 	bool use_callchain;
 	int name_width;
-	/* The recorded kernel's reference symbol ("_text") and its address. */
-	char kref_name[64];
-	uint64_t kref_addr;
-	bool kdelta_done, ksyms_ok, ksyms_tried;
-	struct kallsyms *ksyms; /* /proc/kallsyms as perf reads it, or NULL */
-	/* /proc/kallsyms is read on a second thread from the start (the
-	 * kernel formats it slowly) and joined when first needed. */
-	pthread_t kth;
-	bool kth_running;
-	int kth_rc;
-	struct kallsyms *kth_ks;
 	/* Once perf loads the kernel's symbols, its kernel map spans them all. */
 	bool kspan_on;
 	uint64_t kspan_start, kspan_end;
-	uint64_t kdelta; /* local address - recorded address (mod 2^64) */
+	uint64_t kdelta; /* local address - recorded address (mod 2^64): session_kallsyms */
 	VEC(uint32_t) dso_names; /* dso id -> strtab id + 1 of its perf name (0: not yet) */
-	struct unwind_stack *stack;
 	struct script_frame *frames;
 	/* tracepoint formats, parsed from the tracing data when first needed */
 	struct tracefmt *tf;
@@ -236,101 +224,11 @@ static int name_width(struct script_ctx *x)
 
 /* ---- kernel symbols ---- */
 
-/*
- * perf uses /proc/kallsyms for the recorded kernel when the file names no
- * kernel build-id, or names the running kernel's; otherwise the kernel
- * has no symbols ("No kallsyms or vmlinux with build-id ... was found").
- */
-static bool kallsyms_usable(const struct perf_header_info *h)
-{
-	for (size_t i = 0; i < h->nbuild_ids; i++) {
-		const struct perf_build_id *b = &h->build_ids[i];
-		if (b->cpumode != PERF_RECORD_MISC_KERNEL ||
-		    strncmp(b->filename, KERNEL_MMAP_PREFIX, strlen(KERNEL_MMAP_PREFIX)))
-			continue;
-		if (!b->size)
-			continue; /* an empty id (kiln record writes them): as if none */
-		uint8_t id[64];
-		size_t n = buildids_running_kernel(id, sizeof(id));
-		if (n < b->size || memcmp(id, b->id, b->size))
-			return false;
-		for (size_t j = b->size; j < n; j++) /* old files' ids come zero-trimmed */
-			if (id[j])
-				return false;
-		return true;
-	}
-	return true;
-}
-
-static void *kallsyms_thread(void *arg)
-{
-	struct script_ctx *x = arg;
-	x->kth_rc = kallsyms_load_perf(&x->kth_ks, "/proc/kallsyms");
-	return NULL;
-}
-
-/* Start reading /proc/kallsyms early when kernel samples may need it. */
-static void kallsyms_prefetch(struct script_ctx *x)
-{
-	if (!kallsyms_usable(x->h))
-		return;
-	bool kernel = false;
-	for (size_t i = 0; i < x->attrs->v.n; i++)
-		kernel |= !x->attrs->v.v[i].attr.exclude_kernel;
-	if (kernel && !pthread_create(&x->kth, NULL, kallsyms_thread, x))
-		x->kth_running = true;
-}
-
-/* The prefetched kallsyms (0 or an error), or -EAGAIN if none was started. */
-static int kallsyms_join(struct script_ctx *x, struct kallsyms **out)
-{
-	if (!x->kth_running)
-		return -EAGAIN;
-	pthread_join(x->kth, NULL);
-	x->kth_running = false;
-	*out = x->kth_ks;
-	x->kth_ks = NULL;
-	return x->kth_rc;
-}
-
-static const struct kallsyms *load_kallsyms(struct script_ctx *x)
-{
-	if (x->ksyms_tried)
-		return x->ksyms;
-	x->ksyms_tried = true;
-	if (!kallsyms_usable(x->h))
-		return NULL;
-	struct kallsyms *ks = NULL;
-	int rc = kallsyms_join(x, &ks);
-	if (rc == -EAGAIN)
-		rc = kallsyms_load_perf(&ks, "/proc/kallsyms");
-	if (rc)
-		return NULL;
-	if (kallsyms_restricted(ks)) {
-		kallsyms_free(ks);
-		return NULL;
-	}
-	x->ksyms = ks;
-	return ks;
-}
-
-/* Symbols move with the recorded kernel's relocation (KASLR), as perf relocates them. */
+/* The kernel's symbols as perf reads them, relocated by x->kdelta (the
+ * session's rules: pipeline/session.h), or NULL. */
 static const struct kallsyms *kernel_syms(struct script_ctx *x)
 {
-	if (!x->kdelta_done) {
-		x->kdelta_done = true;
-		const struct kallsyms *ks = load_kallsyms(x);
-		uint64_t local;
-		x->kdelta = 0;
-		x->ksyms_ok = ks != NULL;
-		if (ks && x->kref_addr && x->kref_name[0]) {
-			if (kallsyms_find(ks, x->kref_name, &local))
-				x->kdelta = local - x->kref_addr;
-			else
-				x->ksyms_ok = false; /* perf cannot relocate: no symbols */
-		}
-	}
-	return x->ksyms_ok ? x->ksyms : NULL;
+	return session_kallsyms(x->s, &x->kdelta);
 }
 
 /* ---- dsos, as perf names them ---- */
@@ -341,18 +239,18 @@ static uint32_t module_name(struct script_ctx *x, const char *path)
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	if (base[0] == '[')
-		return strtab_intern_str(&x->strs, base);
+		return strtab_intern_str(x->strs, base);
 	const char *ext = strrchr(base, '.');
 	if (ext && (!strcmp(ext, ".gz") || !strcmp(ext, ".xz") || !strcmp(ext, ".zst")))
 		ext -= 3;
 	if (!ext || ext <= base || strncmp(ext, ".ko", 3))
-		return strtab_intern_str(&x->strs, base);
+		return strtab_intern_str(x->strs, base);
 	char buf[512];
 	snprintf(buf, sizeof(buf), "[%.*s]", (int)(ext - base), base);
 	for (char *c = buf; *c; c++)
 		if (*c == '-')
 			*c = '_';
-	return strtab_intern_str(&x->strs, buf);
+	return strtab_intern_str(x->strs, buf);
 }
 
 /* A module keeps its path when the build-id table lists it (perf finds that dso first). */
@@ -372,18 +270,18 @@ static const char *kernel_dso_name(struct script_ctx *x, uint32_t id)
 	while (x->dso_names.n <= id)
 		VEC_PUSH(&x->dso_names, 0);
 	if (!x->dso_names.v[id]) {
-		const struct dso *d = dso_set_get(&x->dsos, id);
+		const struct dso *d = dso_set_get(x->dsos, id);
 		uint32_t name;
 		if (!strncmp(d->path, KERNEL_MMAP_PREFIX, strlen(KERNEL_MMAP_PREFIX))) {
-			name = strtab_intern_str(&x->strs, KERNEL_MMAP_PREFIX);
+			name = strtab_intern_str(x->strs, KERNEL_MMAP_PREFIX);
 		} else {
 			name = module_name(x, d->path);
 			if (d->path[0] == '/' && module_in_build_ids(x, d->path, name))
-				name = strtab_intern_str(&x->strs, d->path);
+				name = strtab_intern_str(x->strs, d->path);
 		}
 		x->dso_names.v[id] = name + 1;
 	}
-	return strtab_get(&x->strs, x->dso_names.v[id] - 1);
+	return strtab_get(x->strs, x->dso_names.v[id] - 1);
 }
 
 /* ---- addresses ---- */
@@ -403,7 +301,7 @@ static void kernel_sym(struct script_ctx *x, uint64_t ip, struct script_frame *o
 
 static bool is_core_kernel(const struct script_ctx *x, uint32_t dso)
 {
-	return !strncmp(dso_set_get(&x->dsos, dso)->path, KERNEL_MMAP_PREFIX,
+	return !strncmp(dso_set_get(x->dsos, dso)->path, KERNEL_MMAP_PREFIX,
 			strlen(KERNEL_MMAP_PREFIX));
 }
 
@@ -445,7 +343,7 @@ static const char *srcline_fail(struct script_ctx *x, const char *short_name, ui
 	if (at > sizeof(buf) - 1 - n)
 		at = sizeof(buf) - 1 - n;
 	memcpy(buf + n, h, at);
-	return strtab_get(&x->strs, strtab_intern(&x->strs, buf, n + at));
+	return strtab_get(x->strs, strtab_intern(x->strs, buf, n + at));
 }
 
 static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, uint64_t ip,
@@ -472,7 +370,7 @@ static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, ui
 		kernel = false;
 	else
 		return; /* hypervisor: perf finds no map */
-	const struct mapping *map = machine_find(&x->m, pid, ip, kernel);
+	const struct mapping *map = machine_find(x->m, pid, ip, kernel);
 	if (kernel) {
 		bool core = map && is_core_kernel(x, map->dso);
 		if (core && !x->kspan_on)
@@ -488,22 +386,22 @@ static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, ui
 			out->srcline = srcline_fail(
 				x,
 				core ? KERNEL_MMAP_PREFIX
-				     : strtab_get(&x->strs,
-						  module_name(x, dso_set_get(&x->dsos, map->dso)->path)),
+				     : strtab_get(x->strs,
+						  module_name(x, dso_set_get(x->dsos, map->dso)->path)),
 				ip);
 		return; /* modules: no symbols (kallsyms has none of the recorded ones) */
 	}
 	if (!map)
 		return;
-	const struct dso *d = dso_set_get(&x->dsos, map->dso);
+	const struct dso *d = dso_set_get(x->dsos, map->dso);
 	if (dso_is_anon_code(d)) { /* perf's anonymous maps */
 		char buf[64];
 		snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", pid);
-		out->dso = strtab_get(&x->strs, strtab_intern_str(&x->strs, buf));
+		out->dso = strtab_get(x->strs, strtab_intern_str(x->strs, buf));
 		struct sym js;
-		symbolize(&x->sz, pid, ip, false, &js); /* the JIT map's name, if any */
+		symbolize(x->sz, pid, ip, false, &js); /* the JIT map's name, if any */
 		if (js.name != SYM_NONE) {
-			out->sym = strtab_get(&x->strs, js.name);
+			out->sym = strtab_get(x->strs, js.name);
 			out->symoff = js.symoff;
 		}
 		if (x->want_srcline)
@@ -512,16 +410,16 @@ static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, ui
 	}
 	out->addr = ip - map->start + map->pgoff;
 	out->dso = d->path;
-	symbolize(&x->sz, pid, ip, false, sy);
+	symbolize(x->sz, pid, ip, false, sy);
 	if (sy->name != SYM_NONE) {
-		out->sym = strtab_get(&x->strs, sy->name);
+		out->sym = strtab_get(x->strs, sy->name);
 		out->symoff = sy->symoff;
 	}
 	if (x->want_srcline) {
 		uint32_t text;
-		switch (symbolize_srcline(&x->sz, sy, &text)) {
+		switch (symbolize_srcline(x->sz, sy, &text)) {
 		case SYM_SRCLINE_TEXT:
-			out->srcline = strtab_get(&x->strs, text);
+			out->srcline = strtab_get(x->strs, text);
 			break;
 		case SYM_SRCLINE_FAIL:
 			out->srcline = srcline_fail(x, d->base, sy->addr);
@@ -537,11 +435,11 @@ static size_t inlines_text(struct script_ctx *x, const struct sym *sy, size_t ca
 			   struct inl_frame *out)
 {
 	struct sym_inline inl[SRCLINE_MAX_INLINE];
-	size_t n = symbolize_inlines(&x->sz, sy, inl, cap);
+	size_t n = symbolize_inlines(x->sz, sy, inl, cap);
 	for (size_t i = 0; i < n; i++) {
-		out[i].sym = strtab_get(&x->strs, inl[i].name);
+		out[i].sym = strtab_get(x->strs, inl[i].name);
 		out[i].inlined = inl[i].inlined;
-		out[i].srcline = strtab_get(&x->strs, inl[i].srcline);
+		out[i].srcline = strtab_get(x->strs, inl[i].srcline);
 	}
 	return n;
 }
@@ -612,9 +510,9 @@ static bool kernel_ip(struct script_ctx *x, uint64_t ip)
 	uint64_t start = 1ULL << 63;
 	bool x86_64 = x->h->arch && !strcmp(x->h->arch, "x86_64");
 	if (!x86_64 && kernel_syms(x)) {
-		for (size_t i = 0; i < x->m.kernel.maps.n; i++) {
-			const struct mapping *mp = &x->m.kernel.maps.v[i];
-			if (!strncmp(dso_set_get(&x->dsos, mp->dso)->path, KERNEL_MMAP_PREFIX,
+		for (size_t i = 0; i < x->m->kernel.maps.n; i++) {
+			const struct mapping *mp = &x->m->kernel.maps.v[i];
+			if (!strncmp(dso_set_get(x->dsos, mp->dso)->path, KERNEL_MMAP_PREFIX,
 				     strlen(KERNEL_MMAP_PREFIX))) {
 				start = mp->start;
 				break;
@@ -642,9 +540,10 @@ static void resolve_fb(struct script_ctx *x, uint32_t pid, unsigned cpumode, uin
  * switch the mode, an unknown marker drops the whole chain, and 127
  * entries at most are kept. DWARF samples add the unwound user frames.
  */
-static size_t build_callchain(struct script_ctx *x, const struct event *ev,
+static size_t build_callchain(struct script_ctx *x, const struct session_sample *smp,
 			      const struct attr_info *ai)
 {
+	const struct event *ev = smp->ev;
 	const struct ev_sample *s = &ev->u.sample;
 	uint32_t pid = ev->sid.pid;
 	unsigned cpumode = PERF_RECORD_MISC_USER;
@@ -666,15 +565,15 @@ static size_t build_callchain(struct script_ctx *x, const struct event *ev,
 		resolve(x, pid, cpumode, ip, &x->frames[n++]);
 	}
 	if (ai->dwarf) {
-		unwinder_sample(&x->uw, ev, x->stack);
+		const struct unwind_stack *st = session_stack(x->s, smp);
 		size_t k = 0, users = 0;
-		while (k < x->stack->n && x->stack->frames[k].kernel)
+		while (k < st->n && st->frames[k].kernel)
 			k++;
-		for (; k < x->stack->n && users < MAX_STACK && n < x->frames_cap; k++, users++)
-			n += resolve_unwound(x, pid, x->stack->frames[k].ip, &x->frames[n],
+		for (; k < st->n && users < MAX_STACK && n < x->frames_cap; k++, users++)
+			n += resolve_unwound(x, pid, st->frames[k].ip, &x->frames[n],
 					     x->frames_cap - n);
 		/* A stack cut short ends, as perf ends it, in an address of -1. */
-		if (x->stack->truncated && users < MAX_STACK && n < x->frames_cap)
+		if (st->truncated && users < MAX_STACK && n < x->frames_cap)
 			resolve(x, pid, PERF_RECORD_MISC_USER, UINT64_MAX, &x->frames[n++]);
 	}
 	return n;
@@ -754,23 +653,9 @@ static void print_stats(FILE *out, const struct perf_reader_stats *rs)
 			(unsigned long long)rs->out_of_order);
 }
 
-/* Remember the recorded kernel's reference symbol ("[kernel.kallsyms]_text" at pgoff). */
-static void note_kernel_mmap(struct script_ctx *x, const struct event *ev)
-{
-	if (ev->type != PERF_RECORD_MMAP && ev->type != PERF_RECORD_MMAP2)
-		return;
-	const char *f = ev->u.mmap.filename;
-	size_t pl = strlen(KERNEL_MMAP_PREFIX);
-	if (strncmp(f, KERNEL_MMAP_PREFIX, pl) || !ev->u.mmap.pgoff)
-		return;
-	snprintf(x->kref_name, sizeof(x->kref_name), "%s", f[pl] ? f + pl : "_text");
-	x->kref_addr = ev->u.mmap.pgoff;
-	x->kdelta_done = false;
-}
-
 static const char *thread_comm(struct script_ctx *x, const struct thread *th)
 {
-	const char *comm = strtab_get(&x->strs, th->comm);
+	const char *comm = strtab_get(x->strs, th->comm);
 	/* perf names the idle thread before any COMM does. */
 	if (th->tid == 0 && !strcmp(comm, ":0"))
 		return "swapper";
@@ -819,8 +704,9 @@ static const char *trace_text(struct script_ctx *x, const struct event *ev)
 	return buf_str(&x->trace);
 }
 
-static int print_sample(struct script_ctx *x, struct event *ev)
+static int print_sample(struct script_ctx *x, const struct session_sample *smp)
 {
+	const struct event *ev = smp->ev;
 	const struct ev_attr *a = ev->attr;
 	const struct attr_info *ai = &x->info.v[a - x->attrs->v.v];
 	struct script_opts so = {
@@ -834,9 +720,8 @@ static int print_sample(struct script_ctx *x, struct event *ev)
 		return 0; /* perf filters guest samples out unless asked for them */
 	if (so.fields & SF_EVENT)
 		so.name_width = name_width(x);
-	const struct thread *th = machine_thread(&x->m, ev->sid.pid, ev->sid.tid);
 	struct script_sample s = {
-		.comm = thread_comm(x, th),
+		.comm = thread_comm(x, smp->th),
 		.pid = (int32_t)ev->sid.pid,
 		.tid = (int32_t)ev->sid.tid,
 		.cpu = ev->sid.cpu,
@@ -852,7 +737,7 @@ static int print_sample(struct script_ctx *x, struct event *ev)
 	x->want_srcline = (so.fields & SF_SRCLINE) != 0;
 	if (so.fields & SF_IP) {
 		if (ai->callchain && x->use_callchain)
-			s.nframes = build_callchain(x, ev, ai);
+			s.nframes = build_callchain(x, smp, ai);
 		else
 			resolve(x, ev->sid.pid, cpumode, s.ip, &s.at);
 	}
@@ -878,119 +763,120 @@ static void ctx_release(struct script_ctx *x)
 	VEC_FREE(&x->inl);
 	tracefmt_free(x->tf);
 	buf_release(&x->trace);
-	struct kallsyms *unused = NULL;
-	if (!kallsyms_join(x, &unused))
-		kallsyms_free(unused);
-	kallsyms_free(x->ksyms);
 	free(x->frames);
-	free(x->stack);
-	unwinder_release(&x->uw);
-	symbolizer_release(&x->sz);
-	machine_release(&x->m);
-	dso_set_release(&x->dsos);
-	strtab_release(&x->strs);
+}
+
+/* A pipe's events are not known yet when perf checks a typed -F: it finds none. */
+static int check_pipe_fields(struct script_ctx *x)
+{
+	for (int t = 0; t < SCRIPT_T_MAX; t++)
+		if (x->fields.user_set[t] && !x->fields.wildcard_set[t] && t != SCRIPT_T_SYNTH)
+			return err_set(-EINVAL,
+				       "%s events do not exist. Remove corresponding -F option "
+				       "to proceed.",
+				       script_type_name(t));
+	return 0;
+}
+
+static int on_sample(void *ctx, struct session *s, const struct session_sample *smp)
+{
+	struct script_ctx *x = ctx;
+	(void)s;
+	x->res->samples++;
+	if (x->o->stats)
+		return 0;
+	if (x->info.n < x->attrs->v.n) { /* pipe mode: attrs arrive in the stream */
+		int err = add_attrs(x);
+		if (err) {
+			x->res->field_error = true;
+			return err;
+		}
+	}
+	return print_sample(x, smp);
+}
+
+static int on_end(void *ctx, struct session *s)
+{
+	struct script_ctx *x = ctx;
+	x->res->partial = s->partial;
+	if (x->o->stats)
+		print_stats(x->o->out, perf_reader_stats(s->r));
+	return 0;
+}
+
+/* The samples as perf script prints them (or the record statistics). */
+static int run_samples(struct script_ctx *x)
+{
+	const struct script_run_opts *o = x->o;
+	x->frames_cap = FRAMES_CAP;
+	XALLOC_ARRAY(x->frames, x->frames_cap);
+	int err = 0;
+	if (x->h->pipe_mode && !o->stats)
+		err = check_pipe_fields(x);
+	if (!err && !o->stats && x->attrs->v.n)
+		err = add_attrs(x);
+	if (err) {
+		x->res->field_error = true;
+		return err;
+	}
+	/* Stacks are unwound on demand, on this thread: only DWARF samples
+	 * whose callchain prints need it, and the reading stays in step with
+	 * the output (a reader ahead would hold the input's records). */
+	struct session_consumer c = {
+		.ctx = x,
+		.on_sample = on_sample,
+		.on_end = on_end,
+	};
+	return session_run(x->s, &c);
 }
 
 int script_run(const struct script_run_opts *o, struct script_run_result *res)
 {
 	memset(res, 0, sizeof(*res));
-	struct script_ctx x = { .o = o };
+	struct script_ctx x = { .o = o, .res = res };
 	buf_init(&x.trace, 1u << 20);
 	script_fields_init(&x.fields);
 	for (size_t i = 0; i < o->nfields; i++) {
 		int err = script_fields_parse(&x.fields, o->fields[i]);
 		if (err) {
 			res->field_error = true;
+			buf_release(&x.trace);
 			return err;
 		}
 	}
-	struct perf_reader *r;
 	struct perf_reader_opts ro = { 0 };
 	if (o->header) {
 		ro.on_feature = print_pipe_feature;
 		ro.on_feature_arg = &x;
 	}
-	int err = perf_reader_open(&r, o->input, &ro);
-	if (err)
+	struct session s;
+	struct session_opts so = {
+		.input = o->input,
+		.env = o->env,
+		.accept = SESSION_ACCEPT_PERFDATA,
+		.symfs = o->symfs,
+		.debug_dir = o->debug_dir,
+		.no_demangle = o->no_demangle,
+		.perf_kallsyms = !o->stats,
+		.reader = &ro,
+	};
+	int err = session_open(&s, &so);
+	if (err) {
+		buf_release(&x.trace);
 		return err;
-	x.h = perf_reader_info(r);
-	x.attrs = perf_reader_attrs(r);
-	if (o->header || o->header_only) {
+	}
+	x.s = &s;
+	x.h = s.h;
+	x.attrs = s.attrs;
+	x.strs = s.strs;
+	x.dsos = &s.dsos;
+	x.m = &s.m;
+	x.sz = &s.sz;
+	if (o->header || o->header_only)
 		print_header(&x);
-		if (o->header_only) {
-			perf_reader_free(r);
-			return 0;
-		}
-	}
-	strtab_init(&x.strs);
-	dso_set_init(&x.dsos);
-	x.dsos.symfs = o->symfs;
-	x.dsos.debug_dir = o->debug_dir;
-	x.dsos.env = o->env;
-	dso_set_use_kallsyms(&x.dsos, kallsyms_usable(x.h));
-	x.dsos.vdso_always = true;
-	for (size_t i = 0; i < x.h->nbuild_ids; i++)
-		if (x.h->build_ids[i].filename[0] == '/' ||
-		    (!strcmp(x.h->build_ids[i].filename, "[vdso]") && x.h->build_ids[i].size))
-			dso_set_expect_build_id(&x.dsos, x.h->build_ids[i].filename,
-						x.h->build_ids[i].id, x.h->build_ids[i].size);
-	machine_init(&x.m, &x.strs, &x.dsos);
-	x.m.keep_maps_on_exec = true; /* perf keeps them: execve's own samples resolve */
-	symbolizer_init(&x.sz, &x.m, &x.strs);
-	x.sz.no_demangle = o->no_demangle;
-	unwinder_init(&x.uw, &x.m);
-	unwinder_set_arch(&x.uw, x.h->arch);
-	if (!o->stats)
-		kallsyms_prefetch(&x);
-	x.stack = xmalloc(sizeof(*x.stack));
-	x.frames_cap = FRAMES_CAP;
-	XALLOC_ARRAY(x.frames, x.frames_cap);
-
-	/* A pipe's events are not known yet when perf checks a typed -F: it finds none. */
-	for (int t = 0; x.h->pipe_mode && !o->stats && t < SCRIPT_T_MAX; t++) {
-		if (x.fields.user_set[t] && !x.fields.wildcard_set[t] && t != SCRIPT_T_SYNTH) {
-			err = err_set(-EINVAL,
-				      "%s events do not exist. Remove corresponding -F option "
-				      "to proceed.",
-				      script_type_name(t));
-			res->field_error = true;
-			goto out;
-		}
-	}
-	if (!o->stats && x.attrs->v.n) {
-		err = add_attrs(&x);
-		if (err) {
-			res->field_error = true;
-			goto out;
-		}
-	}
-	struct event ev;
-	int rc;
-	while ((rc = perf_reader_next(r, &ev)) == 1) {
-		if (ev.type != PERF_RECORD_SAMPLE) {
-			note_kernel_mmap(&x, &ev);
-			machine_apply(&x.m, &ev);
-			continue;
-		}
-		res->samples++;
-		if (o->stats)
-			continue;
-		if (x.info.n < x.attrs->v.n) { /* pipe mode: attrs arrive in the stream */
-			err = add_attrs(&x);
-			if (err) {
-				res->field_error = true;
-				goto out;
-			}
-		}
-		err = print_sample(&x, &ev);
-		if (err)
-			goto out;
-	}
-	res->partial = perf_reader_partial(r) || rc < 0;
-	if (o->stats)
-		print_stats(o->out, perf_reader_stats(r));
-out:
+	if (!o->header_only)
+		err = run_samples(&x);
 	ctx_release(&x);
-	perf_reader_free(r);
+	session_close(&s);
 	return err;
 }

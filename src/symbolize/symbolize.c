@@ -41,11 +41,11 @@ void symbolizer_release(struct symbolizer *s)
 static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct sym *out)
 {
 	const struct kallsyms *ks = dso_kallsyms(s->m->dsos);
-	uint64_t start;
-	const char *name = ks ? kallsyms_lookup(ks, ip, &start, NULL) : NULL;
+	uint64_t start, at = ip + s->m->dsos->ksyms_delta; /* relocated (dso.h) */
+	const char *name = ks ? kallsyms_lookup(ks, at, &start, NULL) : NULL;
 	if (name) {
 		out->name = strtab_intern_str(s->strs, name);
-		out->symoff = ip - start;
+		out->symoff = at - start;
 	}
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Inputs that are not regular files (RELIABILITY.md P22, O11): /dev/zero
 # and endless NUL bytes on stdin fail the magic check at once (exit 3),
-# never read up to the 4 GiB text cap; a directory is exit 1; a named FIFO
+# never read up to the 4 GiB text cap; a directory is exit 3; a named FIFO
 # holding a perf.data is refused with a hint (stdin streams instead); and
 # stdout closed early (`kiln script | head -1`) ends quietly, as perf does;
 # a header with data size 0 is read to the end of the file as partial.
@@ -14,12 +14,12 @@ for cmd in collapse "flame -o $T/z.svg -i"; do
 	[ "$(code "$KILN" $cmd /dev/zero)" = 3 ] || fail "kiln $cmd /dev/zero: not exit 3: $(cat "$T/err")"
 	grep -q "/dev/zero" "$T/err" || fail "kiln $cmd /dev/zero: message does not name it"
 done
-[ "$(code "$KILN" script -i /dev/zero)" = 1 ] || fail "script -i /dev/zero: not exit 1: $(cat "$T/err")"
+[ "$(code "$KILN" script -i /dev/zero)" = 3 ] || fail "script -i /dev/zero: not exit 3: $(cat "$T/err")"
 grep -q "not a regular file" "$T/err" || fail "script -i /dev/zero: $(cat "$T/err")"
 [ "$(timeout 20 "$KILN" collapse - </dev/zero >/dev/null 2>"$T/err"; echo $?)" = 3 ] ||
 	fail "NUL bytes on stdin: not exit 3: $(cat "$T/err")"
 grep -q "not a perf.data file, nor perf script output" "$T/err" || fail "stdin zeros: $(cat "$T/err")"
-[ "$(code "$KILN" collapse "$T")" = 1 ] || fail "a directory: not exit 1: $(cat "$T/err")"
+[ "$(code "$KILN" collapse "$T")" = 3 ] || fail "a directory: not exit 3: $(cat "$T/err")"
 
 mkfifo "$T/fifo"
 cat "$data" >"$T/fifo" &
@@ -43,5 +43,6 @@ grep -q "^burn;" "$T/out" || fail "data size 0: no stacks from the data"
 
 # stdout closed early: no message, status 0 or SIGPIPE's 141.
 "$KILN" script -i "$data" 2>"$T/err" | head -1 >/dev/null
-[ -s "$T/err" ] && fail "stdout closed early: stderr says: $(cat "$T/err")"
+# (The recording's binary may be missing here: that warning is not about stdout.)
+grep -v ': no symbols: ' "$T/err" | grep -q . && fail "stdout closed early: stderr says: $(cat "$T/err")"
 echo "ok: device, NUL stdin, directory, FIFO, closed stdout"

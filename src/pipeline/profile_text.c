@@ -1,0 +1,48 @@
+/*
+ * profile_text: the text inputs of a session into a stack trie (pipeline,
+ * L8): perf script text by stackcollapse-perf.pl's rules
+ * (aggregate/scripttext.h), folded stacks by flamegraph.pl's
+ * (aggregate/foldedtext.h). The caller reports what the stats say.
+ */
+#include "pipeline/profile.h"
+
+#include <string.h>
+
+void profile_text_script(const struct session *s, const struct profile_opts *o,
+			 const struct scripttext_opts *so, struct trie *t,
+			 struct scripttext_stats *st)
+{
+	struct strtab *strs = t->names;
+	scripttext_parse(s->text, s->text_len, so, strs, t, st);
+	trie_sort(t);
+	if (o->reverse) {
+		struct trie r;
+		trie_init(&r, strs);
+		trie_reverse(t, &r);
+		trie_sort(&r);
+		trie_release(t);
+		*t = r;
+	}
+}
+
+bool profile_text_unusable(const struct scripttext_stats *st)
+{
+	/* No sample header, or lines of something else outnumbering the
+	 * text's own: not perf script output (a config file, a log). */
+	return st->headers == 0 || st->unrecognized > st->headers + st->frame_lines;
+}
+
+void profile_text_folded(const struct session *s, const struct profile_opts *o, struct trie *t,
+			 struct profile_folded *out, struct foldedtext_stats *st)
+{
+	struct foldedtext_opts fo = {
+		.frac_digits = foldedtext_frac_digits(s->text, s->text_len),
+		.reverse = o->reverse,
+		.chart = o->chart,
+	};
+	memset(out, 0, sizeof(*out));
+	foldedtext_parse(s->text, s->text_len, &fo, t->names, t, &out->first, st);
+	out->divisor = 1;
+	for (unsigned i = 0; i < fo.frac_digits; i++)
+		out->divisor *= 10;
+}

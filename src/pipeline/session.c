@@ -1,0 +1,227 @@
+/*
+ * session: an input opened, set up and run under one set of rules
+ * (pipeline, L8). See session.h.
+ */
+#include "pipeline/session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "aggregate/foldedtext.h"
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "pipeline/readahead.h"
+#include "pipeline/session_int.h"
+
+void session_dsos_init(struct dso_set *d, const struct perf_header_info *h,
+		       const struct session_files *f, bool kallsyms)
+{
+	dso_set_init(d);
+	d->symfs = f->symfs;
+	d->debug_dir = f->debug_dir;
+	d->env = f->env;
+	dso_set_use_kallsyms(d, kallsyms);
+	d->vdso_always = true;
+	/* Files by path; [vdso] when an id was recorded for it. */
+	for (size_t i = 0; i < h->nbuild_ids; i++)
+		if (h->build_ids[i].filename[0] == '/' ||
+		    (!strcmp(h->build_ids[i].filename, "[vdso]") && h->build_ids[i].size))
+			dso_set_expect_build_id(d, h->build_ids[i].filename, h->build_ids[i].id,
+						h->build_ids[i].size);
+}
+
+void session_machine_init(struct machine *m, struct strtab *strs, struct dso_set *d)
+{
+	machine_init(m, strs, d);
+	m->keep_maps_on_exec = true; /* perf keeps them: execve's own samples resolve */
+}
+
+/* Set up what resolving a perf.data needs (at session_run: a header
+ * listing needs none of it, nor its messages). */
+static void setup(struct session *s)
+{
+	const struct session_opts *o = &s->o;
+	s->ksyms_usable = session_kallsyms_usable(s->h);
+	struct session_files f = { o->symfs, o->debug_dir, o->env };
+	/* symbolize() reads kallsyms itself unless perf's table is used. */
+	session_dsos_init(&s->dsos, s->h, &f, s->ksyms_usable);
+	session_machine_init(&s->m, s->strs, &s->dsos);
+	symbolizer_init(&s->sz, &s->m, s->strs);
+	s->sz.no_demangle = o->no_demangle;
+	s->sz.src.names_only = o->names_only;
+	unwinder_init(&s->uw, &s->m);
+	unwinder_set_arch(&s->uw, s->h->arch);
+	s->stack = xmalloc(sizeof(*s->stack)); /* 16 KiB: off the C stack */
+	s->ready = true;
+}
+
+int session_open(struct session *s, const struct session_opts *o)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = *o;
+	s->input = o->input;
+	s->name = strcmp(o->input, "-") ? o->input : "<stdin>";
+	unsigned accept = o->accept ? o->accept : SESSION_ACCEPT_PERFDATA;
+	s->in = xcalloc(1, sizeof(*s->in));
+	int err = session_input_open(o->input, o->stdin_hint, accept == SESSION_ACCEPT_PERFDATA,
+				     s->in);
+	if (err)
+		goto fail;
+	if (s->in->perfdata) {
+		s->kind = SESSION_PERFDATA;
+		err = perf_reader_open(&s->r, o->input, o->reader);
+		if (err)
+			goto fail;
+		s->h = perf_reader_info(s->r);
+		s->attrs = perf_reader_attrs(s->r);
+		if (o->strs) {
+			s->strs = o->strs;
+		} else {
+			strtab_init(&s->own_strs);
+			s->strs = &s->own_strs;
+		}
+		return 0;
+	}
+	s->text = s->in->data;
+	s->text_len = s->in->len;
+	if (!s->text_len) {
+		err = err_set(-ENODATA, "empty file");
+		goto fail;
+	}
+	if ((accept & SESSION_ACCEPT_FOLDED) && foldedtext_detect(s->text, s->text_len))
+		s->kind = SESSION_FOLDED;
+	else
+		s->kind = SESSION_SCRIPT_TEXT;
+	if (!(accept & (1u << s->kind))) {
+		err = err_set(-EINVAL, "not a perf.data file");
+		goto fail;
+	}
+	return 0;
+fail:
+	session_close(s);
+	return err;
+}
+
+/* Read and unwind on a second thread (readahead.h) for a file input (pipe
+ * mode adds attrs while reading) of at least READAHEAD_MIN bytes when
+ * there is a second CPU: the thread opens the binaries a second time,
+ * which small inputs do not repay. KILN_THREADS=1 never, =2 always (for
+ * a file). The output is the same either way. */
+#define READAHEAD_MIN ((off_t)32 << 20)
+
+static bool use_readahead(const struct session *s)
+{
+	struct stat st;
+	int threads = s->o.env ? s->o.env->threads : 0;
+	/* Not for a foreign architecture's file either (nothing to unwind
+	 * there, and its one warning is the main thread's to give: the
+	 * reader thread is quiet). */
+	if (s->h->pipe_mode || threads == 1 || s->uw.foreign_arch)
+		return false;
+	if (threads == 2)
+		return true;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1 && stat(s->input, &st) == 0 &&
+	       st.st_size >= READAHEAD_MIN;
+}
+
+const struct unwind_stack *session_stack(struct session *s, const struct session_sample *smp)
+{
+	if (!s->stack_done) { /* with a readahead, its thread unwound it */
+		unwinder_sample(&s->uw, smp->ev, s->stack);
+		s->stack_done = true;
+	}
+	return s->stack;
+}
+
+int session_run(struct session *s, const struct session_consumer *c)
+{
+	struct event ev;
+	int rc, err = 0;
+	if (!s->ready)
+		setup(s);
+	session_kernel_start(s);
+	if (c->unwind_all && use_readahead(s)) {
+		struct session_files f = { s->o.symfs, s->o.debug_dir, s->o.env };
+		s->ra = readahead_start(s->r, true, &f);
+	}
+	while ((rc = s->ra ? readahead_next(s->ra, &ev, s->stack) : perf_reader_next(s->r, &ev)) ==
+	       1) {
+		if (ev.type != PERF_RECORD_SAMPLE) {
+			session_kernel_note(s, &ev);
+			machine_apply(&s->m, &ev);
+			if (c->on_event && (err = c->on_event(c->ctx, s, &ev)) < 0)
+				break;
+			continue;
+		}
+		uint64_t st = ev.attr ? ev.attr->attr.sample_type : 0;
+		struct session_sample smp = {
+			.ev = &ev,
+			.th = machine_thread(&s->m, ev.sid.pid, ev.sid.tid),
+			.dwarf = (st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER),
+		};
+		s->stack_done = s->ra != NULL;
+		if (c->on_sample && (err = c->on_sample(c->ctx, s, &smp)) < 0)
+			break;
+	}
+	readahead_stop(s->ra);
+	s->ra = NULL;
+	if (err < 0)
+		return err;
+	s->partial = perf_reader_partial(s->r) || rc < 0;
+	if (s->partial)
+		err_restore(perf_reader_error(s->r));
+	return c->on_end ? c->on_end(c->ctx, s) : 0;
+}
+
+bool session_text_faulted(struct session *s, uint64_t *offset)
+{
+	return s->in && session_input_faulted(s->in, offset);
+}
+
+void session_close(struct session *s)
+{
+	readahead_stop(s->ra);
+	s->ra = NULL;
+	session_kernel_release(s);
+	if (s->ready) {
+		free(s->stack);
+		unwinder_release(&s->uw);
+		symbolizer_release(&s->sz);
+		machine_release(&s->m);
+		dso_set_release(&s->dsos);
+		s->ready = false;
+	}
+	if (s->strs == &s->own_strs)
+		strtab_release(&s->own_strs);
+	s->strs = NULL;
+	perf_reader_free(s->r);
+	s->r = NULL;
+	if (s->in) {
+		session_input_close(s->in);
+		free(s->in);
+		s->in = NULL;
+	}
+	s->text = NULL;
+	s->text_len = 0;
+}
+
+enum session_status session_status_of(int err)
+{
+	switch (err) {
+	case 0:
+		return SESSION_OK;
+	case -EBADMSG: /* corrupt or truncated header, not a perf.data */
+	case -EINVAL:  /* not a kind kiln reads; not a regular file */
+	case -EFBIG:   /* larger than kiln reads */
+	case -EISDIR:
+	case -ENODATA: /* empty, or no samples */
+	case -ENOEXEC:
+	case -EPROTO:
+		return SESSION_UNUSABLE;
+	default:
+		return SESSION_FAILED;
+	}
+}
