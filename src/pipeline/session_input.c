@@ -185,8 +185,8 @@ static int open_regular(int fd, bool is_stdin, const struct stat *st, const char
 }
 
 /* A pipe or FIFO: what is read is gone, so read the magic for real. */
-static int open_stream(int fd, bool is_stdin, const char *path, const char *name,
-		       const char *hint, struct session_input *in)
+static int open_stream(int fd, bool is_stdin, const char *name, const char *hint,
+		       struct session_input *in)
 {
 	size_t cap = 1 << 20;
 	in->data = xmalloc(cap);
@@ -202,8 +202,8 @@ static int open_stream(int fd, bool is_stdin, const char *path, const char *name
 	}
 	if (in->len == PERF_MAGIC_LEN && is_perf_magic(in->data)) {
 		if (!is_stdin)
-			return err_set(-EINVAL, "'%s' is a perf.data but not a regular file; pipe it into %s",
-				       path, hint ? hint : "standard input ('-')");
+			return err_set(-EINVAL, "a perf.data but not a regular file; pipe it into %s",
+				       hint ? hint : "standard input ('-')");
 		int err = relay_stdin(in->data, in->len, &in->relay);
 		if (!err)
 			in->perfdata = true;
@@ -238,17 +238,16 @@ int session_input_open(const char *path, const char *hint, bool perfdata_only,
 		err = err_set(-errno, "cannot stat '%s': %s", name, strerror(errno));
 	} else if (!is_stdin && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
 		/* /dev/zero or /dev/urandom would be read as text without end. */
-		err = err_set(-EINVAL, "'%s' is a device, not a perf.data or perf script text", path);
+		err = err_set(-EINVAL, "a device, not a perf.data or text");
 	} else if (!is_stdin && S_ISDIR(st.st_mode)) {
-		err = err_set(-EISDIR, "'%s' is a directory, not a perf.data or perf script text",
-			      path);
+		err = err_set(-EISDIR, "a directory, not a perf.data or text");
 	} else if (!is_stdin && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-		err = err_set(-EINVAL, "'%s' is not a regular file", path);
+		err = err_set(-EINVAL, "not a regular file");
 	} else {
 		if (!is_stdin)
 			(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		err = S_ISREG(st.st_mode) ? open_regular(fd, is_stdin, &st, name, in)
-					  : open_stream(fd, is_stdin, path, name, hint, in);
+					  : open_stream(fd, is_stdin, name, hint, in);
 	}
 	if (!is_stdin)
 		close(fd);
