@@ -9,7 +9,6 @@
 
 #include "base/err.h"
 #include "base/ofile.h"
-#include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/profile_cli.h"
 #include "output/export.h"
@@ -64,6 +63,85 @@ static bool frame_source(void *ctx, uint32_t name, uint8_t kind, struct export_s
 	return true;
 }
 enum fmt { FMT_NONE, FMT_SPEEDSCOPE, FMT_PPROF, FMT_FOLDED };
+
+/*
+ * What each format needs loaded: speedscope a profile per thread unless
+ * merged or the frames were chosen; pprof the events' periods (a second
+ * sample type); pprof and speedscope from a perf.data also addresses,
+ * source lines and inline frames (for every user frame, unless
+ * --no-inline or --inline chose), aggregated beside the trie
+ * (aggregate/locprof.h) over 'strs'.
+ */
+static void configure(struct profile_cli *pc, enum fmt fmt, bool merge, bool frame_opt,
+		      struct locprof *lp, struct strtab *strs)
+{
+	if (fmt == FMT_SPEEDSCOPE && !merge && !frame_opt)
+		pc->po.frames.with_tid = true;
+	pc->po.periods = fmt == FMT_PPROF;
+	if (fmt == FMT_PPROF || fmt == FMT_SPEEDSCOPE) {
+		if (pc->po.inline_mode == PROFILE_INLINE_DWARF)
+			pc->po.inline_mode = PROFILE_INLINE_ALL;
+		pc->po.locprof = lp;
+	}
+	strtab_init(strs);
+	locprof_init(lp, strs);
+	lp->want_samples = fmt == FMT_PPROF;
+	lp->want_sources = fmt == FMT_SPEEDSCOPE;
+	lp->inlines = pc->po.inline_mode != PROFILE_INLINE_NONE;
+}
+
+/* The writers' options: the profile's name, its periods, speedscope's sources. */
+static void export_options(const struct profile_cli *pc, enum fmt fmt, bool merge,
+			   const struct graph_input *gi, struct locprof *lp,
+			   struct export_opts *eo)
+{
+	*eo = (struct export_opts){ .merge = merge, .divisor = gi->divisor };
+	bool perfdata = gi->kind == GRAPH_INPUT_PERFDATA;
+	if (pc->st.periods && pc->st.event[0]) {
+		eo->values2 = pc->st.periods;
+		eo->nvalues2 = pc->st.nperiods;
+	}
+	if ((pc->st.periods || (fmt == FMT_PPROF && perfdata)) && pc->st.event[0]) {
+		eo->type2 = pc->st.event;
+		eo->unit2 = pc->st.event_time ? "nanoseconds" : "count";
+	}
+	if (fmt == FMT_SPEEDSCOPE && perfdata) {
+		eo->src = frame_source;
+		eo->src_ctx = lp;
+	}
+	const char *base = strrchr(pc->po.input, '/');
+	eo->name = base ? base + 1 : pc->po.input;
+}
+
+/* Write 'out' whole or not at all; -1 with the message printed. */
+static int write_export(const char *out, enum fmt fmt, const struct trie *t,
+			const struct locprof *lp, const struct graph_input *gi,
+			const struct export_opts *eo)
+{
+	struct ofile of;
+	memset(&of, 0, sizeof(of));
+	int err = ofile_open(&of, out);
+	if (!err) {
+		if (fmt == FMT_SPEEDSCOPE)
+			err = speedscope_write(of.f, t, eo);
+		else if (fmt == FMT_PPROF && gi->kind == GRAPH_INPUT_PERFDATA)
+			err = pprof_write_locprof(of.f, lp, eo);
+		else if (fmt == FMT_PPROF)
+			err = pprof_write(of.f, t, eo);
+		else
+			err = folded_write_ex(of.f, t, gi->first, gi->divisor);
+		if (err)
+			err_set(err, "cannot write '%s'", out);
+		else
+			err = ofile_commit(&of);
+	}
+	if (!err)
+		return 0;
+	if (of.f)
+		ofile_abort(&of);
+	cli_error_last(NULL);
+	return -1;
+}
 
 int cmd_export(int argc, char **argv, const struct kiln_env *env)
 {
@@ -130,75 +208,17 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 				"See 'kiln export --help'.\n");
 		return KILN_EXIT_USAGE;
 	}
-	/* speedscope: a profile per thread unless merged or the frames were chosen. */
-	if (fmt == FMT_SPEEDSCOPE && !merge && !frame_opt)
-		pc.po.frames.with_tid = true;
-	/* pprof: a second sample type, the events' periods (perf.data input). */
-	pc.po.periods = fmt == FMT_PPROF;
-	/*
-	 * pprof and speedscope from a perf.data: addresses, source lines and
-	 * inline frames (for every user frame, unless --no-inline or --inline
-	 * chose), aggregated beside the trie (aggregate/locprof.h).
-	 */
-	struct locprof lp;
-	bool by_addr = fmt == FMT_PPROF || fmt == FMT_SPEEDSCOPE;
-	if (by_addr) {
-		if (pc.po.inline_mode == PROFILE_INLINE_DWARF)
-			pc.po.inline_mode = PROFILE_INLINE_ALL;
-		pc.po.locprof = &lp;
-	}
-
 	struct strtab strs;
 	struct trie t;
 	struct graph_input gi;
-	/* The strtab is initialised by the load; the locprof needs it first. */
-	strtab_init(&strs);
-	locprof_init(&lp, &strs);
-	lp.want_samples = fmt == FMT_PPROF;
-	lp.want_sources = fmt == FMT_SPEEDSCOPE;
-	lp.inlines = pc.po.inline_mode != PROFILE_INLINE_NONE;
+	struct locprof lp;
+	configure(&pc, fmt, merge, frame_opt, &lp, &strs);
 	int code = profile_cli_load_graph(&pc, &strs, &t, &gi);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
-		struct export_opts eo = { .merge = merge, .divisor = gi.divisor };
-		if (pc.st.periods && pc.st.event[0]) {
-			eo.values2 = pc.st.periods;
-			eo.nvalues2 = pc.st.nperiods;
-			eo.type2 = pc.st.event;
-			eo.unit2 = pc.st.event_time ? "nanoseconds" : "count";
-		}
-		if (fmt == FMT_SPEEDSCOPE && gi.kind == GRAPH_INPUT_PERFDATA) {
-			eo.src = frame_source;
-			eo.src_ctx = &lp;
-		}
-		if (fmt == FMT_PPROF && gi.kind == GRAPH_INPUT_PERFDATA && pc.st.event[0]) {
-			eo.type2 = pc.st.event;
-			eo.unit2 = pc.st.event_time ? "nanoseconds" : "count";
-		}
-		const char *base = strrchr(pc.po.input, '/');
-		eo.name = base ? base + 1 : pc.po.input;
-		struct ofile of;
-		memset(&of, 0, sizeof(of));
-		int err = ofile_open(&of, out);
-		if (!err) {
-			if (fmt == FMT_SPEEDSCOPE)
-				err = speedscope_write(of.f, &t, &eo);
-			else if (fmt == FMT_PPROF && gi.kind == GRAPH_INPUT_PERFDATA)
-				err = pprof_write_locprof(of.f, &lp, &eo);
-			else if (fmt == FMT_PPROF)
-				err = pprof_write(of.f, &t, &eo);
-			else
-				err = folded_write_ex(of.f, &t, gi.first, gi.divisor);
-			if (err)
-				err_set(err, "cannot write '%s'", out);
-			else
-				err = ofile_commit(&of);
-		}
-		if (err) {
-			if (of.f)
-				ofile_abort(&of);
-			cli_error_last(NULL);
+		struct export_opts eo;
+		export_options(&pc, fmt, merge, &gi, &lp, &eo);
+		if (write_export(out, fmt, &t, &lp, &gi, &eo))
 			code = KILN_EXIT_FAIL;
-		}
 	}
 	free(gi.first);
 	profile_stats_release(&pc.st);
