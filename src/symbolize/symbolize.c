@@ -88,7 +88,6 @@ static uint32_t display_name_id(struct symbolizer *s, uint32_t raw)
 	return id;
 }
 
-
 /* Anonymous code of process 'pid': its JIT map, by absolute address (perf
  * shows JIT names as the runtime wrote them, not demangled). */
 static void resolve_jit(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym *out)
