@@ -147,7 +147,9 @@ void locprof_sample(struct locprof *lp, uint32_t comm, uint32_t pid, uint32_t ti
 void locprof_note_source(struct locprof *lp, struct symbolizer *sz, uint32_t name,
 			 const struct sym *sym, const struct sym_line *lines, size_t n, size_t i)
 {
-	if (i >= n || hashmap_get(&lp->src_of, name, NULL))
+	/* A line addr2line knows nothing of (kernel, JIT) leaves the name
+	 * free for a function met later. */
+	if (i >= n || !lines[i].nrec || hashmap_get(&lp->src_of, name, NULL))
 		return;
 	struct lp_src src = decl_of(lp, sz, sym, &lines[i]);
 	hashmap_put(&lp->src_of, name, lp->srcs.n);
