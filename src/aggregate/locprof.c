@@ -58,11 +58,11 @@ uint32_t locprof_mapping(struct locprof *lp, uint32_t dso, uint64_t start, uint6
 	return (uint32_t)lp->maps.n;
 }
 
-/* The declaration of the function of record i (cached per (dso, raw name, file)). */
+/* The declaration of the function of a line (cached per (dso, raw name, file)). */
 static struct lp_src decl_of(struct locprof *lp, struct symbolizer *sz, const struct sym *sym,
-			     const struct sym_line *lines, size_t n, size_t i)
+			     const struct sym_line *l)
 {
-	uint32_t raw = lines[i].raw, file = lines[i].file;
+	uint32_t raw = l->raw, file = l->file;
 	uint64_t h = hash_mix2(hash_mix2(sym->dso, raw), file), v;
 	for (;; h++) {
 		if (!hashmap_get(&lp->decl_of, h, &v))
@@ -71,15 +71,18 @@ static struct lp_src decl_of(struct locprof *lp, struct symbolizer *sz, const st
 		if (e->dso == sym->dso && e->raw == raw && e->file == file)
 			return e->decl;
 	}
-	/* Unknown yet: read the declarations at this address, one per record
-	 * when DWARF has as many function scopes as addr2line gave records. */
-	struct srcline_decl d[SRCLINE_MAX_INLINE];
-	size_t nd = symbolize_decls(sz, sym, d, SRCLINE_MAX_INLINE);
+	/* Unknown yet: read the declarations at this address, one per
+	 * addr2line record when DWARF has as many function scopes as
+	 * addr2line gave records. */
 	struct lp_src src = { file == SRCLINE_NONE ? LOCPROF_NONE : file, 0 };
-	if (nd == n) {
-		if (d[i].file != SRCLINE_NONE)
-			src.file = d[i].file;
-		src.line = d[i].line;
+	if (l->nrec) {
+		struct srcline_decl d[SRCLINE_MAX_INLINE];
+		size_t nd = symbolize_decls(sz, sym, d, SRCLINE_MAX_INLINE);
+		if (nd == l->nrec && l->rec < nd) {
+			if (d[l->rec].file != SRCLINE_NONE)
+				src.file = d[l->rec].file;
+			src.line = d[l->rec].line;
+		}
 	}
 	struct lp_decl_entry e = { sym->dso, raw, file, src };
 	hashmap_put(&lp->decl_of, h, lp->decls.n);
@@ -87,23 +90,16 @@ static struct lp_src decl_of(struct locprof *lp, struct symbolizer *sz, const st
 	return src;
 }
 
-static void add_line(struct locprof *lp, uint32_t name, uint32_t raw, struct lp_src decl,
-		     uint32_t line)
-{
-	struct lp_line l = { name, raw, decl.file, line, decl.line };
-	VEC_PUSH(&lp->lines, l);
-}
-
+/* The location's lines: the frames folded stacks show for the address
+ * (symbolize_lines), so pprof names every address as they do. */
 static void read_lines(struct locprof *lp, struct symbolizer *sz, const struct sym *sym)
 {
 	struct sym_line ln[SRCLINE_MAX_INLINE];
-	size_t n = symbolize_lines(sz, sym, ln, SRCLINE_MAX_INLINE);
-	if (n) {
-		/* Without inline frames, the function that holds the address alone. */
-		for (size_t i = lp->inlines ? 0 : n - 1; i < n; i++)
-			add_line(lp, ln[i].name, ln[i].raw, decl_of(lp, sz, sym, ln, n, i), ln[i].line);
-	} else if (sym->name != SYM_NONE) {
-		add_line(lp, sym->name, sym->name, (struct lp_src){ LOCPROF_NONE, 0 }, 0);
+	size_t n = symbolize_lines(sz, sym, lp->inlines, ln, SRCLINE_MAX_INLINE);
+	for (size_t i = 0; i < n; i++) {
+		struct lp_src decl = decl_of(lp, sz, sym, &ln[i]);
+		struct lp_line l = { ln[i].name, ln[i].raw, decl.file, ln[i].line, decl.line };
+		VEC_PUSH(&lp->lines, l);
 	}
 }
 
@@ -151,9 +147,11 @@ void locprof_sample(struct locprof *lp, uint32_t comm, uint32_t pid, uint32_t ti
 void locprof_note_source(struct locprof *lp, struct symbolizer *sz, uint32_t name,
 			 const struct sym *sym, const struct sym_line *lines, size_t n, size_t i)
 {
-	if (i >= n || hashmap_get(&lp->src_of, name, NULL))
+	/* A line addr2line knows nothing of (kernel, JIT) leaves the name
+	 * free for a function met later. */
+	if (i >= n || !lines[i].nrec || hashmap_get(&lp->src_of, name, NULL))
 		return;
-	struct lp_src src = decl_of(lp, sz, sym, lines, n, i);
+	struct lp_src src = decl_of(lp, sz, sym, &lines[i]);
 	hashmap_put(&lp->src_of, name, lp->srcs.n);
 	VEC_PUSH(&lp->srcs, src);
 }

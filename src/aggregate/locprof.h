@@ -6,9 +6,12 @@
  *  - mappings: a binary's place in a process (start, limit, file offset,
  *    dso), one per distinct (dso, start, limit, offset);
  *  - locations: one per (mapping, sampled address), each with its source
- *    lines, innermost first: the inlined calls at that address, then the
- *    function that holds them (file:line from symbolize_lines, function
- *    declarations from symbolize_decls, cached per function);
+ *    lines, innermost first: the frames folded stacks show for the
+ *    address (symbolize_lines: the inlined calls there, then the function
+ *    that holds them; without inlines, the symbol alone; nothing for an
+ *    address past the end of every symbol), named as folded stacks name
+ *    them, with file:line and the functions' declarations
+ *    (symbolize_decls, cached per function);
  *  - samples: one per distinct (comm, pid, tid, location stack), stacks
  *    leaf first, with a count and the events' period sum;
  *  - sources: by frame name (strtab id), the declaration of the first
@@ -76,7 +79,8 @@ struct locprof {
 	struct strtab *strs; /* borrowed */
 	bool want_samples;   /* build mappings, locations, samples */
 	bool want_sources;   /* build sources */
-	bool inlines;        /* locations keep inlined calls as lines (else the function's alone) */
+	bool inlines;        /* locations keep inlined calls as lines (else the symbol's alone),
+			      * as the trie's frames do */
 	VEC(struct lp_mapping) maps;
 	VEC(struct lp_location) locs;
 	VEC(struct lp_line) lines;
@@ -105,7 +109,7 @@ uint32_t locprof_location(struct locprof *lp, struct symbolizer *sz, uint32_t ma
 void locprof_sample(struct locprof *lp, uint32_t comm, uint32_t pid, uint32_t tid,
 		    const uint32_t *locs, size_t n, uint64_t period);
 /*
- * Note the source of frame name 'name', the function of record 'i' of the
+ * Note the source of frame name 'name', the function of line 'i' of the
  * n lines symbolize_lines gave for 'sym', unless the name has one already.
  */
 void locprof_note_source(struct locprof *lp, struct symbolizer *sz, uint32_t name,

@@ -205,11 +205,9 @@ static void note_source(struct locprof *lp, struct symbolizer *sz, uint32_t name
 	if (sym->name == SYM_NONE || locprof_source(lp, name))
 		return;
 	struct sym_line ln[SRCLINE_MAX_INLINE];
-	size_t nl = symbolize_lines(sz, sym, ln, SRCLINE_MAX_INLINE);
-	if (nl && nl == k)
+	size_t nl = symbolize_lines(sz, sym, k > 1, ln, SRCLINE_MAX_INLINE);
+	if (nl == k)
 		locprof_note_source(lp, sz, name, sym, ln, nl, nl - 1 - j);
-	else if (nl && k == 1)
-		locprof_note_source(lp, sz, name, sym, ln, nl, nl - 1);
 }
 
 /* The location of one frame of a sample (locprof), appended to 'locs'. */

@@ -44,7 +44,7 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct sym *out)
 	uint64_t start, at = ip + s->m->dsos->ksyms_delta; /* relocated (dso.h) */
 	const char *name = ks ? kallsyms_lookup(ks, at, &start, NULL) : NULL;
 	if (name) {
-		out->name = strtab_intern_str(s->strs, name);
+		out->raw = out->name = strtab_intern_str(s->strs, name);
 		out->symoff = at - start;
 	}
 }
@@ -88,11 +88,6 @@ static uint32_t display_name_id(struct symbolizer *s, uint32_t raw)
 	return id;
 }
 
-static uint32_t display_name(struct symbolizer *s, const char *name)
-{
-	return display_name_id(s, strtab_intern_str(s->strs, name));
-}
-
 /* Anonymous code of process 'pid': its JIT map, by absolute address (perf
  * shows JIT names as the runtime wrote them, not demangled). */
 static void resolve_jit(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym *out)
@@ -103,7 +98,7 @@ static void resolve_jit(struct symbolizer *s, uint32_t pid, uint64_t ip, struct 
 	uint64_t start;
 	const char *name = dso_jit_lookup(ds, dso_set_get(ds, out->dso), ip, &start);
 	if (name) {
-		out->name = strtab_intern_str(s->strs, name);
+		out->raw = out->name = strtab_intern_str(s->strs, name);
 		out->symoff = ip - start;
 	}
 }
@@ -133,14 +128,15 @@ static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip
 	uint64_t start;
 	const char *name = elf_image_lookup(dso_symbols(ds, d), vaddr, &start);
 	if (name) {
-		out->name = display_name(s, name);
+		out->raw = strtab_intern_str(s->strs, name);
+		out->name = display_name_id(s, out->raw);
 		out->symoff = vaddr - start;
 	}
 }
 
 void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, struct sym *out)
 {
-	out->name = SYM_NONE;
+	out->name = out->raw = SYM_NONE;
 	out->dso = SYM_NONE;
 	out->symoff = 0;
 	out->addr = ip;
@@ -228,6 +224,12 @@ static uint32_t srcline_text(struct symbolizer *s, const struct a2l_rec *r)
 	return id;
 }
 
+/* A record's function name as the binary spells it ("??" when unknown). */
+static uint32_t rec_func(struct symbolizer *s, const struct a2l_rec *r)
+{
+	return r->func == SRCLINE_NONE ? strtab_intern_str(s->strs, "??") : r->func;
+}
+
 /* addr2line's records for a user frame (at most 'cap'); none for kernel
  * frames and dsos without source lines. */
 static size_t frame_a2l(struct symbolizer *s, const struct sym *sym, const struct a2l_rec **r,
@@ -245,8 +247,7 @@ size_t symbolize_inlines(struct symbolizer *s, const struct sym *sym, struct sym
 	const struct a2l_rec *r;
 	size_t n = sym->name == SYM_NONE ? 0 : frame_a2l(s, sym, &r, cap);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t name = r[i].func == SRCLINE_NONE ? display_name(s, "??")
-							  : display_name_id(s, r[i].func);
+		uint32_t name = display_name_id(s, rec_func(s, &r[i]));
 		out[i].name = name;
 		out[i].inlined = name != sym->name;
 		out[i].srcline = srcline_text(s, &r[i]);
@@ -282,18 +283,29 @@ enum sym_srcline symbolize_srcline(struct symbolizer *s, const struct sym *sym, 
 
 /* ---- source positions for the exports ---- */
 
-size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, struct sym_line *out, size_t cap)
+size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, bool inlines,
+		       struct sym_line *out, size_t cap)
 {
+	/* No symbol: perf's "[unknown]", folded stacks' "[binary]"; addr2line
+	 * would name it after the symbol before it, whatever that one's size. */
+	if (sym->name == SYM_NONE || !cap)
+		return 0;
 	const struct a2l_rec *r;
-	size_t n = frame_a2l(s, sym, &r, cap);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t raw = r[i].func == SRCLINE_NONE ? strtab_intern_str(s->strs, "??") : r[i].func;
-		out[i].name = display_name_id(s, raw);
-		out[i].raw = raw;
-		out[i].file = r[i].file;
-		out[i].line = r[i].line;
+	size_t n = frame_a2l(s, sym, &r, SRCLINE_MAX_INLINE);
+	if (inlines && n) { /* symbolize_inlines' frames */
+		size_t k = n < cap ? n : cap;
+		for (size_t i = 0; i < k; i++) {
+			uint32_t raw = rec_func(s, &r[i]);
+			out[i] = (struct sym_line){ display_name_id(s, raw), raw, r[i].file, r[i].line,
+						    (uint16_t)i, (uint16_t)n };
+		}
+		return k;
 	}
-	return n;
+	/* The symbol, at the place of the function holding the address. */
+	out[0] = (struct sym_line){ sym->name, sym->raw == SYM_NONE ? sym->name : sym->raw,
+				    n ? r[n - 1].file : SRCLINE_NONE, n ? r[n - 1].line : 0,
+				    (uint16_t)(n ? n - 1 : 0), (uint16_t)n };
+	return 1;
 }
 
 size_t symbolize_decls(struct symbolizer *s, const struct sym *sym, struct srcline_decl *out,

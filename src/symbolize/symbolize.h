@@ -26,7 +26,8 @@
 #define SYM_NONE UINT32_MAX
 
 struct sym {
-	uint32_t name;   /* strtab id of the symbol, SYM_NONE if unknown */
+	uint32_t name;   /* strtab id of the symbol's display name, SYM_NONE if unknown */
+	uint32_t raw;    /* strtab id of the name as the binary spells it (mangled), SYM_NONE */
 	uint32_t dso;    /* dso id, SYM_NONE if the address is in no mapping */
 	uint64_t symoff; /* address - symbol start */
 	uint64_t addr;   /* dso-relative address (kernel: absolute) */
@@ -83,20 +84,30 @@ enum sym_srcline {
 enum sym_srcline symbolize_srcline(struct symbolizer *s, const struct sym *sym, uint32_t *text);
 
 /*
- * Source positions for the exports (pprof, speedscope): the records of
- * addr2line -i -f for a user frame (srclines_a2l), innermost first, at
- * most 'cap', each with the function's name as symbolize_inlines gives it
- * and as the binary spells it; 0 for kernel frames, perf maps and
- * addresses nothing knows. Unlike symbolize_inlines, a frame without an
- * ELF symbol still gets DWARF's answer.
+ * The frames of a symbolized address with their source positions, for the
+ * exports (pprof's lines, speedscope's frame sources): exactly the frames
+ * folded stacks and perf script show for it, so every output names an
+ * address alike. Innermost first, at most 'cap':
+ *  - with 'inlines', symbolize_inlines' frames when it expands the
+ *    address (addr2line's records: each function's name, file and line);
+ *  - else the symbol alone: its display name, its name in the binary, and
+ *    the file:line of the address in the function holding it (addr2line's
+ *    outermost record, when there is one);
+ *  - none when the address has no symbol: past the end of the symbol
+ *    before it (st_size; a sizeless symbol ends where the next starts),
+ *    perf script prints "[unknown]" and folded stacks the binary's name,
+ *    whatever DWARF or addr2line's previous-symbol rule would answer.
  */
 struct sym_line {
-	uint32_t name; /* display name (demangled unless no_demangle) */
+	uint32_t name; /* display name (demangled unless no_demangle), as folded stacks name it */
 	uint32_t raw;  /* the name in the binary (mangled) */
 	uint32_t file; /* strtab id of the file's basename, SRCLINE_NONE */
 	uint32_t line; /* 0: unknown */
+	uint16_t rec;  /* the addr2line record it was read from (innermost first) */
+	uint16_t nrec; /* how many records addr2line gave (0: none, file and line unknown) */
 };
-size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, struct sym_line *out, size_t cap);
+size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, bool inlines,
+		       struct sym_line *out, size_t cap);
 /* The declarations of the functions covering a user frame's address,
  * innermost first (srclines_decl). Not cached. */
 size_t symbolize_decls(struct symbolizer *s, const struct sym *sym, struct srcline_decl *out,
