@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/ofile.h"
@@ -130,6 +131,11 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 				"See 'kiln export --help'.\n");
 		return KILN_EXIT_USAGE;
 	}
+	/* gzip's rule: compressed bytes are not for a terminal. */
+	if (fmt == FMT_PPROF && !strcmp(out, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "error: refusing to write compressed data to a terminal; use -o FILE\n");
+		return KILN_EXIT_USAGE;
+	}
 	/* speedscope: a profile per thread unless merged or the frames were chosen. */
 	if (fmt == FMT_SPEEDSCOPE && !merge && !frame_opt)
 		pc.po.frames.with_tid = true;
@@ -188,7 +194,6 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 		const char *base = strrchr(pc.po.input, '/');
 		eo.name = base ? base + 1 : pc.po.input;
 		struct ofile of;
-		memset(&of, 0, sizeof(of));
 		int err = ofile_open(&of, out);
 		if (!err) {
 			if (fmt == FMT_SPEEDSCOPE)
@@ -199,14 +204,9 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 				err = pprof_write(of.f, &t, &eo);
 			else
 				err = folded_write_ex(of.f, &t, gi.first, gi.divisor);
-			if (err)
-				err_set(err, "cannot write '%s'", out);
-			else
-				err = ofile_commit(&of);
+			err = ofile_close(&of, err);
 		}
 		if (err) {
-			if (of.f)
-				ofile_abort(&of);
 			cli_error_last(NULL);
 			code = KILN_EXIT_FAIL;
 		}
