@@ -161,7 +161,7 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 	strtab_init(&strs);
 	locprof_init(&lp, &strs);
 	lp.want_samples = fmt == FMT_PPROF;
-	lp.want_sources = fmt == FMT_SPEEDSCOPE;
+	lp.want_sources = lp.want_times = fmt == FMT_SPEEDSCOPE;
 	lp.inlines = pc.po.inline_mode != PROFILE_INLINE_NONE;
 	int code = profile_cli_load_graph(&pc, &strs, &t, &gi);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
@@ -186,6 +186,10 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 		if (fmt == FMT_SPEEDSCOPE && gi.kind == GRAPH_INPUT_PERFDATA) {
 			eo.src = frame_source;
 			eo.src_ctx = &lp;
+			if (!lp.untimed && lp.times.n) { /* time order */
+				eo.times = lp.times.v;
+				eo.ntimes = lp.times.n;
+			}
 		}
 		if (fmt == FMT_PPROF && gi.kind == GRAPH_INPUT_PERFDATA && pc.st.event[0]) {
 			eo.type2 = pc.st.event;

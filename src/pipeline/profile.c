@@ -448,6 +448,8 @@ int profile_load(const struct profile_opts *o, struct strtab *strs, struct trie 
 		}
 		uint32_t leaf = o->chart ? trie_chart_add(t, &chart, frames, n, 1)
 					 : trie_add(t, frames, n, 1);
+		if (lp && lp->want_times)
+			locprof_time(lp, leaf, ev.sid.time, ev.sid.has_time);
 		if (o->periods && counted)
 			add_period(&periods, t, &ev, leaf);
 	}
