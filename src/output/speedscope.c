@@ -63,26 +63,15 @@ static uint32_t frame_index(struct ss *s, uint32_t node)
 /* Number the frames in pre-order. */
 static void number(struct ss *s, uint32_t root)
 {
-	VEC(uint32_t) st = { 0 };
-	VEC_PUSH(&st, root);
-	while (st.n) {
-		uint32_t id = st.v[--st.n];
+	struct trie_walk w;
+	trie_walk_init(&w, s->t, root);
+	for (uint32_t id; (id = trie_walk_next(&w)) != TRIE_NONE;) {
 		/* Per-thread profiles leave their thread frames out of the stacks. */
 		bool top = trie_node(s->t, id)->parent == 0 && !s->merged;
 		if (id != 0 && !top)
 			frame_index(s, id);
-		/* push children in reverse so the first is visited first */
-		size_t mark = st.n;
-		for (uint32_t c = trie_node(s->t, id)->first_child; c != TRIE_NONE;
-		     c = trie_node(s->t, c)->next_sibling)
-			VEC_PUSH(&st, c);
-		for (size_t i = mark, j = st.n; i + 1 < j; i++, j--) {
-			uint32_t x = st.v[i];
-			st.v[i] = st.v[j - 1];
-			st.v[j - 1] = x;
-		}
 	}
-	VEC_FREE(&st);
+	trie_walk_release(&w);
 }
 
 static uint64_t shown(const struct ss *s, uint64_t v)
@@ -97,20 +86,16 @@ static uint64_t shown(const struct ss *s, uint64_t v)
  */
 static void samples(struct ss *s, uint32_t top, bool skip_top, bool weights)
 {
-	struct item {
-		uint32_t node;
-		uint32_t depth; /* path length to restore when visiting it */
-	};
-	VEC(struct item) st = { 0 };
+	/* The path holds a frame per level, less the top's when it is left out. */
+	uint32_t base = top == 0 || skip_top ? 1 : 0;
 	bool first = true;
-	s->path.n = 0;
-	VEC_PUSH(&st, ((struct item){ top, 0 }));
-	while (st.n) {
-		struct item it = st.v[--st.n];
-		const struct trie_node *n = trie_node(s->t, it.node);
-		s->path.n = it.depth;
-		if (!(it.node == 0 || (skip_top && it.node == top)))
-			VEC_PUSH(&s->path, frame_index(s, it.node));
+	struct trie_walk w;
+	trie_walk_init(&w, s->t, top);
+	for (uint32_t id; (id = trie_walk_next(&w)) != TRIE_NONE;) {
+		const struct trie_node *n = trie_node(s->t, id);
+		s->path.n = w.level < base ? 0 : w.level - base;
+		if (w.level >= base)
+			VEC_PUSH(&s->path, frame_index(s, id));
 		if (n->self && s->path.n) {
 			fputs(first ? "" : ",", s->f);
 			first = false;
@@ -123,16 +108,8 @@ static void samples(struct ss *s, uint32_t top, bool skip_top, bool weights)
 				fputc(']', s->f);
 			}
 		}
-		size_t mark = st.n;
-		for (uint32_t c = n->first_child; c != TRIE_NONE; c = trie_node(s->t, c)->next_sibling)
-			VEC_PUSH(&st, ((struct item){ c, (uint32_t)s->path.n }));
-		for (size_t i = mark, j = st.n; i + 1 < j; i++, j--) {
-			struct item x = st.v[i];
-			st.v[i] = st.v[j - 1];
-			st.v[j - 1] = x;
-		}
 	}
-	VEC_FREE(&st);
+	trie_walk_release(&w);
 }
 
 /* The weight of the samples of a profile: its stacks with at least one frame. */

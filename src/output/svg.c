@@ -68,12 +68,6 @@ struct svg_ctx {
 	uint64_t rng;           /* SVG_COLOR_RANDOM's state */
 };
 
-/* A stack entry of the depth-first walk: a node whose children are visited. */
-struct walk {
-	uint32_t next_child; /* next child to visit, TRIE_NONE when done */
-	uint64_t next_start; /* its start, in samples from the left */
-};
-
 void svg_opts_default(struct svg_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -732,35 +726,33 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start)
  */
 static void walk(struct svg_ctx *c, bool emit)
 {
-	VEC(struct walk) st = { 0 };
+	VEC(uint64_t) next_start = { 0 }; /* by level: where the next frame there starts */
 	uint32_t maxd = 0;
+	struct trie_walk w;
 
-	if (emit)
-		write_frame(c, 0, 0);
-	VEC_PUSH(&st, ((struct walk){ trie_node(c->t, 0)->first_child, 0 }));
-	while (st.n) {
-		struct walk *top = &st.v[st.n - 1];
-		uint32_t id = top->next_child;
-		const struct trie_node *n;
-		uint64_t start;
+	trie_walk_init(&w, c->t, 0);
+	for (uint32_t id; (id = trie_walk_next(&w)) != TRIE_NONE;) {
+		const struct trie_node *n = trie_node(c->t, id);
+		uint64_t start = 0;
 
-		if (id == TRIE_NONE) {
-			st.n--;
-			continue;
+		if (id != 0) {
+			start = next_start.v[w.level];
+			next_start.v[w.level] += n->total;
+			if (n->total == 0 || (double)n->total * c->scale < c->o.minwidth) {
+				trie_walk_skip(&w);
+				continue;
+			}
 		}
-		n = trie_node(c->t, id);
-		start = top->next_start;
-		top->next_child = n->next_sibling;
-		top->next_start += n->total;
-		if (n->total == 0 || (double)n->total * c->scale < c->o.minwidth)
-			continue;
 		if (n->depth > maxd)
 			maxd = n->depth;
 		if (emit)
 			write_frame(c, id, start);
-		VEC_PUSH(&st, ((struct walk){ n->first_child, start }));
+		while (next_start.n <= w.level + 1)
+			VEC_PUSH(&next_start, 0);
+		next_start.v[w.level + 1] = start; /* its children start where it does */
 	}
-	VEC_FREE(&st);
+	trie_walk_release(&w);
+	VEC_FREE(&next_start);
 	c->rows = maxd + 1;
 }
 
