@@ -167,7 +167,13 @@ const struct lp_src *locprof_source(const struct locprof *lp, uint32_t name)
 
 void locprof_time(struct locprof *lp, uint32_t leaf, uint64_t time, bool has_time)
 {
-	if (!has_time)
+	if (lp->untimed)
+		return;
+	if (!has_time || lp->times.n >= LOCPROF_MAX_TIMES) {
 		lp->untimed = true;
+		lp->times_over = has_time;
+		VEC_FREE(&lp->times);
+		return;
+	}
 	VEC_PUSH(&lp->times, ((struct lp_time){ time, leaf }));
 }

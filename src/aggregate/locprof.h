@@ -34,6 +34,8 @@
 #include "symbolize/symbolize.h"
 
 #define LOCPROF_NONE UINT32_MAX
+/* Samples whose times are kept (16 bytes each): past it, none are. */
+#define LOCPROF_MAX_TIMES ((size_t)1 << 24)
 
 struct lp_mapping {
 	uint64_t start, limit, offset; /* [start, limit) in the process; file offset of start */
@@ -84,7 +86,8 @@ struct locprof {
 	bool want_samples;   /* build mappings, locations, samples */
 	bool want_sources;   /* build sources */
 	bool want_times;     /* build times */
-	bool untimed;        /* a sample came without a time: times are not usable */
+	bool untimed;        /* a sample without a time, or too many: no times kept */
+	bool times_over;     /* untimed because of LOCPROF_MAX_TIMES */
 	bool inlines;        /* locations keep inlined calls as lines (else the function's alone) */
 	VEC(struct lp_mapping) maps;
 	VEC(struct lp_location) locs;

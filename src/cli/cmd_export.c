@@ -189,6 +189,10 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 			if (!lp.untimed && lp.times.n) { /* time order */
 				eo.times = lp.times.v;
 				eo.ntimes = lp.times.n;
+			} else if (lp.times_over) {
+				fprintf(stderr, "warning: over %zu samples: speedscope profiles are "
+						"aggregated, not in time order\n",
+					(size_t)LOCPROF_MAX_TIMES);
 			}
 		}
 		if (fmt == FMT_PPROF && gi.kind == GRAPH_INPUT_PERFDATA && pc.st.event[0]) {
