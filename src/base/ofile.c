@@ -182,14 +182,46 @@ static int open_temp(struct ofile *of, const char *path, mode_t mode)
 	return 0;
 }
 
+/*
+ * The descriptor a path names as the process's own (/dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N), or -1. Such a path is the
+ * descriptor, written as it is (a shell's '>>' keeps appending), never a
+ * link to replace.
+ */
+static int own_descriptor(const char *path)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
+	if (!strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		size_t n = strlen(dirs[i]), len = strlen(path + n);
+		if (strncmp(path, dirs[i], n))
+			continue;
+		if (!len || len > 6 || strspn(path + n, "0123456789") != len)
+			return -1;
+		return atoi(path + n);
+	}
+	return -1;
+}
+
 int ofile_open_mode(struct ofile *of, const char *path, mode_t mode)
 {
 	memset(of, 0, sizeof(*of));
 	of->slot = -1;
-	if (!strcmp(path, "-")) {
-		fflush(stdout);
-		int err = start(of, STDOUT_FILENO, false);
-		return err ? err_set(err, "cannot write to standard output: %s", strerror(-err)) : 0;
+	int fd = !strcmp(path, "-") ? STDOUT_FILENO : own_descriptor(path);
+	if (fd >= 0) {
+		if (fd == STDOUT_FILENO)
+			fflush(stdout);
+		int err = fcntl(fd, F_GETFL) < 0 ? -errno : start(of, fd, false);
+		if (err && fd == STDOUT_FILENO && !strcmp(path, "-"))
+			return err_set(err, "cannot write to standard output: %s", strerror(-err));
+		if (err)
+			return err_set(err, "cannot write '%s': %s", path, strerror(-err));
+		if (strcmp(path, "-"))
+			of->path = xstrdup(path);
+		return 0;
 	}
 	struct stat st;
 	if (lstat(path, &st) == 0) {

@@ -3,7 +3,10 @@
  *
  * What the target path is decides how it is written (lstat, never
  * following a symbolic link at the path itself):
- *  - "-": standard output, written straight through;
+ *  - "-": standard output, written straight through; so are /dev/stdout,
+ *    /dev/stderr, /dev/fd/N and /proc/self/fd/N: they name the process's
+ *    own descriptor (as it is: a shell's '>>' keeps appending), which is
+ *    written, never the link replaced;
  *  - a FIFO or a character device (/dev/null, /dev/full, a terminal):
  *    written straight through, opened with O_NOFOLLOW and checked to be
  *    the node lstat saw (renaming over it would replace the device);

@@ -2,7 +2,8 @@
  * ofile unit tests (base, L0): a symbolic link planted at the output path
  * is replaced, never followed (to a file or to a device); a character
  * device the path names is written in place; a write error (/dev/full)
- * is reported as itself with the file's name; a failed write keeps the
+ * is reported as itself with the file's name; /dev/fd/N and
+ * /proc/self/fd/N are the descriptor itself, appended to, never replaced; a failed write keeps the
  * old file whole and leaves no temporary file; a directory is refused;
  * a read-only directory fails cleanly; SIGTERM during a write removes the
  * temporary file.
@@ -19,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -131,6 +133,34 @@ static void test_device(void **state)
 	ofile_abort(&of);
 	assert_int_equal(stat("/dev/null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
+}
+
+/*
+ * /dev/fd/N and /proc/self/fd/N name the process's own descriptor: written
+ * as it is (appending), never replaced. (/dev/stdout is the same rule; not
+ * tried here, so that a broken rule cannot replace the machine's link.)
+ */
+static void test_own_descriptor(void **state)
+{
+	(void)state;
+	struct ofile of;
+	char name[64];
+	put(at("log"), "x\n");
+	int fd = open(at("log"), O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	snprintf(name, sizeof(name), "/dev/fd/%d", fd);
+	assert_int_equal(ofile_open(&of, name), 0);
+	assert_int_equal(ofile_close(&of, write_text(&of, "y\n")), 0);
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	assert_int_equal(ofile_open(&of, name), 0);
+	assert_int_equal(ofile_close(&of, write_text(&of, "z\n")), 0);
+	assert_content(at("log"), "x\ny\nz\n");
+	assert_true(fcntl(fd, F_GETFD) >= 0); /* still open: the caller's */
+	close(fd);
+	/* A descriptor not open: an error naming it. */
+	assert_int_equal(ofile_open(&of, name), -EBADF);
+	assert_non_null(strstr(err_last()->msg, name));
+	assert_no_temp(dir);
 }
 
 /* /dev/full: the write error itself, with the file's name. */
@@ -259,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_symlink_replaced),
 		cmocka_unit_test(test_device),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_own_descriptor),
 		cmocka_unit_test(test_failed_write_keeps_old),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_fifo),

@@ -2,7 +2,8 @@
 # Output files (-o of flame, diff, export, collapse): a symbolic link
 # planted at the output path is replaced by the new file, never followed
 # (to a file or to a device); a FIFO or character device the path names is
-# written in place; /dev/full fails with exit 1 and the write error naming
+# written in place (so is the process's own descriptor, /proc/self/fd/N,
+# /dev/stdout); /dev/full fails with exit 1 and the write error naming
 # the output (not a stale error of the load); a read-only directory fails
 # with exit 1 and no file; a write that fails (ulimit -f) keeps the old
 # file whole; no temporary file is ever left; pprof to a terminal is
@@ -43,6 +44,12 @@ fi
 # A character device named by the path itself: written in place.
 "$KILN" flame in.folded -o /dev/null 2>err || fail "flame -o /dev/null: $(cat err)"
 [ -c /dev/null ] || fail "/dev/null is no longer a device"
+
+# The process's own descriptor (/proc/self/fd/N, as /dev/stdout): written
+# as it is, appending after a shell's '>>'; the link is not replaced.
+echo first >log
+"$KILN" collapse in.txt -o /proc/self/fd/1 >>log 2>err || fail "-o /proc/self/fd/1: $(cat err)"
+[ "$(cat log)" = "$(printf 'first\nprog;main;work 1')" ] || fail "-o /proc/self/fd/1 >>: $(cat log)"
 
 # A FIFO named by the path: written in place, to its reader.
 mkfifo pipe
