@@ -196,9 +196,10 @@ static int own_descriptor(const char *path)
 	if (!strcmp(path, "/dev/stderr"))
 		return STDERR_FILENO;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		size_t n = strlen(dirs[i]), len = strlen(path + n);
+		size_t n = strlen(dirs[i]);
 		if (strncmp(path, dirs[i], n))
 			continue;
+		size_t len = strlen(path + n);
 		if (!len || len > 6 || strspn(path + n, "0123456789") != len)
 			return -1;
 		return atoi(path + n);
