@@ -24,6 +24,7 @@ void locprof_release(struct locprof *lp)
 	VEC_FREE(&lp->samples);
 	VEC_FREE(&lp->decls);
 	VEC_FREE(&lp->srcs);
+	VEC_FREE(&lp->times);
 	hashmap_release(&lp->map_of);
 	hashmap_release(&lp->loc_of);
 	hashmap_release(&lp->sample_of);
@@ -160,4 +161,17 @@ const struct lp_src *locprof_source(const struct locprof *lp, uint32_t name)
 {
 	uint64_t v;
 	return hashmap_get(&lp->src_of, name, &v) ? &lp->srcs.v[v] : NULL;
+}
+
+void locprof_time(struct locprof *lp, uint32_t leaf, uint64_t time, bool has_time)
+{
+	if (lp->untimed)
+		return;
+	if (!has_time || lp->times.n >= LOCPROF_MAX_TIMES) {
+		lp->untimed = true;
+		lp->times_over = has_time;
+		VEC_FREE(&lp->times);
+		return;
+	}
+	VEC_PUSH(&lp->times, ((struct lp_time){ time, leaf }));
 }

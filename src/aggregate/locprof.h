@@ -15,7 +15,9 @@
  *  - samples: one per distinct (comm, pid, tid, location stack), stacks
  *    leaf first, with a count and the events' period sum;
  *  - sources: by frame name (strtab id), the declaration of the first
- *    function of that name met (file, line).
+ *    function of that name met (file, line);
+ *  - times: every sample in the order it came, its time and the trie
+ *    node its stack ended at (speedscope's time order).
  *
  * Ids (mappings, locations) are 1 + the index in first-use order, so the
  * tables depend only on the order samples come in. Nothing here is built
@@ -35,6 +37,8 @@
 #include "symbolize/symbolize.h"
 
 #define LOCPROF_NONE UINT32_MAX
+/* Samples whose times are kept (16 bytes each): past it, none are. */
+#define LOCPROF_MAX_TIMES ((size_t)1 << 24)
 
 struct lp_mapping {
 	uint64_t start, limit, offset; /* [start, limit) in the process; file offset of start */
@@ -70,6 +74,11 @@ struct lp_src {
 	uint32_t file, line; /* LOCPROF_NONE / 0 when unknown */
 };
 
+struct lp_time {
+	uint64_t time; /* the sample's time (perf's clock, nanoseconds) */
+	uint32_t leaf; /* the trie node its stack ended at */
+};
+
 struct lp_decl_entry {
 	uint32_t dso, raw, file; /* the key */
 	struct lp_src decl;
@@ -79,6 +88,9 @@ struct locprof {
 	struct strtab *strs; /* borrowed */
 	bool want_samples;   /* build mappings, locations, samples */
 	bool want_sources;   /* build sources */
+	bool want_times;     /* build times */
+	bool untimed;        /* a sample without a time, or too many: no times kept */
+	bool times_over;     /* untimed because of LOCPROF_MAX_TIMES */
 	bool inlines;        /* locations keep inlined calls as lines (else the symbol's alone),
 			      * as the trie's frames do */
 	VEC(struct lp_mapping) maps;
@@ -91,6 +103,7 @@ struct locprof {
 	VEC(struct lp_decl_entry) decls;
 	struct hashmap src_of;                    /* frame name id -> index in srcs */
 	VEC(struct lp_src) srcs;
+	VEC(struct lp_time) times;
 };
 
 void locprof_init(struct locprof *lp, struct strtab *strs);
@@ -108,6 +121,8 @@ uint32_t locprof_location(struct locprof *lp, struct symbolizer *sz, uint32_t ma
 /* Add a sample: location ids leaf first. */
 void locprof_sample(struct locprof *lp, uint32_t comm, uint32_t pid, uint32_t tid,
 		    const uint32_t *locs, size_t n, uint64_t period);
+/* Note a sample's time and the trie node its stack ended at (want_times). */
+void locprof_time(struct locprof *lp, uint32_t leaf, uint64_t time, bool has_time);
 /*
  * Note the source of frame name 'name', the function of line 'i' of the
  * n lines symbolize_lines gave for 'sym', unless the name has one already.

@@ -265,3 +265,47 @@ void trie_reverse(const struct trie *src, struct trie *dst)
 	}
 	VEC_FREE(&fr);
 }
+
+void trie_walk_init(struct trie_walk *w, const struct trie *t, uint32_t top)
+{
+	memset(w, 0, sizeof(*w));
+	w->t = t;
+	w->top = w->last = top;
+}
+
+uint32_t trie_walk_next(struct trie_walk *w)
+{
+	if (!w->started) {
+		w->started = w->descend = true;
+		return w->top;
+	}
+	if (w->descend) {
+		uint32_t c = w->t->nodes.v[w->last].first_child;
+		if (c != TRIE_NONE)
+			VEC_PUSH(&w->next, c);
+	}
+	while (w->next.n) {
+		uint32_t id = w->next.v[w->next.n - 1];
+		if (id == TRIE_NONE) {
+			w->next.n--;
+			continue;
+		}
+		w->next.v[w->next.n - 1] = w->t->nodes.v[id].next_sibling;
+		w->last = id;
+		w->level = (uint32_t)w->next.n;
+		w->descend = true;
+		return id;
+	}
+	w->descend = false;
+	return TRIE_NONE;
+}
+
+void trie_walk_skip(struct trie_walk *w)
+{
+	w->descend = false;
+}
+
+void trie_walk_release(struct trie_walk *w)
+{
+	VEC_FREE(&w->next);
+}

@@ -24,6 +24,7 @@
 #ifndef KILN_AGGREGATE_TRIE_H
 #define KILN_AGGREGATE_TRIE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,6 +115,34 @@ struct trie_chart {
 uint32_t trie_chart_add(struct trie *t, struct trie_chart *ch, const struct trie_frame *frames,
 			size_t n, uint64_t weight);
 void trie_chart_finish(struct trie *t, struct trie_chart *ch);
+
+/*
+ * The one walk of a trie the writers share (svg, speedscope, pprof):
+ * pre-order from 'top', siblings in list order, without recursion (a
+ * profile's depth is bounded by its input, not by the C stack):
+ *
+ *   struct trie_walk w;
+ *   trie_walk_init(&w, t, top);
+ *   for (uint32_t id; (id = trie_walk_next(&w)) != TRIE_NONE;)
+ *           ... w.level: 0 for top, 1 for its children, ...;
+ *           trie_walk_skip(&w) leaves id's subtree out ...
+ *   trie_walk_release(&w);
+ *
+ * The trie must not change during the walk.
+ */
+struct trie_walk {
+	const struct trie *t;
+	VEC(uint32_t) next; /* by level - 1: the next sibling to visit there */
+	uint32_t top, last; /* last: the node returned last */
+	uint32_t level;     /* the level of 'last' */
+	bool started, descend;
+};
+void trie_walk_init(struct trie_walk *w, const struct trie *t, uint32_t top);
+/* The next node, or TRIE_NONE when the walk is over. */
+uint32_t trie_walk_next(struct trie_walk *w);
+/* Do not visit the descendants of the node returned last. */
+void trie_walk_skip(struct trie_walk *w);
+void trie_walk_release(struct trie_walk *w);
 
 /*
  * Fill 'dst' (initialised over the same strtab) with the stacks of 'src'

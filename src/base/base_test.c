@@ -15,7 +15,6 @@
 #include "base/err.h"
 #include "base/hashmap.h"
 #include "base/lines.h"
-#include "base/ofile.h"
 #include "base/strtab.h"
 
 static void test_buf_ceiling(void **state)
@@ -194,25 +193,6 @@ static void test_cursor(void **state)
 	assert_string_equal(err_last()->msg, "bad thing 7");
 }
 
-/* A device target is written in place, never replaced by a rename. */
-static void test_ofile_device(void **state)
-{
-	struct stat st;
-	struct ofile of;
-	(void)state;
-	if (stat("/dev/null", &st) || !S_ISCHR(st.st_mode))
-		skip();
-	assert_int_equal(ofile_open(&of, "/dev/null"), 0);
-	assert_true(fputs("discarded\n", of.f) >= 0);
-	assert_int_equal(ofile_commit(&of), 0);
-	assert_int_equal(stat("/dev/null", &st), 0);
-	assert_true(S_ISCHR(st.st_mode));
-	assert_int_equal(ofile_open(&of, "/dev/null"), 0);
-	ofile_abort(&of);
-	assert_int_equal(stat("/dev/null", &st), 0);
-	assert_true(S_ISCHR(st.st_mode));
-}
-
 /* Every line of 'text' joined with '|', CRs dropped. */
 static void join_lines(const char *text, size_t len, char *out, size_t cap)
 {
@@ -260,7 +240,6 @@ int main(void)
 		cmocka_unit_test(test_hashmap),
 		cmocka_unit_test(test_hashmap_model),
 		cmocka_unit_test(test_cursor),
-		cmocka_unit_test(test_ofile_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

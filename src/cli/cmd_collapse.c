@@ -70,15 +70,9 @@ int cmd_collapse(int argc, char **argv, const struct kiln_env *env)
 	int code = profile_cli_load_any(&pc, &strs, &t);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
 		struct ofile of;
-		if (ofile_open(&of, output)) {
+		if (ofile_open(&of, output) || ofile_close(&of, folded_write(of.f, &t))) {
 			cli_error_last(NULL);
 			code = KILN_EXIT_FAIL;
-		} else {
-			folded_write(of.f, &t);
-			if (ofile_commit(&of)) {
-				cli_error_last(NULL);
-				code = KILN_EXIT_FAIL;
-			}
 		}
 	}
 	trie_release(&t);

@@ -186,9 +186,7 @@ int cmd_diff(int argc, char **argv, const struct kiln_env *env)
 			memset(&of, 0, sizeof(of));
 			wcode = KILN_EXIT_OK;
 			if (ofile_open(&of, out ? out : "-") ||
-			    folded_write_ex(of.f, &b.t, first, d) || ofile_commit(&of)) {
-				if (of.f)
-					ofile_abort(&of);
+			    ofile_close(&of, folded_write_ex(of.f, &b.t, first, d))) {
 				cli_error_last(NULL);
 				wcode = KILN_EXIT_FAIL;
 			}

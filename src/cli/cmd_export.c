@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/ofile.h"
@@ -86,7 +87,7 @@ static void configure(struct profile_cli *pc, enum fmt fmt, bool merge, bool fra
 	strtab_init(strs);
 	locprof_init(lp, strs);
 	lp->want_samples = fmt == FMT_PPROF;
-	lp->want_sources = fmt == FMT_SPEEDSCOPE;
+	lp->want_sources = lp->want_times = fmt == FMT_SPEEDSCOPE;
 	lp->inlines = pc->po.inline_mode != PROFILE_INLINE_NONE;
 }
 
@@ -108,6 +109,14 @@ static void export_options(const struct profile_cli *pc, enum fmt fmt, bool merg
 	if (fmt == FMT_SPEEDSCOPE && perfdata) {
 		eo->src = frame_source;
 		eo->src_ctx = lp;
+		if (!lp->untimed && lp->times.n) { /* time order */
+			eo->times = lp->times.v;
+			eo->ntimes = lp->times.n;
+		} else if (lp->times_over) {
+			fprintf(stderr, "warning: over %zu samples: speedscope profiles are "
+					"aggregated, not in time order\n",
+				(size_t)LOCPROF_MAX_TIMES);
+		}
 	}
 	const char *base = strrchr(pc->po.input, '/');
 	eo->name = base ? base + 1 : pc->po.input;
@@ -130,15 +139,10 @@ static int write_export(const char *out, enum fmt fmt, const struct trie *t,
 			err = pprof_write(of.f, t, eo);
 		else
 			err = folded_write_ex(of.f, t, gi->first, gi->divisor);
-		if (err)
-			err_set(err, "cannot write '%s'", out);
-		else
-			err = ofile_commit(&of);
+		err = ofile_close(&of, err);
 	}
 	if (!err)
 		return 0;
-	if (of.f)
-		ofile_abort(&of);
 	cli_error_last(NULL);
 	return -1;
 }
@@ -206,6 +210,11 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env)
 	if (fmt == FMT_NONE) {
 		fprintf(stderr, "error: --format is required (speedscope, pprof, folded)\n"
 				"See 'kiln export --help'.\n");
+		return KILN_EXIT_USAGE;
+	}
+	/* gzip's rule: compressed bytes are not for a terminal. */
+	if (fmt == FMT_PPROF && !strcmp(out, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "error: refusing to write compressed data to a terminal; use -o FILE\n");
 		return KILN_EXIT_USAGE;
 	}
 	struct strtab strs;

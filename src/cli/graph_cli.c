@@ -299,12 +299,7 @@ int graph_cli_write(struct graph_cli *g, const struct trie *t, uint64_t divisor,
 	}
 	struct ofile of;
 	memset(&of, 0, sizeof(of));
-	if (ofile_open(&of, path)) {
-		cli_error_last(NULL);
-		code = KILN_EXIT_FAIL;
-	} else if (svg_write(of.f, t, &o) || ofile_commit(&of)) {
-		if (of.f)
-			ofile_abort(&of);
+	if (ofile_open(&of, path) || ofile_close(&of, svg_write(of.f, t, &o))) {
 		cli_error_last(NULL);
 		code = KILN_EXIT_FAIL;
 	} else if (strcmp(path, "-")) {
@@ -314,9 +309,7 @@ int graph_cli_write(struct graph_cli *g, const struct trie *t, uint64_t divisor,
 	if (o.palmap && code == KILN_EXIT_OK) {
 		struct ofile pf;
 		memset(&pf, 0, sizeof(pf));
-		if (ofile_open(&pf, cp_path) || palmap_write(o.palmap, pf.f) || ofile_commit(&pf)) {
-			if (pf.f)
-				ofile_abort(&pf);
+		if (ofile_open(&pf, cp_path) || ofile_close(&pf, palmap_write(o.palmap, pf.f))) {
 			cli_error_last(NULL);
 			code = KILN_EXIT_FAIL;
 		}

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "base/ofile.h"
 #include "base/vec.h"
 
@@ -26,32 +27,26 @@ static const char TRAILER[8] = { 'K', 'I', 'L', 'N', 'X', 'P', 'D', '1' };
 /* A temporary file this old was left by a writer that died. */
 #define STALE_TMP_SECONDS 3600
 
-void dcache_key(struct dcache_key *k, const struct stat *st, const uint8_t *id, size_t idlen,
-		const char *path)
+void dcache_key(struct dcache_key *k, const struct stat *st)
 {
-	char head[2 * 64 + 3];
-	size_t n = 0;
-	if (id && idlen && idlen <= 64) {
-		for (size_t i = 0; i < idlen; i++)
-			n += (size_t)snprintf(head + n, sizeof(head) - n, "%02x", id[i]);
-	} else {
-		uint64_t h = 1469598103934665603ull; /* FNV-1a of the path */
-		for (const char *p = path ? path : ""; *p; p++)
-			h = (h ^ (uint8_t)*p) * 1099511628211ull;
-		snprintf(head, sizeof(head), "p%016" PRIx64, h);
-	}
-	snprintf(k->name, sizeof(k->name), "%s-%" PRIx64 "-%" PRIx64 "-%" PRIx64 "-%" PRId64 ".%09ld",
-		 head, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+	snprintf(k->name, sizeof(k->name), "f-%" PRIx64 "-%" PRIx64 "-%" PRIx64 "-%" PRId64 ".%09ld",
+		 (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
 		 (int64_t)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec);
 }
 
-/* mkdir with mode 0700 unless it exists; then it must be this user's directory. */
-static bool own_dir(const char *path)
+/*
+ * mkdir with mode 0700 unless it exists; then it must be this user's
+ * directory. 'private': the cache's own directory, whose entries name
+ * other binaries' paths: made 0700 again if it was left open to others.
+ */
+static bool own_dir(const char *path, bool private)
 {
 	struct stat st;
 	if (mkdir(path, 0700) != 0 && errno != EEXIST)
 		return false;
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	return !private || !(st.st_mode & 077) || chmod(path, 0700) == 0;
 }
 
 /* The entries' directory, created as needed; false when the cache is off or unusable. */
@@ -77,10 +72,10 @@ static bool cache_dir(const struct kiln_env *e, char *out, size_t cap)
 	} else {
 		return false;
 	}
-	if (n <= 0 || (size_t)n >= sizeof(base) || !own_dir(base))
+	if (n <= 0 || (size_t)n >= sizeof(base) || !own_dir(base, false))
 		return false;
 	n = snprintf(out, cap, "%s/" SUBDIR, base);
-	return n > 0 && (size_t)n < cap && own_dir(out);
+	return n > 0 && (size_t)n < cap && own_dir(out, true);
 }
 
 int dcache_get(const struct kiln_env *e, const struct dcache_key *k, uint8_t **map, size_t *len)
@@ -98,6 +93,8 @@ int dcache_get(const struct kiln_env *e, const struct dcache_key *k, uint8_t **m
 		close(fd);
 		return -ENOENT;
 	}
+	if (st.st_mode & 077)
+		fchmod(fd, 0600); /* an entry of an older kiln, readable by others */
 	size_t size = (size_t)st.st_size;
 	uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	close(fd);
@@ -199,16 +196,16 @@ void dcache_put(const struct kiln_env *e, const struct dcache_key *k, const uint
 		return;
 	make_room(dir, (uint64_t)len + TRAILER_LEN, cap);
 	snprintf(path, sizeof(path), "%s/%s", dir, k->name);
+	/* Best effort: a failure here must not replace the caller's last error. */
+	struct err_report saved = *err_last();
 	struct ofile of;
-	if (ofile_open(&of, path) != 0)
-		return;
-	uint8_t t[TRAILER_LEN];
-	memcpy(t, TRAILER, sizeof(TRAILER));
-	for (int i = 0; i < 8; i++)
-		t[8 + i] = (uint8_t)((uint64_t)len >> (8 * i));
-	if (fwrite(p, 1, len, of.f) != len || fwrite(t, 1, sizeof(t), of.f) != sizeof(t)) {
-		ofile_abort(&of);
-		return;
+	if (ofile_open_mode(&of, path, 0600) == 0) {
+		uint8_t t[TRAILER_LEN];
+		memcpy(t, TRAILER, sizeof(TRAILER));
+		for (int i = 0; i < 8; i++)
+			t[8 + i] = (uint8_t)((uint64_t)len >> (8 * i));
+		bool ok = fwrite(p, 1, len, of.f) == len && fwrite(t, 1, sizeof(t), of.f) == sizeof(t);
+		ofile_close(&of, ok ? 0 : -EIO);
 	}
-	ofile_commit(&of);
+	err_restore(&saved);
 }

@@ -13,10 +13,13 @@
  * Entries live in its "expanded-v1" subdirectory, created 0700; a
  * directory not owned by this user, or a symbolic link, is not used.
  *
- * An entry's name holds the build-id (or a hash of the path) and the
- * identity of the file it was made from (device, inode, size,
- * modification time), so a changed file never meets an old entry; its
- * length is checked when it is mapped. Entries are written through a
+ * An entry's name is the identity of the file it was made from (device,
+ * inode, size, modification time) and nothing else, so a changed file
+ * never meets an old entry, and one file has one entry however it was
+ * reached (by build-id or by path); its length is checked when it is
+ * mapped. Entries are 0600 in a 0700 directory (they name other
+ * binaries' paths): an entry or the entries' directory found open to
+ * others is made private again. Entries are written through a
  * temporary file and renamed into place (base/ofile), so a reader never
  * sees a partial one. The directory is kept under DCACHE_MAX_BYTES (or
  * $KILN_CACHE_MAX_MB megabytes): when a new entry would pass it, the
@@ -41,9 +44,8 @@ struct dcache_key {
 	char name[192]; /* the entry's file name; empty: no key */
 };
 
-/* The key of an expanded image of the file 'st' describes (with build-id 'id' or 'path'). */
-void dcache_key(struct dcache_key *k, const struct stat *st, const uint8_t *id, size_t idlen,
-		const char *path);
+/* The key of an expanded image of the file 'st' describes (fstat of the open file). */
+void dcache_key(struct dcache_key *k, const struct stat *st);
 /*
  * The cached image for 'k', mapped private and writable (changes stay in
  * this process): 0 and *map, *len; or -errno (-ENOENT: none; the cache

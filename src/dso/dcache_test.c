@@ -4,7 +4,9 @@
  * damaged entry (cut, trailer or magic changed) refused and removed; a
  * directory that is a symbolic link or not this user's left alone; the
  * oldest entries evicted under KILN_CACHE_MAX_MB; a dead writer's
- * temporary file removed; an image over half the cap not kept.
+ * temporary file removed; an image over half the cap not kept; entries
+ * 0600 in a 0700 directory whatever the umask, and an older kiln's open
+ * entry and directory made private.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,7 +58,7 @@ static uint8_t *image(size_t n, unsigned seed)
 	return p;
 }
 
-static void key_for(struct dcache_key *k, off_t size, long nsec, const uint8_t *id, size_t idlen)
+static void key_for(struct dcache_key *k, off_t size, long nsec)
 {
 	struct stat st;
 	memset(&st, 0, sizeof(st));
@@ -65,7 +67,7 @@ static void key_for(struct dcache_key *k, off_t size, long nsec, const uint8_t *
 	st.st_size = size;
 	st.st_mtim.tv_sec = 1700000000;
 	st.st_mtim.tv_nsec = nsec;
-	dcache_key(k, &st, id, idlen, "/usr/lib/debug/x.debug");
+	dcache_key(k, &st);
 }
 
 static char *entry_path(const struct dcache_key *k)
@@ -78,12 +80,10 @@ static char *entry_path(const struct dcache_key *k)
 static void test_roundtrip(void **state)
 {
 	(void)state;
-	static const uint8_t id[] = { 0xde, 0xad, 0xbe, 0xef };
 	struct dcache_key k, k2, k3;
-	key_for(&k, 1000, 5, id, sizeof(id));
-	key_for(&k2, 1001, 5, id, sizeof(id)); /* the file grew */
-	key_for(&k3, 1000, 6, NULL, 0);	       /* touched; no build-id */
-	assert_true(!strncmp(k.name, "deadbeef-", 9));
+	key_for(&k, 1000, 5);
+	key_for(&k2, 1001, 5); /* the file grew */
+	key_for(&k3, 1000, 6); /* touched */
 	assert_string_not_equal(k.name, k2.name);
 	assert_string_not_equal(k.name, k3.name);
 	uint8_t *img = image(100000, 1), *m;
@@ -112,7 +112,7 @@ static void test_off(void **state)
 {
 	(void)state;
 	struct dcache_key k;
-	key_for(&k, 1, 1, NULL, 0);
+	key_for(&k, 1, 1);
 	uint8_t *img = image(5000, 2), *m;
 	size_t len;
 	env.cache_dir = "off";
@@ -127,7 +127,7 @@ static void test_off(void **state)
 static void damaged(unsigned how)
 {
 	struct dcache_key k;
-	key_for(&k, 2000 + how, 0, NULL, 0);
+	key_for(&k, 2000 + how, 0);
 	uint8_t *img = image(20000, 3), *m;
 	size_t len;
 	dcache_put(&env, &k, img, 20000);
@@ -166,7 +166,7 @@ static void test_unsafe_dirs(void **state)
 {
 	(void)state;
 	struct dcache_key k;
-	key_for(&k, 3000, 0, NULL, 0);
+	key_for(&k, 3000, 0);
 	uint8_t *img = image(4000, 4), *m;
 	size_t len;
 	char real[128], link[128];
@@ -209,7 +209,7 @@ static void test_evict(void **state)
 	size_t len;
 	struct dcache_key k[4];
 	for (int i = 0; i < 4; i++) {
-		key_for(&k[i], 4000 + i, 0, NULL, 0);
+		key_for(&k[i], 4000 + i, 0);
 		dcache_put(&env, &k[i], img, sz);
 		struct timespec t = { 0, 20 * 1000 * 1000 };
 		nanosleep(&t, NULL); /* distinct ages */
@@ -240,12 +240,12 @@ static void test_evict(void **state)
 	struct timespec times[2] = { { time(NULL) - 7200, 0 }, { time(NULL) - 7200, 0 } };
 	assert_int_equal(utimensat(AT_FDCWD, old_tmp, times, 0), 0);
 	struct dcache_key small;
-	key_for(&small, 4500, 0, NULL, 0);
+	key_for(&small, 4500, 0);
 	dcache_put(&env, &small, img, 1000);
 	assert_int_equal(access(old_tmp, F_OK), -1);
 	assert_int_equal(access(new_tmp, F_OK), 0);
 	struct dcache_key big;
-	key_for(&big, 5000, 0, NULL, 0);
+	key_for(&big, 5000, 0);
 	uint8_t *huge = image(1100000, 6); /* over half the cap: not kept */
 	dcache_put(&env, &big, huge, 1100000);
 	assert_int_equal(dcache_get(&env, &big, &m, &len), -ENOENT);
@@ -255,12 +255,74 @@ static void test_evict(void **state)
 	free(img);
 }
 
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* Entries name other users' binaries: nobody else may read them. */
+static void test_private(void **state)
+{
+	(void)state;
+	char sub[128], cmd[256];
+	snprintf(sub, sizeof(sub), "%s/expanded-v1", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sub);
+	assert_int_equal(system(cmd), 0);
+	mode_t old = umask(0);
+	struct dcache_key k;
+	key_for(&k, 6000, 0);
+	uint8_t *img = image(3000, 7), *m;
+	size_t len;
+	dcache_put(&env, &k, img, 3000);
+	char *path = entry_path(&k);
+	assert_int_equal(mode_of(path), 0600);
+	assert_int_equal(mode_of(sub), 0700);
+	/* As an older kiln left them: open to others. */
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(chmod(sub, 0755), 0);
+	assert_int_equal(dcache_get(&env, &k, &m, &len), 0);
+	dcache_unmap(m, len);
+	assert_int_equal(mode_of(path), 0600);
+	assert_int_equal(mode_of(sub), 0700);
+	/* The directory the user named is not the cache's to change. */
+	assert_int_equal(chmod(dir, 0755), 0);
+	dcache_put(&env, &k, img, 3000);
+	assert_int_equal(mode_of(dir), 0755);
+	assert_int_equal(chmod(dir, 0700), 0);
+	umask(old);
+	free(path);
+	free(img);
+}
+
+/* One file, one entry: the key is the file's identity alone. */
+static void test_one_entry(void **state)
+{
+	(void)state;
+	char sub[128], cmd[256];
+	snprintf(sub, sizeof(sub), "%s/expanded-v1", dir);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s'/*", sub);
+	assert_int_equal(system(cmd), 0);
+	struct dcache_key a, b;
+	key_for(&a, 7000, 1);
+	key_for(&b, 7000, 1);
+	assert_string_equal(a.name, b.name);
+	uint8_t *img = image(3000, 8);
+	dcache_put(&env, &a, img, 3000);
+	dcache_put(&env, &b, img, 3000);
+	snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | wc -l) = 1", sub);
+	assert_int_equal(system(cmd), 0);
+	free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_off),
 		cmocka_unit_test(test_damaged),	  cmocka_unit_test(test_unsafe_dirs),
-		cmocka_unit_test(test_evict),
+		cmocka_unit_test(test_evict),	  cmocka_unit_test(test_private),
+		cmocka_unit_test(test_one_entry),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -5,8 +5,15 @@
  * one shared frame table (name; file and line when a source lookup is
  * given and knows them), and one profile per child of the trie's root
  * (a process or thread frame, which then names the profile), or a single
- * profile holding every stack (merge). Each distinct stack is one sample
- * weighted by its count.
+ * profile holding every stack (merge); activeProfileIndex is the profile
+ * with the most samples (the first of equals). With the samples' times,
+ * each profile lists its samples in time order, unit nanoseconds,
+ * startValue the first sample's time after the earliest sample of the
+ * file; a sample's weight is the time to the profile's next sample, at
+ * most the profile's median interval (a thread's sleep does not widen
+ * the sample before it; the last sample weighs the median), so
+ * speedscope's time order shows the program's phases. Without times,
+ * each distinct stack is one sample weighted by its count (unit none).
  *
  * pprof_write: the pprof format (profile.proto, gzip-compressed): a string
  * table, one function per distinct name, one location per distinct frame
@@ -45,6 +52,13 @@ struct export_opts {
 	const char *sample_unit; /* pprof: default "count" */
 	export_src_fn src;     /* file/line lookup, or NULL */
 	void *src_ctx;
+	/*
+	 * speedscope: every sample as it came, its time and trie leaf
+	 * (aggregate/locprof.h): profiles in time order, unit nanoseconds.
+	 * NULL: a sample per distinct stack, weighted by its count.
+	 */
+	const struct lp_time *times;
+	size_t ntimes;
 	/*
 	 * pprof: a second value per sample, e.g. the sum of the events'
 	 * periods ("cpu-clock"/"nanoseconds"): values2[node] for the stack

@@ -195,13 +195,12 @@ static uint64_t shown(const struct pp *p, uint64_t v)
 /* One sample per node with a count: its locations leaf first. */
 static void samples(struct pp *p)
 {
-	VEC(uint32_t) st = { 0 };
 	VEC(uint64_t) funcs = { 0 };
 	VEC(uint64_t) locs = { 0 };
 	VEC(uint32_t) path = { 0 };
-	VEC_PUSH(&st, 0);
-	while (st.n) {
-		uint32_t id = st.v[--st.n];
+	struct trie_walk w;
+	trie_walk_init(&w, p->t, 0);
+	for (uint32_t id; (id = trie_walk_next(&w)) != TRIE_NONE;) {
 		const struct trie_node *n = trie_node(p->t, id);
 		if (n->self && id != 0) {
 			path.n = 0;
@@ -235,16 +234,8 @@ static void samples(struct pp *p)
 			VEC_FREE(&packed);
 			put_msg(&p->out, 2, &p->m);
 		}
-		size_t mark = st.n;
-		for (uint32_t c = n->first_child; c != TRIE_NONE; c = trie_node(p->t, c)->next_sibling)
-			VEC_PUSH(&st, c);
-		for (size_t i = mark, j = st.n; i + 1 < j; i++, j--) {
-			uint32_t x = st.v[i];
-			st.v[i] = st.v[j - 1];
-			st.v[j - 1] = x;
-		}
 	}
-	VEC_FREE(&st);
+	trie_walk_release(&w);
 	VEC_FREE(&funcs);
 	VEC_FREE(&locs);
 	VEC_FREE(&path);

@@ -19,6 +19,7 @@
 #include "base/hashmap.h"
 #include "base/utf8.h"
 #include "base/vec.h"
+#include "output/flame_js.h"
 #include "output/palmap.h"
 
 /*
@@ -65,12 +66,6 @@ struct svg_ctx {
 	uint64_t timemax;       /* samples across the whole width (the root's, or --total) */
 	double maxdelta;        /* largest |delta| of a differential graph, at least 1 */
 	uint64_t rng;           /* SVG_COLOR_RANDOM's state */
-};
-
-/* A stack entry of the depth-first walk: a node whose children are visited. */
-struct walk {
-	uint32_t next_child; /* next child to visit, TRIE_NONE when done */
-	uint64_t next_start; /* its start, in samples from the left */
 };
 
 void svg_opts_default(struct svg_opts *o)
@@ -731,35 +726,33 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start)
  */
 static void walk(struct svg_ctx *c, bool emit)
 {
-	VEC(struct walk) st = { 0 };
+	VEC(uint64_t) next_start = { 0 }; /* by level: where the next frame there starts */
 	uint32_t maxd = 0;
+	struct trie_walk w;
 
-	if (emit)
-		write_frame(c, 0, 0);
-	VEC_PUSH(&st, ((struct walk){ trie_node(c->t, 0)->first_child, 0 }));
-	while (st.n) {
-		struct walk *top = &st.v[st.n - 1];
-		uint32_t id = top->next_child;
-		const struct trie_node *n;
-		uint64_t start;
+	trie_walk_init(&w, c->t, 0);
+	for (uint32_t id; (id = trie_walk_next(&w)) != TRIE_NONE;) {
+		const struct trie_node *n = trie_node(c->t, id);
+		uint64_t start = 0;
 
-		if (id == TRIE_NONE) {
-			st.n--;
-			continue;
+		if (id != 0) {
+			start = next_start.v[w.level];
+			next_start.v[w.level] += n->total;
+			if (n->total == 0 || (double)n->total * c->scale < c->o.minwidth) {
+				trie_walk_skip(&w);
+				continue;
+			}
 		}
-		n = trie_node(c->t, id);
-		start = top->next_start;
-		top->next_child = n->next_sibling;
-		top->next_start += n->total;
-		if (n->total == 0 || (double)n->total * c->scale < c->o.minwidth)
-			continue;
 		if (n->depth > maxd)
 			maxd = n->depth;
 		if (emit)
 			write_frame(c, id, start);
-		VEC_PUSH(&st, ((struct walk){ n->first_child, start }));
+		while (next_start.n <= w.level + 1)
+			VEC_PUSH(&next_start, 0);
+		next_start.v[w.level + 1] = start; /* its children start where it does */
 	}
-	VEC_FREE(&st);
+	trie_walk_release(&w);
+	VEC_FREE(&next_start);
 	c->rows = maxd + 1;
 }
 
@@ -775,298 +768,13 @@ static const char css[] =
 	"</style>\n";
 
 /*
- * The viewer. A constant: it reads names, sample intervals and layout from
+ * The viewer (output/flame_js.h: flame.js). A constant: it reads names, sample intervals and layout from
  * the DOM (k: attributes), so no profile data is ever inside the script.
  * URL query: x (start sample) and y (depth) of the zoomed frame, s (search
  * regex), ic (ignore case).
  */
-static const char script[] =
-	"<script type=\"text/ecmascript\"><![CDATA[\n"
-	"'use strict';\n"
-	"(function () {\n"
-	"var NS = 'urn:kiln:flamegraph', MATCH = 'rgb(230,0,230)';\n"
-	"var svg, details, matched, searchbtn, icbtn, unzoombtn;\n"
-	"var xpad = 10, usable = 1, cw = 1, fh = 1, inverted = false;\n"
-	"var frames = [], byel = new Map(), root = null;\n"
-	"var zoomed = null, term = null, icase = false, nametype = 'Function:';\n"
-	"\n"
-	"function num(e, a) { return parseFloat(e.getAttributeNS(NS, a)); }\n"
-	"function child(e, tag) {\n"
-	"\tfor (var c = e.firstChild; c; c = c.nextSibling)\n"
-	"\t\tif (c.nodeType === 1 && c.localName === tag)\n"
-	"\t\t\treturn c;\n"
-	"\treturn null;\n"
-	"}\n"
-	"function frameOf(e) {\n"
-	"\tfor (; e && e !== svg; e = e.parentNode) {\n"
-	"\t\tvar f = byel.get(e);\n"
-	"\t\tif (f)\n"
-	"\t\t\treturn f;\n"
-	"\t}\n"
-	"\treturn null;\n"
-	"}\n"
-	"\n"
-	"/* Same rule as the writer: whole code points, \"..\" when cut. */\n"
-	"function fit(name, w) {\n"
-	"\tvar c = Math.floor(w / cw);\n"
-	"\tif (c < 3)\n"
-	"\t\treturn '';\n"
-	"\tvar cps = Array.from(name);\n"
-	"\tif (cps.length <= c)\n"
-	"\t\treturn name;\n"
-	"\treturn cps.slice(0, c - 2).join('') + '..';\n"
-	"}\n"
-	"function place(f, x, w) {\n"
-	"\tf.rect.setAttribute('x', x.toFixed(1));\n"
-	"\tf.rect.setAttribute('width', w.toFixed(1));\n"
-	"\tf.text.setAttribute('x', (x + 3).toFixed(1));\n"
-	"\tf.text.textContent = fit(f.name, w);\n"
-	"}\n"
-	"function setClass(e, c) { e.setAttribute('class', c); }\n"
-	"\n"
-	"function zoom(z) {\n"
-	"\tif (z === root) {\n"
-	"\t\tunzoom();\n"
-	"\t\treturn;\n"
-	"\t}\n"
-	"\tzoomed = z;\n"
-	"\tvar ze = z.s + z.n, scale = usable / z.n;\n"
-	"\tfor (var i = 0; i < frames.length; i++) {\n"
-	"\t\tvar f = frames[i], fe = f.s + f.n;\n"
-	"\t\tif (f.d < z.d && f.s <= z.s && fe >= ze) {\n"
-	"\t\t\tplace(f, xpad, usable);\n"
-	"\t\t\tsetClass(f.g, 'f parent');\n"
-	"\t\t} else if (f.d >= z.d && f.s >= z.s && fe <= ze) {\n"
-	"\t\t\tplace(f, xpad + (f.s - z.s) * scale, f.n * scale);\n"
-	"\t\t\tsetClass(f.g, 'f');\n"
-	"\t\t} else {\n"
-	"\t\t\tsetClass(f.g, 'f hide');\n"
-	"\t\t}\n"
-	"\t}\n"
-	"\tsetClass(unzoombtn, 'ctl');\n"
-	"\tif (term !== null)\n"
-	"\t\tsearch(term);\n"
-	"}\n"
-	"function unzoom() {\n"
-	"\tzoomed = null;\n"
-	"\tfor (var i = 0; i < frames.length; i++) {\n"
-	"\t\tvar f = frames[i];\n"
-	"\t\tf.rect.setAttribute('x', f.ox);\n"
-	"\t\tf.rect.setAttribute('width', f.ow);\n"
-	"\t\tf.text.setAttribute('x', f.tx);\n"
-	"\t\tf.text.textContent = f.label;\n"
-	"\t\tsetClass(f.g, 'f');\n"
-	"\t}\n"
-	"\tsetClass(unzoombtn, 'ctl hide');\n"
-	"\tif (term !== null)\n"
-	"\t\tsearch(term);\n"
-	"}\n"
-	"\n"
-	"/*\n"
-	" * Highlight frames whose name matches; \"Matched\" is the share of the\n"
-	" * zoomed frame's samples covered by the union of matched frames, so a\n"
-	" * match nested in another match is not counted twice.\n"
-	" */\n"
-	"function search(t) {\n"
-	"\tvar re;\n"
-	"\ttry {\n"
-	"\t\tre = new RegExp(t, icase ? 'i' : '');\n"
-	"\t} catch (err) {\n"
-	"\t\tdetails.textContent = 'Invalid regular expression: ' + t;\n"
-	"\t\treturn;\n"
-	"\t}\n"
-	"\tterm = t;\n"
-	"\tvar z = zoomed || root, zs = z.s, ze = z.s + z.n;\n"
-	"\tvar iv = [];\n"
-	"\tfor (var i = 0; i < frames.length; i++) {\n"
-	"\t\tvar f = frames[i];\n"
-	"\t\tif (!re.test(f.name)) {\n"
-	"\t\t\tf.rect.setAttribute('fill', f.fill);\n"
-	"\t\t\tcontinue;\n"
-	"\t\t}\n"
-	"\t\tf.rect.setAttribute('fill', MATCH);\n"
-	"\t\tvar a = Math.max(f.s, zs), b = Math.min(f.s + f.n, ze);\n"
-	"\t\tif (b > a)\n"
-	"\t\t\tiv.push([a, b]);\n"
-	"\t}\n"
-	"\tiv.sort(function (p, q) { return p[0] - q[0] || q[1] - p[1]; });\n"
-	"\tvar sum = 0, end = -Infinity;\n"
-	"\tfor (var j = 0; j < iv.length; j++) {\n"
-	"\t\tvar lo = Math.max(iv[j][0], end);\n"
-	"\t\tif (iv[j][1] > lo) {\n"
-	"\t\t\tsum += iv[j][1] - lo;\n"
-	"\t\t\tend = iv[j][1];\n"
-	"\t\t}\n"
-	"\t}\n"
-	"\tmatched.textContent = 'Matched: ' + (100 * sum / (ze - zs)).toFixed(1) + '%';\n"
-	"\tsearchbtn.textContent = 'Reset Search';\n"
-	"}\n"
-	"function clearSearch() {\n"
-	"\tterm = null;\n"
-	"\tfor (var i = 0; i < frames.length; i++)\n"
-	"\t\tframes[i].rect.setAttribute('fill', frames[i].fill);\n"
-	"\tmatched.textContent = '';\n"
-	"\tsearchbtn.textContent = 'Search';\n"
-	"}\n"
-	"function askSearch() {\n"
-	"\tvar t = window.prompt('Enter a search term (regexp allowed, eg: ^ext4_)',\n"
-	"\t\t\t      term === null ? '' : term);\n"
-	"\tif (t === null)\n"
-	"\t\treturn;\n"
-	"\tif (t === '')\n"
-	"\t\tclearSearch();\n"
-	"\telse\n"
-	"\t\tsearch(t);\n"
-	"\tupdateURL();\n"
-	"}\n"
-	"function setIcase(on) {\n"
-	"\ticase = on;\n"
-	"\tsetClass(icbtn, on ? 'ctl' : 'ctl off');\n"
-	"\tif (term !== null)\n"
-	"\t\tsearch(term);\n"
-	"}\n"
-	"\n"
-	"function updateURL() {\n"
-	"\ttry {\n"
-	"\t\tvar p = new URLSearchParams(location.search);\n"
-	"\t\t['x', 'y', 's', 'ic'].forEach(function (k) { p.delete(k); });\n"
-	"\t\tif (zoomed) {\n"
-	"\t\t\tp.set('x', String(zoomed.s));\n"
-	"\t\t\tp.set('y', String(zoomed.d));\n"
-	"\t\t}\n"
-	"\t\tif (term !== null)\n"
-	"\t\t\tp.set('s', term);\n"
-	"\t\tif (icase)\n"
-	"\t\t\tp.set('ic', '1');\n"
-	"\t\tvar q = p.toString();\n"
-	"\t\tvar url = location.pathname + (q ? '?' + q : '') + location.hash;\n"
-	"\t\thistory.replaceState(null, '', url);\n"
-	"\t} catch (err) {\n"
-	"\t\t/* file:// in some browsers: keep working without the URL */\n"
-	"\t}\n"
-	"}\n"
-	"function restore() {\n"
-	"\tvar p;\n"
-	"\ttry {\n"
-	"\t\tp = new URLSearchParams(location.search);\n"
-	"\t} catch (err) {\n"
-	"\t\treturn;\n"
-	"\t}\n"
-	"\tif (p.get('ic') === '1')\n"
-	"\t\tsetIcase(true);\n"
-	"\tvar x = p.get('x'), y = p.get('y');\n"
-	"\tif (x !== null && y !== null) {\n"
-	"\t\tvar s = Number(x), d = Number(y);\n"
-	"\t\tfor (var i = 0; i < frames.length; i++) {\n"
-	"\t\t\tif (frames[i].s === s && frames[i].d === d) {\n"
-	"\t\t\t\tzoom(frames[i]);\n"
-	"\t\t\t\tbreak;\n"
-	"\t\t\t}\n"
-	"\t\t}\n"
-	"\t}\n"
-	"\tvar st = p.get('s');\n"
-	"\tif (st !== null && st !== '')\n"
-	"\t\tsearch(st);\n"
-	"}\n"
-	"\n"
-	"function init() {\n"
-	"\tsvg = document.documentElement;\n"
-	"\tdetails = document.getElementById('details');\n"
-	"\tmatched = document.getElementById('matched');\n"
-	"\tsearchbtn = document.getElementById('search');\n"
-	"\ticbtn = document.getElementById('ic');\n"
-	"\tunzoombtn = document.getElementById('unzoom');\n"
-	"\tvar box = document.getElementById('frames');\n"
-	"\tif (!details || !box)\n"
-	"\t\treturn;\n"
-	"\txpad = num(svg, 'xpad');\n"
-	"\tusable = num(svg, 'w');\n"
-	"\tcw = num(svg, 'cw');\n"
-	"\tfh = num(svg, 'fh');\n"
-	"\tinverted = svg.getAttributeNS(NS, 'inv') === '1';\n"
-	"\tnametype = svg.getAttributeNS(NS, 'nt') || '';\n"
-	"\tfor (var g = box.firstChild; g; g = g.nextSibling) {\n"
-	"\t\tif (g.nodeType !== 1 || g.localName !== 'g')\n"
-	"\t\t\tcontinue;\n"
-	"\t\tvar title = child(g, 'title'), rect = child(g, 'rect'), text = child(g, 'text');\n"
-	"\t\tif (!title || !rect || !text)\n"
-	"\t\t\tcontinue;\n"
-	"\t\tvar t = title.textContent, k = t.lastIndexOf(' (');\n"
-	"\t\tvar f = {\n"
-	"\t\t\tg: g, title: title, rect: rect, text: text,\n"
-	"\t\t\ts: num(g, 's'), n: num(g, 'n'), d: 0,\n"
-	"\t\t\tname: k >= 0 ? t.slice(0, k) : t,\n"
-	"\t\t\ty: parseFloat(rect.getAttribute('y')),\n"
-	"\t\t\tox: rect.getAttribute('x'), ow: rect.getAttribute('width'),\n"
-	"\t\t\ttx: text.getAttribute('x'), label: text.textContent,\n"
-	"\t\t\tfill: rect.getAttribute('fill')\n"
-	"\t\t};\n"
-	"\t\tframes.push(f);\n"
-	"\t\tbyel.set(g, f);\n"
-	"\t}\n"
-	"\tif (!frames.length)\n"
-	"\t\treturn;\n"
-	"\troot = frames[0];\n"
-	"\tfor (var i = 0; i < frames.length; i++) {\n"
-	"\t\tvar dy = inverted ? frames[i].y - root.y : root.y - frames[i].y;\n"
-	"\t\tframes[i].d = Math.round(dy / fh);\n"
-	"\t}\n"
-	"\n"
-	"\tbox.addEventListener('mouseover', function (e) {\n"
-	"\t\tvar f = frameOf(e.target);\n"
-	"\t\tif (f)\n"
-	"\t\t\tdetails.textContent = nametype + ' ' + f.title.textContent;\n"
-	"\t});\n"
-	"\tbox.addEventListener('mouseout', function (e) {\n"
-	"\t\tif (frameOf(e.target))\n"
-	"\t\t\tdetails.textContent = ' ';\n"
-	"\t});\n"
-	"\tbox.addEventListener('click', function (e) {\n"
-	"\t\tvar f = frameOf(e.target);\n"
-	"\t\tif (f) {\n"
-	"\t\t\tzoom(f);\n"
-	"\t\t\tupdateURL();\n"
-	"\t\t}\n"
-	"\t});\n"
-	"\tunzoombtn.addEventListener('click', function () {\n"
-	"\t\tunzoom();\n"
-	"\t\tupdateURL();\n"
-	"\t});\n"
-	"\tsearchbtn.addEventListener('click', function () {\n"
-	"\t\tif (term !== null) {\n"
-	"\t\t\tclearSearch();\n"
-	"\t\t\tupdateURL();\n"
-	"\t\t} else {\n"
-	"\t\t\taskSearch();\n"
-	"\t\t}\n"
-	"\t});\n"
-	"\ticbtn.addEventListener('click', function () {\n"
-	"\t\tsetIcase(!icase);\n"
-	"\t\tupdateURL();\n"
-	"\t});\n"
-	"\twindow.addEventListener('keydown', function (e) {\n"
-	"\t\tvar k = e.key || '';\n"
-	"\t\tvar mod = e.ctrlKey || e.metaKey;\n"
-	"\t\tif (mod && (k === 'f' || k === 'F' || e.keyCode === 70)) {\n"
-	"\t\t\te.preventDefault();\n"
-	"\t\t\taskSearch();\n"
-	"\t\t} else if (mod && (k === 'i' || k === 'I' || e.keyCode === 73)) {\n"
-	"\t\t\te.preventDefault();\n"
-	"\t\t\tsetIcase(!icase);\n"
-	"\t\t\tupdateURL();\n"
-	"\t\t} else if (k === 'Escape' || k === 'Esc' || e.keyCode === 27) {\n"
-	"\t\t\tif (term !== null) {\n"
-	"\t\t\t\tclearSearch();\n"
-	"\t\t\t\tupdateURL();\n"
-	"\t\t\t}\n"
-	"\t\t}\n"
-	"\t});\n"
-	"\trestore();\n"
-	"}\n"
-	"\n"
-	"window.addEventListener('load', init);\n"
-	"})();\n"
-	"]]></script>\n";
+static const char script_open[] = "<script type=\"text/ecmascript\"><![CDATA[\n";
+static const char script_close[] = "]]></script>\n";
 
 /*
  * flamegraph.pl's --bgcolors: yellow (default for hot, java, js, perl),
@@ -1193,7 +901,9 @@ static void write_graph(struct svg_ctx *c)
 	double w = c->o.width, fs = c->o.fontsize;
 	double status_y = c->height - c->bottom / 2;
 
-	fputs(script, c->f);
+	fputs(script_open, c->f);
+	fwrite(kiln_flame_js, 1, kiln_flame_js_len, c->f);
+	fputs(script_close, c->f);
 	fprintf(c->f, "<text id=\"details\" x=\"%s\" y=\"%s\"> </text>\n", fmt_num(a, XPAD),
 		fmt_num(b, status_y));
 	fprintf(c->f, "<text id=\"matched\" x=\"%s\" y=\"%s\" text-anchor=\"end\"></text>\n",

@@ -764,6 +764,38 @@ static void test_differential(void **state)
 	fx_free(x);
 }
 
+/* The viewer is src/output/flame.js byte for byte, alone in its CDATA section. */
+static void test_script_is_flame_js(void **state)
+{
+	const char *src = getenv("KILN_SRC");
+	char path[4096];
+	(void)state;
+	if (!src)
+		skip();
+	snprintf(path, sizeof(path), "%s/src/output/flame.js", src);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	static char js[1 << 16];
+	size_t n = fread(js, 1, sizeof(js) - 1, f);
+	fclose(f);
+	assert_true(n > 0 && n < sizeof(js) - 1);
+	js[n] = '\0';
+	assert_null(strstr(js, "]]>"));
+	struct fx *x = basic();
+	size_t len;
+	char *svg = render_default(&x->t, &len);
+	const char *open = "<script type=\"text/ecmascript\"><![CDATA[\n";
+	const char *at = strstr(svg, open);
+	assert_non_null(at);
+	at += strlen(open);
+	assert_true((size_t)(svg + len - at) > n);
+	assert_memory_equal(at, js, n);
+	assert_true(!strncmp(at + n, "]]></script>\n", 13));
+	assert_int_equal(count(svg, "<script"), 1);
+	free(svg);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -780,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_color_modes),
 		cmocka_unit_test(test_palettes),
 		cmocka_unit_test(test_differential),
+		cmocka_unit_test(test_script_is_flame_js),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

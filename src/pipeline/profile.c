@@ -368,6 +368,8 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		reverse_frames(x->frames, n);
 	uint32_t leaf = o->chart ? trie_chart_add(x->t, &x->chart, x->frames, n, 1)
 				 : trie_add(x->t, x->frames, n, 1);
+	if (x->lp && x->lp->want_times)
+		locprof_time(x->lp, leaf, ev->sid.time, ev->sid.has_time);
 	if (o->periods && counted)
 		add_period(&x->periods, x->t, ev, leaf);
 	return 0;

@@ -1082,8 +1082,7 @@ static void load_dwarf_secs(struct srcfile *f, struct dwinfo_secs *ds)
  * itself (nothing compressed, or the image could not be made; libdw then
  * gives what it can from the file, as before).
  */
-static Elf *open_expanded(struct srcfile *f, const struct dso *d, const char *path,
-			 const struct kiln_env *env)
+static Elf *open_expanded(struct srcfile *f, const struct kiln_env *env)
 {
 	struct stat st;
 	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
@@ -1101,7 +1100,7 @@ static Elf *open_expanded(struct srcfile *f, const struct dso *d, const char *pa
 	int err = elf_expand_check(map, size, unread_section, ELF_EXPAND_DROP_LOADED);
 	struct dcache_key key;
 	if (!err) {
-		dcache_key(&key, &st, d->build_id, d->build_id_size, path);
+		dcache_key(&key, &st);
 		if (dcache_get(env, &key, &img, &len) == 0) {
 			if ((e = elf_memory((char *)img, len)))
 				cached = true;
@@ -1151,7 +1150,7 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	if (f->fd < 0)
 		return f;
 	elf_version(EV_CURRENT);
-	f->elf = open_expanded(f, d, path, sl->dsos->env);
+	f->elf = open_expanded(f, sl->dsos->env);
 	if (!f->elf)
 		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
