@@ -75,7 +75,8 @@ int perf_writer_open(struct perf_writer **out, const char *path)
 	/* The previous file will be kept as PATH.old: refuse now, not after
 	 * recording, what would stop that. */
 	char *old = xasprintf("%s.old", path);
-	int old_dir = lstat(old, &st) == 0 && S_ISDIR(st.st_mode);
+	int old_dir = lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		      lstat(old, &st) == 0 && S_ISDIR(st.st_mode);
 	free(old);
 	if (old_dir)
 		return err_set(-EISDIR, "cannot keep the previous '%s' as '%s.old': it is a directory",
