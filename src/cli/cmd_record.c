@@ -84,13 +84,15 @@ static void permission_hint(const struct record_result *r, const struct record_o
 	} else if (o->system_wide) {
 		fprintf(stderr, "hint: -a needs kernel.perf_event_paranoid <= 0;\n");
 		want = 0;
-	} else if (r->kernel_excluded || p < 2) {
-		/* User-only sampling was tried too, or was never the obstacle. */
-		fprintf(stderr, "hint: these events need kernel.perf_event_paranoid <= -1;\n");
+	} else if (r->tracepoint) {
+		fprintf(stderr, "hint: tracepoints need kernel.perf_event_paranoid <= -1;\n");
 		want = -1;
-	} else {
+	} else if (p >= 2 && !r->kernel_excluded) {
 		fprintf(stderr, "hint: kernel stacks need kernel.perf_event_paranoid <= 1, user-only "
 				"sampling (-e cpu-clock:u) works at 2;\n");
+	} else {
+		/* User-only sampling was refused too, or kernel sampling was allowed. */
+		want = -1;
 	}
 	fprintf(stderr, "hint: run as root, grant CAP_PERFMON (setcap cap_perfmon,cap_ipc_lock+ep "
 			"kiln), or lower it: sysctl -w kernel.perf_event_paranoid=%d\n",
@@ -104,11 +106,15 @@ static int record_failed(const struct record_opts *o, const struct record_result
 		fprintf(stderr, "error: cannot run '%s': %s\n", o->argv[0], strerror(r->exec_errno));
 		return r->exec_errno == ENOENT ? 127 : 126;
 	}
-	if (r->open_errno == EACCES || r->open_errno == EPERM) {
+	if ((r->open_errno == EACCES || r->open_errno == EPERM) && !r->ring_failed) {
 		permission_hint(r, o);
 		return KILN_EXIT_FAIL;
 	}
 	cli_error_last(NULL);
+	if (r->ring_failed)
+		fprintf(stderr, "hint: the ring buffers' locked memory is limited "
+				"(kernel.perf_event_mlock_kb, ulimit -l): use a smaller -m, or "
+				"none for a size that fits\n");
 	if (r->no_pmu)
 		fprintf(stderr, "hint: sample a software event instead: -e cpu-clock\n");
 	if (r->salvaged)

@@ -323,7 +323,13 @@ static int open_events(struct session *s)
 			return 0;
 		}
 		res->open_errno = -err;
+		if (bad == SIZE_MAX) {
+			res->ring_failed = true; /* not a permission on the events */
+			return err;
+		}
 		struct perf_event_attr *a = &s->attrs[bad];
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			res->tracepoint = true;
 		if (is_hardware(a) && is_missing_pmu(-err)) {
 			if (o->nevents) {
 				res->no_pmu = true;

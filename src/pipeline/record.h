@@ -59,6 +59,8 @@ struct record_result {
 	bool kernel_excluded; /* fell back to user-only sampling */
 	bool event_fallback;  /* cycles unavailable: used cpu-clock */
 	bool no_pmu;          /* a hardware event (-e) has no PMU on this machine */
+	bool ring_failed;     /* the events opened, a ring buffer could not be mapped */
+	bool tracepoint;      /* the event refused is a tracepoint */
 	pid_t foreign_pid;    /* refused: this -p target belongs to another user */
 	uid_t foreign_uid;    /* ... this one */
 	int exec_errno;     /* the command could not be executed */
@@ -69,8 +71,8 @@ struct record_result {
 };
 
 /* 0 on success; -errno on failure with err_last() describing it and
- * result fields (open_errno, paranoid, exec_errno, no_pmu, foreign_pid)
- * telling the CLI what hint to give. No output file is left behind on
+ * result fields (open_errno, paranoid, exec_errno, no_pmu, ring_failed,
+ * tracepoint, foreign_pid) telling the CLI what hint to give. No output file is left behind on
  * failure. SIGINT, SIGTERM and SIGHUP are blocked while it runs and the
  * caller's mask is restored at the end; one that arrived while the file
  * was being finished is consumed and reported in res->signal, so a caller

@@ -6,7 +6,8 @@
 # the output file (a 64 KiB tmpfs, filled; needs root); -p of another
 # user's process says what would allow it (root, CAP_PERFMON or
 # CAP_SYS_PTRACE, not perf_event_paranoid and not :u; needs root and
-# setpriv, restores kernel.perf_event_paranoid).
+# setpriv, restores kernel.perf_event_paranoid); ring buffers beyond the
+# locked-memory limit are named as such, with a hint about -m.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 f=/proc/sys/kernel/perf_event_paranoid
@@ -65,6 +66,16 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && echo 2 >$f 2>/dev/null
 	done
 	echo $old >$f
 	tested="$tested foreign-pid"
+
+	# Ring buffers past the locked-memory allowance (kernel.perf_event_mlock_kb
+	# beyond which RLIMIT_MEMLOCK counts): not a perf_event_paranoid matter.
+	if ! (ulimit -l 64 && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$KILN" record -q -m 1024 -o "$T/m.data" -- true) 2>"$T/m.err"; then
+		grep -q "^error: cannot map a 1024-page ring buffer" "$T/m.err" || fail "-m 1024: $(cat "$T/m.err")"
+		grep -q "^hint:.*smaller -m" "$T/m.err" || fail "-m 1024: no -m hint: $(cat "$T/m.err")"
+		grep -q "paranoid" "$T/m.err" && fail "-m 1024 blamed on perf_event_paranoid: $(cat "$T/m.err")"
+		tested="$tested ring-limit"
+	fi
 fi
 [ -n "$tested" ] || skip "nothing applies here (a PMU, not root)"
 echo "ok:$tested"
