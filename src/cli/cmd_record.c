@@ -44,11 +44,13 @@ static const char usage_text[] =
 	"                        command, only for as long as that command runs\n"
 	"  -a, --all-cpus        sample every process on every CPU\n"
 	"  -m, --mmap-pages N    ring buffer data pages per CPU (power of two)\n"
-	"  -q, --quiet           no summary line\n"
+	"  -q, --quiet           no summary line, no note of the cpu-clock fallback\n"
 	"  -h, --help            this help\n"
 	"\n"
 	"Recording stops when the command exits, when all -p targets exit, or on\n"
-	"Ctrl-C/SIGTERM/SIGHUP; the file is always finished. Lost samples are reported.\n"
+	"Ctrl-C/SIGTERM/SIGHUP; the file is always finished, then a command still running\n"
+	"gets SIGTERM (and SIGCONT), and SIGKILL 2 s later or at a second Ctrl-C. An\n"
+	"existing non-empty output file is kept as FILE.old. Lost samples are reported.\n"
 	"Exit status: the command's own (128+N if killed by signal N); 126/127 if it cannot\n"
 	"be executed/found; 1 if recording failed (no file is left behind); 2 usage.\n"
 	"\n"
@@ -64,73 +66,126 @@ static void permission_hint(const struct record_result *r, const struct record_o
 	int p = r->paranoid;
 	fprintf(stderr, "error: perf_event_open was refused: %s (kernel.perf_event_paranoid is %d)\n",
 		strerror(r->open_errno), p);
-	if (p >= 3)
+	if (r->foreign_pid) {
+		/* The kernel's ptrace check: no paranoid level lets one user sample another's process. */
+		fprintf(stderr, "hint: process %d belongs to another user (uid %u): sampling it needs "
+				"root, CAP_PERFMON or CAP_SYS_PTRACE, whatever kernel.perf_event_paranoid "
+				"says;\n",
+			(int)r->foreign_pid, (unsigned)r->foreign_uid);
+		fprintf(stderr, "hint: run kiln as that user or as root, or grant CAP_PERFMON "
+				"(setcap cap_perfmon,cap_ipc_lock+ep kiln)\n");
+		return;
+	}
+	int want = 1; /* the paranoid level that allows it */
+	if (p >= 3) {
 		fprintf(stderr, "hint: paranoid %d (a distribution setting) refuses all "
 				"unprivileged profiling;\n",
 			p);
-	else if (o->system_wide)
+	} else if (o->system_wide) {
 		fprintf(stderr, "hint: -a needs kernel.perf_event_paranoid <= 0;\n");
-	else
+		want = 0;
+	} else if (r->tracepoint) {
+		fprintf(stderr, "hint: tracepoints need kernel.perf_event_paranoid <= -1;\n");
+		want = -1;
+	} else if (p >= 2 && !r->kernel_excluded) {
 		fprintf(stderr, "hint: kernel stacks need kernel.perf_event_paranoid <= 1, user-only "
 				"sampling (-e cpu-clock:u) works at 2;\n");
+	} else {
+		/* User-only sampling was refused too, or kernel sampling was allowed. */
+		want = -1;
+	}
 	fprintf(stderr, "hint: run as root, grant CAP_PERFMON (setcap cap_perfmon,cap_ipc_lock+ep "
-			"kiln), or lower it: sysctl -w kernel.perf_event_paranoid=1\n");
+			"kiln), or lower it: sysctl -w kernel.perf_event_paranoid=%d\n",
+		want);
 }
 
-int record_cli_run(const struct record_opts *o, bool quiet)
+/* Report a recording that failed; returns the exit code. */
+static int record_failed(const struct record_opts *o, const struct record_result *r, int err)
 {
-	struct record_result r;
-	err_clear();
-	int err = record_run(o, &r);
-	if (err) {
-		if (r.exec_errno) {
-			fprintf(stderr, "error: cannot run '%s': %s\n", o->argv[0],
-				strerror(r.exec_errno));
-			return r.exec_errno == ENOENT ? 127 : 126;
-		}
-		if (r.open_errno == EACCES || r.open_errno == EPERM) {
-			permission_hint(&r, o);
-			return KILN_EXIT_FAIL;
-		}
-		cli_error_last(NULL);
-		if (r.salvaged)
-			fprintf(stderr, "hint: recording stopped; %s keeps the %.3f MB of records "
-					"written before the failure\n",
-				o->output, (double)r.salvaged_bytes / (1024.0 * 1024.0));
-		return err == -EINVAL ? KILN_EXIT_USAGE : KILN_EXIT_FAIL;
+	if (r->exec_errno) {
+		fprintf(stderr, "error: cannot run '%s': %s\n", o->argv[0], strerror(r->exec_errno));
+		return r->exec_errno == ENOENT ? 127 : 126;
 	}
-	if (r.event_fallback)
+	if ((r->open_errno == EACCES || r->open_errno == EPERM) && !r->ring_failed) {
+		permission_hint(r, o);
+		return KILN_EXIT_FAIL;
+	}
+	cli_error_last(NULL);
+	if (r->ring_failed)
+		fprintf(stderr, "hint: the ring buffers' locked memory is limited "
+				"(kernel.perf_event_mlock_kb, ulimit -l): use a smaller -m, or "
+				"none for a size that fits\n");
+	if (r->no_pmu)
+		fprintf(stderr, "hint: sample a software event instead: -e cpu-clock\n");
+	if (r->salvaged)
+		fprintf(stderr, "hint: recording stopped; %s keeps the %.3f MB of records "
+				"written before the failure\n",
+			o->output, (double)r->salvaged_bytes / (1024.0 * 1024.0));
+	return err == -EINVAL ? KILN_EXIT_USAGE : KILN_EXIT_FAIL;
+}
+
+/* Warnings and the summary of a finished recording. */
+static void record_report(const struct record_opts *o, const struct record_result *r, bool quiet)
+{
+	if (r->event_fallback && !quiet)
 		fprintf(stderr, "warning: no hardware PMU: sampling cpu-clock instead of cycles\n");
-	if (r.kernel_excluded)
+	if (r->kernel_excluded)
 		fprintf(stderr, "warning: kernel.perf_event_paranoid is %d: sampled user space only "
 				"(kernel samples need <= 1, or root/CAP_PERFMON)\n",
-			r.paranoid);
-	if (r.lost)
+			r->paranoid);
+	if (r->lost)
 		fprintf(stderr, "warning: lost %llu samples (the ring buffer was full; try a larger "
 				"-m or a lower -F)\n",
-			(unsigned long long)r.lost);
-	if (r.lost_samples)
+			(unsigned long long)r->lost);
+	if (r->lost_samples)
 		fprintf(stderr, "warning: the kernel dropped %llu samples\n",
-			(unsigned long long)r.lost_samples);
+			(unsigned long long)r->lost_samples);
 	if (!quiet) {
 		struct stat st;
 		double mb = stat(o->output, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0;
 		fprintf(stderr, "[ kiln record: wrote %llu samples (%.3f MB) to %s ]\n",
-			(unsigned long long)r.samples, mb, o->output);
+			(unsigned long long)r->samples, mb, o->output);
 	}
-	if (r.signal && r.signal != SIGCHLD) {
-		/* Finished cleanly; now die of the signal we got, so callers see it. */
+}
+
+int record_cli_run(const struct record_opts *o, bool quiet)
+{
+	/* SIGINT/SIGTERM/SIGHUP stay blocked until the report is out: a second
+	 * one must not kill kiln between the finished file and its summary. */
+	sigset_t stops, old;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	struct record_result r;
+	err_clear();
+	int err = record_run(o, &r);
+	int code;
+	if (err) {
+		code = record_failed(o, &r, err);
+	} else {
+		record_report(o, &r, quiet);
+		code = KILN_EXIT_OK;
+		if (r.workload && WIFEXITED(r.workload_status))
+			code = WEXITSTATUS(r.workload_status);
+		else if (r.workload && WIFSIGNALED(r.workload_status))
+			code = 128 + WTERMSIG(r.workload_status);
+	}
+	if (!err && r.signal) {
+		/* Finished cleanly; now die of the signal we got, so callers see it
+		 * (the others, still blocked, die with us). */
+		fflush(stderr);
 		signal(r.signal, SIG_DFL);
 		raise(r.signal);
-		return 128 + r.signal;
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, r.signal);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		code = 128 + r.signal;
 	}
-	if (r.workload) {
-		if (WIFEXITED(r.workload_status))
-			return WEXITSTATUS(r.workload_status);
-		if (WIFSIGNALED(r.workload_status))
-			return 128 + WTERMSIG(r.workload_status);
-	}
-	return KILN_EXIT_OK;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return code;
 }
 
 static int add_list(const char *arg, char ***v, size_t *n)

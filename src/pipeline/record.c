@@ -1,7 +1,10 @@
 /*
  * record: live → perf.data (pipeline, L8). See record.h for the session's
- * shape; the event loop is poll() over the ring buffers plus a signalfd
- * for SIGINT/SIGTERM/SIGHUP/SIGCHLD.
+ * shape. record_run tells it in steps: set up the events and the signals,
+ * set up the targets, open the events and their rings, open the output
+ * (attrs, synthesized state), start, loop (poll over the rings plus a
+ * signalfd for SIGINT/SIGTERM/SIGHUP/SIGCHLD, so the loop never races a
+ * signal), finish the file, and end a command that is still running.
  */
 #include "pipeline/record.h"
 
@@ -12,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -177,91 +182,78 @@ static void fill_info(const struct record_opts *o, struct perf_header_info *h)
 	}
 }
 
+/* The state of one recording, shared by its steps. */
+struct session {
+	const struct record_opts *o;
+	struct record_result *res;
+	size_t n; /* events */
+	struct perf_event_attr *attrs;
+	char **names;
+	uint8_t *tracing_data;
+	size_t tracing_data_len;
+	bool profile_child; /* the events follow the command from its exec */
+	struct live_workload wl;
+	pid_t *tids;
+	size_t ntids;
+	struct live *live;
+	struct perf_writer *w;
+	struct sink sink;
+	struct nscache ns; /* containerised binaries kept while reachable */
+	struct buildids bi; /* the build-id table */
+	int sfd;
+	sigset_t mask, oldmask;
+	unsigned signals; /* SIGINT/SIGTERM/SIGHUP received */
+};
+
 static bool is_missing_pmu(int e)
 {
 	return e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == ENXIO;
 }
 
-/* Open the events, falling back as perf does: no PMU → cpu-clock;
- * kernel sampling refused (paranoid ≥ 2) → user-only. */
-static int open_events(const struct record_opts *o, struct perf_event_attr *attrs, char **names,
-		       size_t n, const pid_t *tids, size_t ntids, unsigned pages,
-		       struct record_result *res, struct live **out)
+static bool is_hardware(const struct perf_event_attr *a)
 {
-	struct live_opts lo = { .attrs = attrs, .nattrs = n, .tids = tids, .ntids = ntids,
-				.system_wide = o->system_wide, .mmap_pages = pages };
-	for (int attempt = 0; attempt < 4; attempt++) {
-		size_t bad = 0;
-		int err = live_open(out, &lo, &bad);
-		if (!err)
-			return 0;
-		res->open_errno = -err;
-		struct perf_event_attr *a = &attrs[bad];
-		if (o->nevents == 0 && a->type == PERF_TYPE_HARDWARE && is_missing_pmu(-err)) {
-			a->type = PERF_TYPE_SOFTWARE;
-			a->config = PERF_COUNT_SW_CPU_CLOCK;
-			free(names[bad]);
-			names[bad] = xstrdup("cpu-clock");
-			res->event_fallback = true;
-			continue;
-		}
-		if ((err == -EACCES || err == -EPERM) && !a->exclude_kernel && !o->system_wide &&
-		    res->paranoid > 1) {
-			for (size_t i = 0; i < n; i++) {
-				attrs[i].exclude_kernel = 1;
-				attrs[i].exclude_hv = 1;
-				char *nm = xasprintf("%s%s", names[i], strchr(names[i], ':') ? "" : ":u");
-				free(names[i]);
-				names[i] = nm;
-			}
-			res->kernel_excluded = true;
-			continue;
-		}
-		return err;
-	}
-	return -EACCES;
+	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
+	       a->type == PERF_TYPE_RAW;
 }
 
-int record_run(const struct record_opts *o, struct record_result *res)
+/* The first -p target owned by another user, or 0: the kernel lets only
+ * its owner, root, CAP_PERFMON or CAP_SYS_PTRACE sample it. */
+static pid_t foreign_target(const struct record_opts *o, uid_t *uid)
 {
-	memset(res, 0, sizeof(*res));
-	res->paranoid = record_read_paranoid();
-	size_t n = o->nevents ? o->nevents : 1;
-	struct perf_event_attr *attrs;
-	char **names;
-	XALLOC_ARRAY(attrs, n);
-	XALLOC_ARRAY(names, n);
-	struct live *live = NULL;
-	struct perf_writer *w = NULL;
-	struct live_workload wl = { .pid = 0, .go_fd = -1, .err_fd = -1 };
-	pid_t *tids = NULL;
-	size_t ntids = 0;
-	uint8_t *tracing_data = NULL;
-	size_t tracing_data_len = 0;
-	int sfd = -1, err = 0;
-	sigset_t mask, oldmask;
-	struct nscache ns; /* containerised binaries kept while reachable */
-	nscache_init(&ns, o->env ? o->env->home : NULL);
-	struct buildids bi; /* the build-id table */
-	buildids_init(&bi);
+	for (size_t i = 0; i < o->npids; i++) {
+		char path[32];
+		struct stat st;
+		snprintf(path, sizeof(path), "/proc/%d", (int)o->pids[i]);
+		if (stat(path, &st) == 0 && st.st_uid != getuid()) {
+			*uid = st.st_uid;
+			return o->pids[i];
+		}
+	}
+	return 0;
+}
 
-	/* Signals arrive through a signalfd so the loop never races them. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+static int write_failed(const struct session *s, int err)
+{
+	if (err == -ENOSPC || err == -EDQUOT)
+		return err_set(err, "cannot write '%s': %s (the file system holding it is full)",
+			       s->o->output, strerror(-err));
+	return err_set(err, "cannot write '%s': %s", s->o->output, strerror(-err));
+}
 
-	for (size_t i = 0; i < n; i++) {
+/* Parse -e (or take the default, cycles), fill the attrs, and read the
+ * tracepoint formats so perf.data readers can print the payloads. */
+static int setup_events(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	for (size_t i = 0; i < s->n; i++) {
 		if (o->nevents) {
-			err = evspec_parse(o->events[i], &attrs[i], &names[i]);
+			int err = evspec_parse(o->events[i], &s->attrs[i], &s->names[i]);
 			if (err)
-				goto out;
+				return err;
 		} else {
-			attrs[i].type = PERF_TYPE_HARDWARE;
-			attrs[i].config = PERF_COUNT_HW_CPU_CYCLES;
-			names[i] = xstrdup("cycles");
+			s->attrs[i].type = PERF_TYPE_HARDWARE;
+			s->attrs[i].config = PERF_COUNT_HW_CPU_CYCLES;
+			s->names[i] = xstrdup("cycles");
 		}
 	}
 	unsigned freq = o->freq ? o->freq : RECORD_DEFAULT_FREQ;
@@ -270,216 +262,397 @@ int record_run(const struct record_opts *o, struct record_result *res)
 		log_warn("-F %u is above kernel.perf_event_max_sample_rate; using %u", freq, maxrate);
 		freq = maxrate;
 	}
-	build_attrs(o, attrs, n, freq);
-	/* Tracepoint formats, so perf.data readers can print the payloads. */
-	err = live_tracing_data(attrs, n, &tracing_data, &tracing_data_len);
-	if (err)
-		goto out;
+	build_attrs(o, s->attrs, s->n, freq);
+	return live_tracing_data(s->attrs, s->n, &s->tracing_data, &s->tracing_data_len);
+}
 
+/* SIGINT/SIGTERM/SIGHUP/SIGCHLD were blocked at the start; they now
+ * arrive through a signalfd. */
+static int setup_signals(struct session *s)
+{
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN); /* past ulimit -f: get EFBIG and stop cleanly, not die */
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		err = err_set(-errno, "signalfd: %s", strerror(errno));
-		goto out;
-	}
+	signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap the command unseen */
+	s->sfd = signalfd(-1, &s->mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->sfd < 0)
+		return err_set(-errno, "signalfd: %s", strerror(errno));
+	return 0;
+}
 
-	/* Targets. */
-	bool profile_child = o->argv && !o->system_wide && !o->npids;
-	if (profile_child) {
-		err = live_workload_prepare(&wl, o->argv);
-		if (err) {
-			err_set(err, "cannot start '%s': %s", o->argv[0], strerror(-err));
-			goto out;
+/* The command, forked and held at a pipe until its events are open, or
+ * every thread of the -p targets. */
+static int setup_targets(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	if (s->profile_child) {
+		int err = live_workload_prepare(&s->wl, o->argv);
+		if (err)
+			return err_set(err, "cannot start '%s': %s", o->argv[0], strerror(-err));
+		XALLOC_ARRAY(s->tids, 1);
+		s->tids[0] = s->wl.pid;
+		s->ntids = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < o->npids; i++) {
+		pid_t *t;
+		size_t nt;
+		if (live_list_threads(o->pids[i], &t, &nt))
+			return err_set(-ESRCH, "no such process: %d", (int)o->pids[i]);
+		XREALLOC_ARRAY(s->tids, s->ntids + nt);
+		memcpy(s->tids + s->ntids, t, nt * sizeof(*t));
+		s->ntids += nt;
+		free(t);
+	}
+	return 0;
+}
+
+/* Open the events, falling back as perf does: no PMU → cpu-clock;
+ * kernel sampling refused (paranoid ≥ 2) → user-only. */
+static int open_events(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	struct record_result *res = s->res;
+	struct live_opts lo = { .attrs = s->attrs, .nattrs = s->n, .tids = s->tids,
+				.ntids = s->ntids, .system_wide = o->system_wide,
+				.mmap_pages = o->mmap_pages ? o->mmap_pages : default_pages() };
+	for (int attempt = 0; attempt < 4; attempt++) {
+		size_t bad = 0;
+		int err = live_open(&s->live, &lo, &bad);
+		if (!err) {
+			err_clear(); /* the failed attempts are not this session's error */
+			return 0;
 		}
-		XALLOC_ARRAY(tids, 1);
-		tids[0] = wl.pid;
-		ntids = 1;
-	} else if (o->npids) {
-		for (size_t i = 0; i < o->npids; i++) {
-			pid_t *t;
-			size_t nt;
-			if (live_list_threads(o->pids[i], &t, &nt)) {
-				err = err_set(-ESRCH, "no such process: %d", (int)o->pids[i]);
-				goto out;
+		res->open_errno = -err;
+		if (bad == SIZE_MAX) {
+			res->ring_failed = true; /* not a permission on the events */
+			return err;
+		}
+		struct perf_event_attr *a = &s->attrs[bad];
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			res->tracepoint = true;
+		if (is_hardware(a) && is_missing_pmu(-err)) {
+			if (o->nevents) {
+				res->no_pmu = true;
+				return err_set(err, "cannot sample '%s': this machine has no hardware "
+						    "PMU for it (perf_event_open: %s)",
+					       s->names[bad], strerror(-err));
 			}
-			XREALLOC_ARRAY(tids, ntids + nt);
-			memcpy(tids + ntids, t, nt * sizeof(*t));
-			ntids += nt;
-			free(t);
+			a->type = PERF_TYPE_SOFTWARE;
+			a->config = PERF_COUNT_SW_CPU_CLOCK;
+			free(s->names[bad]);
+			s->names[bad] = xstrdup("cpu-clock");
+			res->event_fallback = true;
+			continue;
 		}
+		if (err != -EACCES && err != -EPERM)
+			break;
+		if (!res->foreign_pid)
+			res->foreign_pid = foreign_target(o, &res->foreign_uid);
+		if (!a->exclude_kernel && !o->system_wide && res->paranoid > 1) {
+			for (size_t i = 0; i < s->n; i++) {
+				s->attrs[i].exclude_kernel = 1;
+				s->attrs[i].exclude_hv = 1;
+				char *nm = xasprintf("%s%s", s->names[i],
+						     strchr(s->names[i], ':') ? "" : ":u");
+				free(s->names[i]);
+				s->names[i] = nm;
+			}
+			res->kernel_excluded = true;
+			continue;
+		}
+		break;
 	}
+	if (err_last()->msg[0] == '\0')
+		err_set(-res->open_errno, "perf_event_open failed: %s", strerror(res->open_errno));
+	return -res->open_errno;
+}
 
-	err = open_events(o, attrs, names, n, tids, ntids, o->mmap_pages ? o->mmap_pages : default_pages(),
-			  res, &live);
-	if (err) {
-		if (err_last()->msg[0] == '\0')
-			err_set(err, "perf_event_open failed: %s", strerror(-err));
-		goto out;
-	}
-
-	err = perf_writer_open(&w, o->output);
+/* Create the output, declare the events, and write what existed before
+ * recording (the kernel's map, -a's and -p's processes) and FINISHED_INIT. */
+static int open_output(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	int err = perf_writer_open(&s->w, o->output);
 	if (err)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
+		return err;
+	for (size_t i = 0; i < s->n; i++) {
 		size_t nids;
-		const uint64_t *ids = live_ids(live, i, &nids);
-		perf_writer_add_attr(w, &attrs[i], names[i], ids, nids);
+		const uint64_t *ids = live_ids(s->live, i, &nids);
+		perf_writer_add_attr(s->w, &s->attrs[i], s->names[i], ids, nids);
 	}
 	size_t nid0;
-	const uint64_t *ids0 = live_ids(live, 0, &nid0);
+	const uint64_t *ids0 = live_ids(s->live, 0, &nid0);
 	uint64_t id0 = nid0 ? ids0[0] : 0;
-
-	struct sink sink = { .w = w, .res = res, .ns = &ns, .bi = &bi };
-	err = live_synth_kernel(&attrs[0], id0, on_record, &sink);
+	s->sink = (struct sink){ .w = s->w, .res = s->res, .ns = &s->ns, .bi = &s->bi };
+	err = live_synth_kernel(&s->attrs[0], id0, on_record, &s->sink);
 	if (!err && o->system_wide)
-		err = live_synth_all(&attrs[0], id0, on_record, &sink);
+		err = live_synth_all(&s->attrs[0], id0, on_record, &s->sink);
 	for (size_t i = 0; !err && !o->system_wide && i < o->npids; i++)
-		err = live_synth_process(o->pids[i], &attrs[0], id0, on_record, &sink);
+		err = live_synth_process(o->pids[i], &s->attrs[0], id0, on_record, &s->sink);
 	if (!err) {
 		struct perf_event_header fi = { .type = 82 /* FINISHED_INIT */, .size = 8 };
-		err = perf_writer_write(w, &fi, sizeof(fi));
+		err = s->sink.err = perf_writer_write(s->w, &fi, sizeof(fi));
 	}
-	if (err)
-		goto out;
+	if (err && s->sink.err) /* the file, not /proc: a full disk shows here */
+		return write_failed(s, s->sink.err);
+	return err;
+}
 
-	/* Go. */
-	if (!profile_child && (err = live_enable(live))) {
-		err_set(err, "cannot enable events: %s", strerror(-err));
-		goto out;
-	}
-	if (o->argv && !profile_child) {
-		err = live_workload_prepare(&wl, o->argv);
-		if (err) {
-			err_set(err, "cannot start '%s': %s", o->argv[0], strerror(-err));
-			goto out;
-		}
+/* Enable the events (a child's are enabled by its exec) and run the command. */
+static int start(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	int err;
+	if (!s->profile_child && (err = live_enable(s->live)))
+		return err_set(err, "cannot enable events: %s", strerror(-err));
+	if (o->argv && !s->profile_child) {
+		err = live_workload_prepare(&s->wl, o->argv);
+		if (err)
+			return err_set(err, "cannot start '%s': %s", o->argv[0], strerror(-err));
 	}
 	if (o->argv) {
-		res->workload = true;
-		int e = live_workload_start(&wl);
-		if (e) {
-			res->exec_errno = -e;
-			waitpid(wl.pid, NULL, 0);
-			wl.pid = 0;
-			err = err_set(e, "cannot run '%s': %s", o->argv[0], strerror(-e));
-			goto out;
+		s->res->workload = true;
+		err = live_workload_start(&s->wl);
+		if (err) {
+			s->res->exec_errno = -err;
+			waitpid(s->wl.pid, NULL, 0);
+			s->wl.pid = 0;
+			return err_set(err, "cannot run '%s': %s", o->argv[0], strerror(-err));
 		}
 	}
+	return 0;
+}
 
-	size_t nfds = live_ncpus(live) + 1;
+/* Reap the command if it has ended (flags: WNOHANG, or 0 to wait). */
+static bool reap(struct session *s, int flags)
+{
+	int st;
+	if (s->wl.pid > 0 && waitpid(s->wl.pid, &st, flags) == s->wl.pid) {
+		s->res->workload_status = st;
+		s->wl.pid = 0;
+		return true;
+	}
+	return false;
+}
+
+/* Read the pending signals; true when one of them ends the recording
+ * (the command exited, or SIGINT/SIGTERM/SIGHUP: the first one is kept). */
+static bool read_signals(struct session *s)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+	while (read(s->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (reap(s, WNOHANG))
+				stop = true;
+			continue;
+		}
+		if (!s->res->signal)
+			s->res->signal = (int)si.ssi_signo;
+		s->signals++;
+		stop = true;
+	}
+	return stop;
+}
+
+/* -p without a command: true when every target is gone. */
+static bool targets_gone(const struct session *s, const struct pollfd *pfd, size_t nr, int pr)
+{
+	const struct record_opts *o = s->o;
+	if (o->argv || !o->npids)
+		return false;
+	if (pr > 0) {
+		size_t hup = 0;
+		for (size_t i = 0; i < nr; i++)
+			if (pfd[i].revents & POLLHUP)
+				hup++;
+		if (hup == nr)
+			return true;
+	}
+	for (size_t i = 0; i < o->npids; i++)
+		if (kill(o->pids[i], 0) == 0 || errno == EPERM)
+			return false;
+	return true;
+}
+
+static int write_round(struct session *s)
+{
+	struct perf_event_header fr = { .type = 68 /* FINISHED_ROUND */, .size = 8 };
+	return perf_writer_write(s->w, &fr, sizeof(fr));
+}
+
+/* poll → drain the rings into the file → FINISHED_ROUND, until the
+ * targets end, a signal arrives or a write fails (s->sink.err). */
+static void loop(struct session *s)
+{
+	size_t nfds = live_ncpus(s->live) + 1;
 	struct pollfd *pfd;
 	int *rfds;
 	XALLOC_ARRAY(pfd, nfds);
 	XALLOC_ARRAY(rfds, nfds);
-	size_t nr = live_pollfds(live, rfds, nfds - 1);
+	size_t nr = live_pollfds(s->live, rfds, nfds - 1);
 	bool stop = false;
 	while (!stop) {
 		for (size_t i = 0; i < nr; i++)
 			pfd[i] = (struct pollfd){ .fd = rfds[i], .events = POLLIN };
-		pfd[nr] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[nr] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
 		int pr = poll(pfd, nr + 1, 100);
 		uint64_t bytes = 0;
-		if (live_drain(live, on_record, &sink, &bytes) || sink.err)
+		if (live_drain(s->live, on_record, &s->sink, &bytes) || s->sink.err)
 			break;
-		res->bytes += bytes;
-		if (bytes) {
-			struct perf_event_header fr = { .type = 68 /* FINISHED_ROUND */, .size = 8 };
-			if ((sink.err = perf_writer_write(w, &fr, sizeof(fr))))
-				break;
-		}
-		struct signalfd_siginfo si;
-		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			if (si.ssi_signo == SIGCHLD) {
-				int st;
-				if (wl.pid > 0 && waitpid(wl.pid, &st, WNOHANG) == wl.pid) {
-					res->workload_status = st;
-					wl.pid = 0;
-					stop = true;
-				}
-			} else {
-				res->signal = (int)si.ssi_signo;
-				stop = true;
-			}
-		}
-		/* -p without a command: stop when every target thread is gone. */
-		if (pr > 0 && !o->argv && o->npids) {
-			size_t hup = 0;
-			for (size_t i = 0; i < nr; i++)
-				if (pfd[i].revents & POLLHUP)
-					hup++;
-			if (hup == nr)
-				stop = true;
-		}
-		if (!o->argv && o->npids) {
-			bool alive = false;
-			for (size_t i = 0; i < o->npids; i++)
-				if (kill(o->pids[i], 0) == 0 || errno == EPERM)
-					alive = true;
-			if (!alive)
-				stop = true;
-		}
+		s->res->bytes += bytes;
+		if (bytes && (s->sink.err = write_round(s)))
+			break;
+		stop = read_signals(s);
+		if (targets_gone(s, pfd, nr, pr))
+			stop = true;
 	}
 	free(pfd);
 	free(rfds);
+}
 
-	/* Finish: stop sampling, drain what is left, write the header. */
-	live_disable(live);
+/* Stop sampling, drain what is left and write the header; the file is
+ * renamed into place. After a write error, keep the records that made it. */
+static int finish(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	struct record_result *res = s->res;
+	live_disable(s->live);
 	uint64_t bytes = 0;
-	if (!sink.err && !live_drain(live, on_record, &sink, &bytes) && bytes) {
-		struct perf_event_header fr = { .type = 68, .size = 8 };
-		sink.err = perf_writer_write(w, &fr, sizeof(fr));
-	}
+	if (!s->sink.err && !live_drain(s->live, on_record, &s->sink, &bytes) && bytes)
+		s->sink.err = write_round(s);
 	res->bytes += bytes;
-	if (wl.pid > 0) { /* we were interrupted while the command still runs */
-		kill(wl.pid, SIGTERM);
-		int st;
-		if (waitpid(wl.pid, &st, 0) == wl.pid)
-			res->workload_status = st;
-		wl.pid = 0;
-	}
-	if (sink.err) {
+	if (s->sink.err) {
 		/* Disk full or file size limit: keep the records that made it. */
 		uint64_t kept = 0;
-		int serr = perf_writer_salvage(w, &kept);
-		w = NULL;
+		int serr = perf_writer_salvage(s->w, &kept);
+		s->w = NULL;
 		res->salvaged = serr == 0;
 		res->salvaged_bytes = kept;
-		err = err_set(sink.err, "cannot write '%s': %s", o->output, strerror(-sink.err));
-		goto out;
+		return write_failed(s, s->sink.err);
 	}
 	struct perf_header_info info;
 	fill_info(o, &info);
-	buildids_take(&bi, &info);
-	nscache_take(&ns, &info);
-	info.tracing_data = tracing_data; /* the info owns it now */
-	info.tracing_data_len = tracing_data_len;
-	tracing_data = NULL;
+	buildids_take(&s->bi, &info);
+	nscache_take(&s->ns, &info);
+	info.tracing_data = s->tracing_data; /* the info owns it now */
+	info.tracing_data_len = s->tracing_data_len;
+	s->tracing_data = NULL;
 	uint64_t kept;
-	err = perf_writer_finish(w, &info, &kept);
-	w = NULL;
+	int err = perf_writer_finish(s->w, &info, &kept);
+	s->w = NULL;
 	perf_header_info_release(&info);
 	if (err && kept != UINT64_MAX) {
 		res->salvaged = true;
 		res->salvaged_bytes = kept;
 	}
+	return err;
+}
 
-out:
-	nscache_release(&ns);
-	buildids_release(&bi);
-	if (w)
-		perf_writer_abort(w);
-	if (wl.pid > 0)
-		live_workload_cancel(&wl);
-	live_close(live);
-	if (sfd >= 0)
-		close(sfd);
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(attrs);
-	free(tids);
-	free(tracing_data);
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* The recording ended while the command still runs (a signal to kiln, a
+ * write error): SIGTERM it, SIGCONT it (a stopped command would otherwise
+ * never act on the SIGTERM), and SIGKILL it after RECORD_STOP_GRACE_MS or
+ * at the next SIGINT/SIGTERM/SIGHUP to kiln, whichever comes first. */
+static void end_workload(struct session *s)
+{
+	if (s->wl.pid <= 0)
+		return;
+	kill(s->wl.pid, SIGTERM);
+	kill(s->wl.pid, SIGCONT);
+	unsigned signals = s->signals;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		reap(s, WNOHANG);
+		if (s->wl.pid <= 0)
+			return; /* reaped here or by read_signals */
+		long left = RECORD_STOP_GRACE_MS - ms_since(&t0);
+		if (left <= 0 || s->signals != signals)
+			break;
+		/* SIGCHLD wakes the poll; the timeout also covers a SIGCHLD
+		 * that is ignored (children reaped by the kernel). */
+		struct pollfd p = { .fd = s->sfd, .events = POLLIN };
+		poll(&p, 1, left < 100 ? (int)left : 100);
+		read_signals(s);
+	}
+	kill(s->wl.pid, SIGKILL);
+	reap(s, 0);
+}
+
+static void session_init(struct session *s, const struct record_opts *o,
+			 struct record_result *res)
+{
+	memset(s, 0, sizeof(*s));
+	memset(res, 0, sizeof(*res));
+	s->o = o;
+	s->res = res;
+	res->paranoid = record_read_paranoid();
+	s->n = o->nevents ? o->nevents : 1;
+	XALLOC_ARRAY(s->attrs, s->n);
+	XALLOC_ARRAY(s->names, s->n);
+	s->wl = (struct live_workload){ .pid = 0, .go_fd = -1, .err_fd = -1 };
+	s->profile_child = o->argv && !o->system_wide && !o->npids;
+	s->sfd = -1;
+	nscache_init(&s->ns, o->env ? o->env->home : NULL);
+	buildids_init(&s->bi);
+	sigemptyset(&s->mask);
+	sigaddset(&s->mask, SIGINT);
+	sigaddset(&s->mask, SIGTERM);
+	sigaddset(&s->mask, SIGHUP);
+	sigaddset(&s->mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &s->mask, &s->oldmask);
+}
+
+static void session_release(struct session *s)
+{
+	nscache_release(&s->ns);
+	buildids_release(&s->bi);
+	if (s->w)
+		perf_writer_abort(s->w);
+	if (s->wl.pid > 0)
+		live_workload_cancel(&s->wl);
+	live_close(s->live);
+	if (s->sfd >= 0) {
+		/* A signal that came while finishing is the caller's to act on. */
+		read_signals(s);
+		close(s->sfd);
+	}
+	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->attrs);
+	free(s->tids);
+	free(s->tracing_data);
+}
+
+int record_run(const struct record_opts *o, struct record_result *res)
+{
+	struct session s;
+	session_init(&s, o, res);
+	int err = setup_events(&s);
+	if (!err)
+		err = setup_signals(&s);
+	if (!err)
+		err = setup_targets(&s);
+	if (!err)
+		err = open_events(&s);
+	if (!err)
+		err = open_output(&s);
+	if (!err)
+		err = start(&s);
+	if (!err) {
+		loop(&s);
+		err = finish(&s);
+		end_workload(&s);
+	}
+	session_release(&s);
 	return err;
 }

@@ -8,8 +8,12 @@
  * session synthesizes pre-existing state, drains the ring buffers into
  * the writer with a FINISHED_ROUND after every pass that wrote something,
  * and finishes the file on target exit, SIGINT, SIGTERM or SIGHUP (a
- * second signal while finishing is ignored, so the file is always
- * complete).
+ * second signal while finishing does not interrupt it, so the file is
+ * always complete). The file replaces the output path only once it is
+ * whole; a non-empty regular file there is first kept as PATH.old, as
+ * perf does. A command still running when a signal stopped the recording
+ * then gets SIGTERM and SIGCONT (it may be stopped), and SIGKILL after
+ * RECORD_STOP_GRACE_MS or at a further signal to kiln.
  */
 #ifndef KILN_PIPELINE_RECORD_H
 #define KILN_PIPELINE_RECORD_H
@@ -25,6 +29,8 @@
 #define RECORD_DWARF_REGS 0xff0fffULL
 #define RECORD_DWARF_STACK 8192u
 #define RECORD_DWARF_STACK_MAX 65528u
+/* How long a command has to exit after SIGTERM before it gets SIGKILL. */
+#define RECORD_STOP_GRACE_MS 2000
 
 struct record_opts {
 	const struct kiln_env *env; /* the environment (base/env.h), or NULL */
@@ -52,6 +58,11 @@ struct record_result {
 	int signal;         /* the signal that stopped recording, or 0 */
 	bool kernel_excluded; /* fell back to user-only sampling */
 	bool event_fallback;  /* cycles unavailable: used cpu-clock */
+	bool no_pmu;          /* a hardware event (-e) has no PMU on this machine */
+	bool ring_failed;     /* the events opened, a ring buffer could not be mapped */
+	bool tracepoint;      /* the event refused is a tracepoint */
+	pid_t foreign_pid;    /* refused: this -p target belongs to another user */
+	uid_t foreign_uid;    /* ... this one */
 	int exec_errno;     /* the command could not be executed */
 	int open_errno;     /* perf_event_open's errno when it failed */
 	int paranoid;       /* kernel.perf_event_paranoid, -100 if unknown */
@@ -60,8 +71,12 @@ struct record_result {
 };
 
 /* 0 on success; -errno on failure with err_last() describing it and
- * result fields (open_errno, paranoid, exec_errno) telling the CLI what
- * hint to give. No output file is left behind on failure. */
+ * result fields (open_errno, paranoid, exec_errno, no_pmu, ring_failed,
+ * tracepoint, foreign_pid) telling the CLI what hint to give. No output file is left behind on
+ * failure. SIGINT, SIGTERM and SIGHUP are blocked while it runs and the
+ * caller's mask is restored at the end; one that arrived while the file
+ * was being finished is consumed and reported in res->signal, so a caller
+ * that blocks them around the call can report before it dies of it. */
 int record_run(const struct record_opts *o, struct record_result *res);
 int record_read_paranoid(void);
 

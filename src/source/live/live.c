@@ -151,6 +151,8 @@ int live_open(struct live **out, const struct live_opts *o, size_t *failed_attr)
 					rc = map_ring(l, ring_fd, o->mmap_pages);
 					if (rc < 0) {
 						err = rc;
+						if (failed_attr)
+							*failed_attr = SIZE_MAX;
 						err_set(rc, "cannot map a %u-page ring buffer: %s",
 							o->mmap_pages, strerror(-rc));
 					}

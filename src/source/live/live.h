@@ -42,7 +42,9 @@ typedef int (*live_record_fn)(void *arg, const void *rec, size_t len);
 /*
  * Open every event and its buffers. 0 or -errno; on failure err_last()
  * describes which event failed and why, and *failed_attr (if non-NULL)
- * is set to the index of the attr that was refused.
+ * is set to the index of the attr that was refused, or to SIZE_MAX when
+ * the events opened but a ring buffer could not be mapped (locked memory:
+ * kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK).
  */
 int live_open(struct live **out, const struct live_opts *o, size_t *failed_attr);
 void live_close(struct live *l);

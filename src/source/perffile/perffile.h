@@ -194,11 +194,10 @@ void perf_writer_add_attr(struct perf_writer *w, const struct perf_event_attr *a
 			  const char *name, const uint64_t *ids, size_t nids);
 /* Append one record (its header's size must equal len). 0 or -errno. */
 int perf_writer_write(struct perf_writer *w, const void *rec, size_t len);
-/* Bytes of records written so far. */
-uint64_t perf_writer_data_size(const struct perf_writer *w);
 /* Write the id arrays, attrs and features (from 'info': hostname,
  * osrelease, version, arch, nrcpus, cmdline, build-ids, plus event_desc
- * from the attrs), rewrite the header, fsync, and rename over the target.
+ * from the attrs), rewrite the header, fsync, and rename over the target
+ * (a non-empty regular file there is first kept as TARGET.old).
  * Frees w. 0 or -errno. When the data itself could not all be written,
  * the whole records that were are kept as by perf_writer_salvage and
  * *kept says how many bytes (UINT64_MAX: nothing kept, the temporary file

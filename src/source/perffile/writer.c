@@ -3,7 +3,10 @@
  * it: header (104 bytes) | id arrays | attr entries | data records |
  * feature index | feature payloads. The header is written last, over a
  * placeholder, so a file whose writer died has data.size 0 and readers
- * know it was not finished.
+ * know it was not finished. The file is written beside the target under a
+ * temporary name and renamed over it when done; a non-empty regular file
+ * already at the target is kept as TARGET.old first, as perf keeps it (a
+ * symlink there is replaced, never followed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +72,15 @@ int perf_writer_open(struct perf_writer **out, const char *path)
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return err_set(-EISDIR, "cannot write '%s': not a regular file", path);
+	/* The previous file will be kept as PATH.old: refuse now, not after
+	 * recording, what would stop that. */
+	char *old = xasprintf("%s.old", path);
+	int old_dir = lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		      lstat(old, &st) == 0 && S_ISDIR(st.st_mode);
+	free(old);
+	if (old_dir)
+		return err_set(-EISDIR, "cannot keep the previous '%s' as '%s.old': it is a directory",
+			       path, path);
 	char *dup = xstrdup(path);
 	char *dir = dirname(dup);
 	char *tmp = xasprintf("%s/.%s.kiln-tmp-%d", dir, strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
@@ -198,11 +210,6 @@ int perf_writer_write(struct perf_writer *w, const void *rec, size_t len)
 	return w->err;
 }
 
-uint64_t perf_writer_data_size(const struct perf_writer *w)
-{
-	return w->data_size;
-}
-
 /* Feature payload helpers: perf pads strings to a multiple of 64 with NULs. */
 static void put_string(struct buf *b, const char *s)
 {
@@ -319,6 +326,35 @@ static bool have_feature(const struct perf_writer *w, unsigned feat,
 	}
 }
 
+/* Rename the temporary file over the target, keeping a non-empty regular
+ * file there as TARGET.old (perf's rule). The old file is linked to its
+ * new name before the new one replaces it, so the target path never goes
+ * missing (a file system without hard links: renamed). 0 or -errno, with
+ * err_last() set. */
+static int install(struct perf_writer *w)
+{
+	struct stat st;
+	if (lstat(w->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		char *old = xasprintf("%s.old", w->path);
+		int err = 0;
+		if (unlink(old) < 0 && errno != ENOENT)
+			err = -errno;
+		if (!err && link(w->path, old) < 0 && rename(w->path, old) < 0)
+			err = -errno;
+		if (err)
+			err_set(err, "cannot keep the previous '%s' as '%s': %s", w->path, old,
+				strerror(-err));
+		free(old);
+		if (err)
+			return err;
+	}
+	if (rename(w->tmp_path, w->path) < 0) {
+		int err = -errno;
+		return err_set(err, "cannot write '%s': %s", w->path, strerror(-err));
+	}
+	return 0;
+}
+
 int perf_writer_finish(struct perf_writer *w, const struct perf_header_info *info, uint64_t *kept)
 {
 	int err = 0;
@@ -380,12 +416,12 @@ int perf_writer_finish(struct perf_writer *w, const struct perf_header_info *inf
 	if (close(w->fd) < 0 && !err)
 		err = -errno;
 	w->fd = -1;
-	if (!err && rename(w->tmp_path, w->path) < 0)
-		err = -errno;
-	if (err) {
+	if (err)
 		err_set(err, "cannot write '%s': %s", w->path, strerror(-err));
+	else
+		err = install(w);
+	if (err)
 		unlink(w->tmp_path);
-	}
 	perf_writer_abort(w);
 	return err;
 }
@@ -431,8 +467,8 @@ int perf_writer_salvage(struct perf_writer *w, uint64_t *kept)
 	if (close(w->fd) < 0 && !err)
 		err = -errno;
 	w->fd = -1;
-	if (!err && rename(w->tmp_path, w->path) < 0)
-		err = -errno;
+	if (!err)
+		err = install(w);
 	if (err)
 		unlink(w->tmp_path);
 	perf_writer_abort(w);
