@@ -393,6 +393,16 @@ static void arm_format(csh h, const cs_insn *in, bool a64, disasm_sym_fn sym, vo
 
 /* ---- the range ---- */
 
+/* Capstone 4 puts AArch64's and ARM's bl/blr/blx in the jump group only. */
+static bool is_call(csh h, enum disasm_arch arch, const cs_insn *in)
+{
+	if (arch == DISASM_AARCH64)
+		return in->id == ARM64_INS_BL || in->id == ARM64_INS_BLR;
+	if (arch == DISASM_ARM)
+		return in->id == ARM_INS_BL || in->id == ARM_INS_BLX;
+	return cs_insn_group(h, in, CS_GRP_CALL);
+}
+
 static int open_handle(enum disasm_arch arch, csh *h)
 {
 	cs_arch a;
@@ -472,10 +482,10 @@ int disasm_bytes(struct disasm *d, enum disasm_arch arch, const uint8_t *code, u
 		}
 		o->addr = in->address;
 		o->len = (uint8_t)in->size;
-		if (cs_insn_group(h, in, CS_GRP_JUMP))
-			o->flags |= DISASM_JUMP;
-		if (cs_insn_group(h, in, CS_GRP_CALL))
+		if (is_call(h, arch, in))
 			o->flags |= DISASM_CALL;
+		else if (cs_insn_group(h, in, CS_GRP_JUMP))
+			o->flags |= DISASM_JUMP;
 		if (cs_insn_group(h, in, CS_GRP_RET))
 			o->flags |= DISASM_RET;
 		if (arch == DISASM_X86_64 || arch == DISASM_I386)

@@ -1104,6 +1104,12 @@ bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64
 
 const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start)
 {
+	return elf_image_lookup_range(img, vaddr, start, NULL);
+}
+
+const char *elf_image_lookup_range(const struct elf_image *img, uint64_t vaddr, uint64_t *start,
+				   uint64_t *end)
+{
 	/* The first symbol starting above vaddr; the one before it is the
 	 * only candidate, since starts are unique. */
 	size_t lo = UPPER_BOUND(img->syms.v, img->syms.n, struct elf_sym, start, vaddr);
@@ -1114,6 +1120,8 @@ const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64
 		return NULL;
 	if (start)
 		*start = s->start;
+	if (end)
+		*end = s->end;
 	return s->name;
 }
 

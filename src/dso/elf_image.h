@@ -63,6 +63,9 @@ bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64
  * to the symbol's address (so vaddr - *start is the offset into it). The
  * returned name is borrowed from the image. */
 const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start);
+/* Like elf_image_lookup, and *end gets the symbol's end (exclusive). */
+const char *elf_image_lookup_range(const struct elf_image *img, uint64_t vaddr, uint64_t *start,
+				   uint64_t *end);
 /* Number of symbols kept (after alias resolution). */
 size_t elf_image_nsyms(const struct elf_image *img);
 /* A section's bytes as they are in the file. */
