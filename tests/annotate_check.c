@@ -5,7 +5,7 @@
  *
  *   annotate-check BINARY START SIZE EVENT [--lines] < SAMPLES
  *
- * SAMPLES: one "OFFSET COUNT" per line, OFFSET (hex) into the symbol at
+ * SAMPLES: one "OFFSET SAMPLES PERIOD" per line, OFFSET (hex) into the symbol at
  * link-time address START (hex) of SIZE bytes (hex) in BINARY. Prints
  * perf annotate --stdio's text (with --lines, --print-line's summary
  * first). Exit 0, 1 when the annotation cannot be built, 2 on bad usage.
@@ -31,9 +31,10 @@ int main(int argc, char **argv)
 	VEC(struct annotate_sample) samples = { 0 };
 	char line[256];
 	while (fgets(line, sizeof(line), stdin)) {
-		char *end;
+		char *end, *end2;
 		uint64_t off = strtoull(line, &end, 16);
-		struct annotate_sample s = { start + off, strtoull(end, NULL, 10) };
+		uint64_t n = strtoull(end, &end2, 10);
+		struct annotate_sample s = { start + off, n, strtoull(end2, NULL, 10) };
 		if (end != line)
 			VEC_PUSH(&samples, s);
 	}

@@ -18,9 +18,9 @@
 #include "base/hashmap.h"
 #include "base/xalloc.h"
 
-double annotate_percent(uint64_t count, uint64_t total)
+double annotate_percent(uint64_t part, uint64_t whole)
 {
-	return total ? 100.0 * (double)count / (double)total : 0.0;
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
 static void add_note(struct annotation *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -43,11 +43,15 @@ static void place_samples(struct annotation *a, const struct annotate_req *r)
 	for (size_t i = 0; i < r->nsamples; i++) {
 		const struct annotate_sample *s = &r->samples[i];
 		size_t at = disasm_find(&a->dis, s->addr);
-		if (at == SIZE_MAX)
-			a->outside += s->count;
-		else
-			a->insns.v[at].count += s->count;
-		a->total += s->count;
+		if (at == SIZE_MAX) {
+			a->outside_samples += s->samples;
+			a->outside_period += s->period;
+		} else {
+			a->insns.v[at].samples += s->samples;
+			a->insns.v[at].period += s->period;
+		}
+		a->samples += s->samples;
+		a->period += s->period;
 	}
 }
 
@@ -71,8 +75,10 @@ static int line_cmp(const void *pa, const void *pb, void *strs)
 	const struct annotate_line *x = pa, *y = pb;
 	const struct strtab *sort_strs = strs;
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
 	if (x->file != y->file) {
 		const char *fx = x->file == SRCLINE_NONE ? "" : strtab_get(sort_strs, x->file);
 		const char *fy = y->file == SRCLINE_NONE ? "" : strtab_get(sort_strs, y->file);
@@ -99,7 +105,8 @@ static void line_totals(struct annotation *a, const struct annotate_req *r)
 			struct annotate_line l = { .file = in->file, .line = in->line, .src = -1 };
 			VEC_PUSH(&a->lines, l);
 		}
-		a->lines.v[*slot].count += in->count;
+		a->lines.v[*slot].samples += in->samples;
+		a->lines.v[*slot].period += in->period;
 		a->lines.v[*slot].insns++;
 	}
 	hashmap_release(&at);

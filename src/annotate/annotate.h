@@ -3,21 +3,24 @@
  * (annotate, L6).
  *
  * Given the sampled addresses of one symbol of one file dso with their
- * counts (samples or periods, the caller's choice), builds what perf
- * annotate shows: the disassembly (disasm.h) with each instruction's
- * count and share of the symbol's total, the source position of each
+ * sample counts and periods, builds what perf annotate shows: the
+ * disassembly (disasm.h) with each instruction's samples, period and
+ * share of the symbol's period ("percent: local period"), the source
+ * position of each
  * instruction (srcline.h's addr2line answer: the innermost function and
  * file:line, and how deep in inlined code it is), totals per source line,
  * and the text of those lines when the source file is found.
  *
  * Invariants of a built struct annotation:
- *  1. insns[i] describes dis.insns.v[i]; counts of addresses outside
- *     every instruction (a sample mid-instruction cannot happen; one
- *     outside the symbol can) are in 'outside', not in any instruction;
- *  2. total = sum of insns[].count + outside, so shares of the symbol
- *     sum to 100 (within rounding) whenever outside is 0;
- *  3. lines[] holds every source line with samples, hottest first, then
- *     by file name and line number: deterministic.
+ *  1. insns[i] describes dis.insns.v[i]; samples at addresses outside
+ *     every instruction (outside the symbol's range) are in
+ *     'outside_samples'/'outside_period', not in any instruction;
+ *  2. samples = sum of insns[].samples + outside_samples, and the same
+ *     for periods, so shares of the symbol sum to 100 (within rounding)
+ *     whenever nothing was outside;
+ *  3. lines[] holds every source line of the function's instructions,
+ *     hottest (by period) first, then by file name and line number:
+ *     deterministic.
  * A missing source file is a note (notes[]), not an error; so is a
  * missing line table (no positions at all).
  */
@@ -35,10 +38,13 @@
 #include "dso/dso.h"
 #include "symbolize/srcline.h"
 
-/* One sampled address (link-time, as symbolize's sym.addr) and its count. */
+/* One sampled address (link-time, as symbolize's sym.addr): how many
+ * samples hit it and the sum of their periods (perf counts a period of 1
+ * per sample when the recording has none). */
 struct annotate_sample {
 	uint64_t addr;
-	uint64_t count;
+	uint64_t samples;
+	uint64_t period;
 };
 
 struct annotate_req {
@@ -56,7 +62,7 @@ struct annotate_req {
 };
 
 struct annotate_insn {
-	uint64_t count;
+	uint64_t samples, period;
 	uint32_t file;  /* strtab id of the innermost position's file basename, SRCLINE_NONE */
 	uint32_t line;  /* 0: unknown */
 	uint32_t func;  /* strtab id of the innermost function (raw name), SRCLINE_NONE */
@@ -66,7 +72,7 @@ struct annotate_insn {
 
 struct annotate_line {
 	uint32_t file, line; /* as in annotate_insn */
-	uint64_t count;
+	uint64_t samples, period;
 	uint32_t insns;      /* instructions at this line */
 	int32_t src;         /* index in 'sources', -1 */
 };
@@ -77,7 +83,8 @@ struct annotation {
 	VEC(struct annotate_line) lines;
 	struct source_set sources;
 	VEC(char *) notes; /* "source file inlines.c not found", ... */
-	uint64_t total, outside;
+	uint64_t samples, period;                 /* of the symbol: all that was given */
+	uint64_t outside_samples, outside_period; /* the part outside its range */
 	uint32_t name; /* strtab id of the symbol's name, SRCLINE_NONE */
 };
 
@@ -91,7 +98,7 @@ struct annotation {
 int annotation_build(struct annotation *a, const struct annotate_req *req);
 void annotation_release(struct annotation *a);
 
-/* 100 * count / total, 0 when total is 0. */
-double annotate_percent(uint64_t count, uint64_t total);
+/* 100 * part / whole, 0 when whole is 0. */
+double annotate_percent(uint64_t part, uint64_t whole);
 
 #endif

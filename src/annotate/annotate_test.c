@@ -449,33 +449,40 @@ static void test_annotation(void **state)
 	assert_int_equal(elf_image_open(&img, prog), 0);
 	assert_int_equal(disasm_range(&d, img, fx.start, fx.size, NULL, NULL), 0);
 	assert_true(d.insns.n >= 4);
-	/* 10 on the first instruction, 30 on the second (twice, added up),
-	 * 60 on the last, 5 outside the function. */
-	s[ns++] = (struct annotate_sample){ d.insns.v[0].addr, 10 };
-	s[ns++] = (struct annotate_sample){ d.insns.v[1].addr, 20 };
-	s[ns++] = (struct annotate_sample){ d.insns.v[d.insns.n - 1].addr, 60 };
-	s[ns++] = (struct annotate_sample){ d.insns.v[1].addr, 10 };
-	s[ns++] = (struct annotate_sample){ fx.start + fx.size + 64, 5 };
+	/* 10 samples on the first instruction, 30 on the second (twice,
+	 * added up), 60 on the last, 5 outside the function; periods of 2
+	 * each but on the last (1 each): shares follow the periods. */
+	s[ns++] = (struct annotate_sample){ d.insns.v[0].addr, 10, 20 };
+	s[ns++] = (struct annotate_sample){ d.insns.v[1].addr, 20, 40 };
+	s[ns++] = (struct annotate_sample){ d.insns.v[d.insns.n - 1].addr, 60, 60 };
+	s[ns++] = (struct annotate_sample){ d.insns.v[1].addr, 10, 20 };
+	s[ns++] = (struct annotate_sample){ fx.start + fx.size + 64, 5, 10 };
 	struct annotate_req r = {
 		.dsos = &fx.ds, .dso = fx.dso, .lines = &fx.sl, .strs = &fx.strs,
 		.start = fx.start, .size = fx.size, .samples = s, .nsamples = ns,
 	};
 	assert_int_equal(annotation_build(&a, &r), 0);
 	assert_int_equal(a.insns.n, d.insns.n);
-	assert_int_equal(a.total, 105);
-	assert_int_equal(a.outside, 5);
-	assert_int_equal(a.insns.v[0].count, 10);
-	assert_int_equal(a.insns.v[1].count, 30);
-	assert_int_equal(a.insns.v[d.insns.n - 1].count, 60);
+	assert_int_equal(a.samples, 105);
+	assert_int_equal(a.period, 150);
+	assert_int_equal(a.outside_samples, 5);
+	assert_int_equal(a.outside_period, 10);
+	assert_int_equal(a.insns.v[0].samples, 10);
+	assert_int_equal(a.insns.v[1].samples, 30);
+	assert_int_equal(a.insns.v[1].period, 60);
+	assert_int_equal(a.insns.v[d.insns.n - 1].samples, 60);
 	assert_string_equal(strtab_get(&fx.strs, a.name), "mix");
 	double sum = 0;
-	uint64_t csum = 0;
+	uint64_t csum = 0, psum = 0;
 	for (size_t i = 0; i < a.insns.n; i++) {
-		sum += annotate_percent(a.insns.v[i].count, a.total - a.outside);
-		csum += a.insns.v[i].count;
+		sum += annotate_percent(a.insns.v[i].period, a.period - a.outside_period);
+		csum += a.insns.v[i].samples;
+		psum += a.insns.v[i].period;
 	}
 	assert_true(sum > 99.999 && sum < 100.001);
-	assert_int_equal(csum + a.outside, a.total);
+	assert_int_equal(csum + a.outside_samples, a.samples);
+	assert_int_equal(psum + a.outside_period, a.period);
+	assert_true(annotate_percent(a.insns.v[1].period, a.period) == 40.0);
 
 	/* Every instruction has a hot.c line; the line totals add up and
 	 * come hottest first; the loop body's text is read from hot.c. */
@@ -486,8 +493,8 @@ static void test_annotation(void **state)
 		const struct annotate_line *l = &a.lines.v[i];
 		assert_string_equal(strtab_get(&fx.strs, l->file), "hot.c");
 		if (i)
-			assert_true(a.lines.v[i - 1].count >= l->count);
-		lsum += l->count;
+			assert_true(a.lines.v[i - 1].period >= l->period);
+		lsum += l->period;
 		assert_true(l->src >= 0);
 		size_t len;
 		const char *t = source_line(&a.sources.v.v[l->src], l->line, &len);
@@ -498,7 +505,7 @@ static void test_annotation(void **state)
 		}
 	}
 	assert_true(body);
-	assert_int_equal(lsum, a.total - a.outside);
+	assert_int_equal(lsum, a.period - a.outside_period);
 	assert_int_equal(a.notes.n, 0);
 	annotation_release(&a);
 
@@ -538,7 +545,7 @@ static void test_prefix(void **state)
 	assert_int_equal(system(cmd), 0);
 
 	fixture_init(&fx, "pick");
-	struct annotate_sample s = { fx.start, 1 };
+	struct annotate_sample s = { fx.start, 1, 1 };
 	struct annotate_req r = {
 		.dsos = &fx.ds, .dso = fx.dso, .lines = &fx.sl, .strs = &fx.strs,
 		.start = fx.start, .size = fx.size, .samples = &s, .nsamples = 1,
@@ -584,7 +591,8 @@ static void test_annotation_edges(void **state)
 		.start = fx.start, .size = fx.size,
 	};
 	assert_int_equal(annotation_build(&a, &r), 0);
-	assert_int_equal(a.total, 0);
+	assert_int_equal(a.samples, 0);
+	assert_int_equal(a.period, 0);
 	assert_int_equal(a.lines.n, 0);
 	for (size_t i = 0; i < a.insns.n; i++)
 		assert_int_equal(a.insns.v[i].file, SRCLINE_NONE);

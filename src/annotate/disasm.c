@@ -93,7 +93,7 @@ static bool is_x86_seg_prefix(uint8_t c)
 
 /* The legacy prefix bytes before the opcode (and REX): how many 0x66, and
  * the last segment override among cs/ss/ds/es (0: none). */
-static void x86_prefixes(const cs_insn *in, bool mode64, unsigned *n66, uint8_t *seg)
+static void x86_prefixes(const cs_insn *in, unsigned *n66, uint8_t *seg)
 {
 	*n66 = 0;
 	*seg = 0;
@@ -106,7 +106,6 @@ static void x86_prefixes(const cs_insn *in, bool mode64, unsigned *n66, uint8_t 
 		else if (c != 0xf0 && c != 0xf2 && c != 0xf3 && c != 0x64 && c != 0x65 && c != 0x67)
 			break;
 	}
-	(void)mode64;
 }
 
 static const char *x86_seg_name(uint8_t c)
@@ -249,12 +248,12 @@ static void x86_string_ops(const char *ops, struct sbuf *b)
 }
 
 /* True if some operand of an AT&T operand text is a register (not memory). */
-static bool x86_first_is_reg(const char *ops)
+static bool x86_text_has_reg(const char *ops)
 {
 	for (const char *p = ops; p && *p;) {
 		const char *end = strchr(p, ',');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
-		while (*p == ' ')
+		while (n && *p == ' ')
 			p++, n--;
 		if (n && *p == '%' && !memchr(p, '(', n) && !memchr(p, ':', n))
 			return true;
@@ -275,7 +274,7 @@ static void x86_format(csh h, const cs_insn *in, bool mode64, disasm_sym_fn sym,
 	uint8_t seg;
 	int64_t rip_disp = 0;
 
-	x86_prefixes(in, mode64, &n66, &seg);
+	x86_prefixes(in, &n66, &seg);
 	if (n66 == 1 && in->size == 2 && in->bytes[1] == 0x90) {
 		/* 66 90: Capstone's "nop", objdump's "xchg %ax,%ax". */
 		snprintf(out->mnemonic, sizeof(out->mnemonic), "xchg");
@@ -296,7 +295,7 @@ static void x86_format(csh h, const cs_insn *in, bool mode64, disasm_sym_fn sym,
 		/* Capstone's details lack the implicit operands objdump prints
 		 * ("%eax,%es:(%rdi)"); its text has them. */
 		x86_string_ops(in->op_str, &ob);
-		has_reg = x86_first_is_reg(in->op_str);
+		has_reg = x86_text_has_reg(in->op_str);
 		nops = in->op_str[0] != 0;
 		x86_mnemonic(h, in, has_reg, nops, &mb);
 		return;

@@ -64,7 +64,7 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
 	char text[DISASM_MNEMONIC_MAX + DISASM_OPS_MAX + 2];
 
 	int hl = fprintf(f, " %-8.8s|\tSource code & Disassembly of %s for %s (%" PRIu64
-			 " samples, percent: %s)\n", "Percent", o->dso_name, o->event, a->total,
+			 " samples, percent: %s)\n", "Percent", o->dso_name, o->event, a->samples,
 			 o->percent_type ? o->percent_type : "local period");
 	for (int i = 0; i < hl; i++)
 		fputc(i < DOTTED_MAX ? '-' : ' ', f);
@@ -89,7 +89,7 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
 			line = in->line;
 		}
 		disasm_insn_text(di, text, sizeof(text));
-		fprintf(f, " %7.2f :   %*" PRIx64 ":   %s\n", annotate_percent(in->count, a->total),
+		fprintf(f, " %7.2f :   %*" PRIx64 ":   %s\n", annotate_percent(in->period, a->period),
 			aw, di->addr, text);
 	}
 	return finish(f);
@@ -97,15 +97,15 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
 
 struct sum_row {
 	uint32_t file, line;
-	uint64_t count;
+	uint64_t period;
 };
 
 static int sum_cmp(const void *pa, const void *pb, void *strs)
 {
 	const struct sum_row *x = pa, *y = pb;
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
 	int c = strcmp(strtab_get(strs, x->file), strtab_get(strs, y->file));
 	if (c)
 		return c;
@@ -121,9 +121,9 @@ int annotate_text_write_lines(FILE *f, const struct annotation *a, const struct 
 	hashmap_init(&at);
 	for (size_t i = 0; i < a->insns.n; i++) {
 		const struct annotate_insn *in = &a->insns.v[i];
-		if (in->file == SRCLINE_NONE || !in->count)
+		if (in->file == SRCLINE_NONE || !in->period)
 			continue;
-		if (perf_threshold && annotate_percent(in->count, a->total) <= 0.5)
+		if (perf_threshold && annotate_percent(in->period, a->period) <= 0.5)
 			continue;
 		bool fresh;
 		uint64_t *slot = hashmap_slot(&at, (uint64_t)in->file << 32 | in->line, rows.n, &fresh);
@@ -131,7 +131,7 @@ int annotate_text_write_lines(FILE *f, const struct annotation *a, const struct 
 			struct sum_row r = { in->file, in->line, 0 };
 			VEC_PUSH(&rows, r);
 		}
-		rows.v[*slot].count += in->count;
+		rows.v[*slot].period += in->period;
 	}
 	hashmap_release(&at);
 	if (rows.n)
@@ -142,7 +142,7 @@ int annotate_text_write_lines(FILE *f, const struct annotation *a, const struct 
 	if (!rows.n)
 		fprintf(f, " Nothing higher than %1.1f%%\n", 0.5);
 	for (size_t i = 0; i < rows.n; i++)
-		fprintf(f, " %7.2f %s:%" PRIu32 "\n", annotate_percent(rows.v[i].count, a->total),
+		fprintf(f, " %7.2f %s:%" PRIu32 "\n", annotate_percent(rows.v[i].period, a->period),
 			strtab_get(strs, rows.v[i].file), rows.v[i].line);
 	VEC_FREE(&rows);
 	return finish(f);

@@ -14,7 +14,7 @@
  *
  * Instruction rows are " %7.2f :   ADDR:   TEXT", the address in hex
  * right-aligned to the width of the highest one, the share that of the
- * symbol's samples. Between them, where the innermost function changes,
+ * symbol's period; the header counts its samples. Between them, where the innermost function changes,
  * "FUNC():", and where the source position changes, the line number
  * (left-aligned to the address width) and the line's text without its
  * leading blanks, or "FILE:LINE" when the file was not found. perf takes

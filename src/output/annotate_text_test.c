@@ -39,11 +39,12 @@ static void build(struct fx *f, const uint64_t *counts, size_t n)
 	static const uint32_t lines[] = { 3, 7, 7, 4 };
 	for (size_t i = 0; i < n; i++) {
 		struct annotate_insn in = {
-			.count = counts[i], .file = file, .line = lines[i],
+			.samples = counts[i], .period = 3 * counts[i], .file = file, .line = lines[i],
 			.func = (i == 1 || i == 2) ? inl : outer, .src = -1,
 		};
 		VEC_PUSH(&f->a.insns, in);
-		f->a.total += counts[i];
+		f->a.samples += counts[i];
+		f->a.period += 3 * counts[i];
 	}
 	f->a.name = outer;
 }

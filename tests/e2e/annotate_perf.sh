@@ -1,7 +1,7 @@
 #!/bin/sh
 # The annotate modules against perf annotate --stdio on the hottest
 # symbol of a perf recording of tests/progs/inlines.c (-O2 -g, a known
-# inline chain): the sampled offsets come from kiln script, the
+# inline chain): the sampled offsets and periods come from kiln script, the
 # annotation from tests/annotate_check.c. Checked:
 #  - the header line and the dashes under it equal perf's;
 #  - every instruction row perf prints has kiln's address and text;
@@ -15,15 +15,15 @@ need_perf
 : "${INLINES:?}" "${ANNOTATE_CHECK:?}"
 command -v nm >/dev/null || skip "nm is not installed"
 perf record -q -F 999 -o "$T/p.data" -- "$INLINES" 1 2>/dev/null || skip "perf record failed"
-"$KILN" script -i "$T/p.data" -G -F ip,sym,symoff,dso >"$T/samples" 2>"$T/err" ||
+"$KILN" script -i "$T/p.data" -G -F period,ip,sym,symoff,dso >"$T/samples" 2>"$T/err" ||
 	fail "kiln script failed: $(cat "$T/err")"
 bin=$(readlink -f "$INLINES")
 # The hottest symbol of the program, and its sampled offsets with counts.
-sym=$(awk -v b="($bin)" '$3 == b { sub(/\+0x[0-9a-f]+$/, "", $2); print $2 }' "$T/samples" |
+sym=$(awk -v b="($bin)" '$4 == b { sub(/\+0x[0-9a-f]+$/, "", $3); print $3 }' "$T/samples" |
 	sort | uniq -c | sort -k1,1nr -k2 | awk 'NR == 1 { print $2 }')
 [ -n "$sym" ] || skip "no samples in $bin"
-awk -v b="($bin)" -v s="$sym" '$3 == b { i = index($2, "+0x"); if (i && substr($2, 1, i - 1) == s) print substr($2, i + 3) }' \
-	"$T/samples" | sort | uniq -c | awk '{ print $2, $1 }' >"$T/offsets"
+awk -v b="($bin)" -v s="$sym" '$4 == b { i = index($3, "+0x"); if (i && substr($3, 1, i - 1) == s) { n[substr($3, i + 3)]++; p[substr($3, i + 3)] += $1 } }
+	END { for (o in n) print o, n[o], p[o] }' "$T/samples" | sort >"$T/offsets"
 set -- $(nm -S "$bin" | awk -v s="$sym" '$4 == s && ($3 == "t" || $3 == "T") { print $1, $2; exit }')
 [ $# = 2 ] || fail "nm has no symbol $sym"
 event=$("$KILN" script -i "$T/p.data" -G -F event 2>/dev/null | head -1 | sed 's/^ *//; s/: *$//')
