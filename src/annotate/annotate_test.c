@@ -396,6 +396,87 @@ static void test_aarch64(void **state)
 	disasm_release(&d);
 }
 
+/* A minimal ELF64 file: the header, one PT_LOAD of the whole file at
+ * 0x400000, no section headers, 5 bytes of code at offset 120. */
+static size_t tiny_elf(uint8_t *buf, uint16_t machine)
+{
+	static const uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0xc3 };
+	size_t len = 120 + sizeof(code);
+
+	memset(buf, 0, len);
+	memcpy(buf, "\x7f" "ELF", 4);
+	buf[4] = 2; /* ELFCLASS64 */
+	buf[5] = 1; /* little-endian */
+	buf[6] = 1;
+	buf[16] = 2; /* ET_EXEC */
+	buf[18] = (uint8_t)machine;
+	buf[19] = (uint8_t)(machine >> 8);
+	buf[20] = 1;
+	buf[32] = 64;  /* e_phoff */
+	buf[52] = 64;  /* e_ehsize */
+	buf[54] = 56;  /* e_phentsize */
+	buf[56] = 1;   /* e_phnum */
+	buf[58] = 64;  /* e_shentsize */
+	uint8_t *ph = buf + 64;
+	ph[0] = 1;       /* PT_LOAD */
+	ph[4] = 5;       /* R+X */
+	ph[18] = 0x40;   /* p_vaddr 0x400000 */
+	ph[26] = 0x40;   /* p_paddr */
+	ph[32] = (uint8_t)len; /* p_filesz */
+	ph[40] = (uint8_t)len; /* p_memsz */
+	ph[49] = 0x10;   /* p_align 0x1000 */
+	memcpy(buf + 120, code, sizeof(code));
+	return len;
+}
+
+/* The machine from e_machine; code bytes from PT_LOAD when there are no
+ * sections; a range past the segment's file bytes has none. */
+static void test_elf_machine_and_segments(void **state)
+{
+	static const struct {
+		uint16_t machine;
+		int err;
+		enum disasm_arch arch;
+	} cases[] = {
+		{ 62, 0, DISASM_X86_64 }, { 3, 0, DISASM_I386 }, { 183, 0, DISASM_AARCH64 },
+		{ 40, 0, DISASM_ARM },     { 8, -ENOTSUP, 0 },   { 21, -ENOTSUP, 0 },
+	};
+	uint8_t buf[256];
+	struct elf_image *img;
+	struct disasm d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = tiny_elf(buf, cases[i].machine);
+		enum disasm_arch arch;
+		assert_int_equal(elf_image_parse(&img, buf, len), 0);
+		assert_int_equal(elf_image_machine(img), cases[i].machine);
+		assert_int_equal(disasm_arch_of(img, &arch), cases[i].err);
+		if (!cases[i].err)
+			assert_int_equal(arch, cases[i].arch);
+		else
+			assert_int_equal(disasm_range(&d, img, 0x400078, 5, NULL, NULL), -ENOTSUP);
+		if (cases[i].err)
+			disasm_release(&d);
+		elf_image_free(img);
+	}
+	size_t len = tiny_elf(buf, 62);
+	assert_int_equal(elf_image_parse(&img, buf, len), 0);
+	assert_int_equal(disasm_range(&d, img, 0x400078, 5, NULL, NULL), 0);
+	expect(&d, 0, 0x400078, "push   %rbp");
+	expect(&d, 1, 0x400079, "mov    %rsp,%rbp");
+	expect(&d, 2, 0x40007c, "ret");
+	disasm_release(&d);
+	const uint8_t *p;
+	assert_int_equal(elf_image_code(img, 0x400078, 5, &p), 0);
+	assert_ptr_equal(p, buf + 120);
+	assert_int_equal(elf_image_code(img, 0x400078, 6, &p), -ENODATA);
+	assert_int_equal(elf_image_code(img, 0x3fffff, 2, &p), -ENODATA);
+	assert_int_equal(disasm_range(&d, img, 0x400079, 5, NULL, NULL), -ENODATA);
+	disasm_release(&d);
+	elf_image_free(img);
+}
+
 /* ---- annotations ---- */
 
 struct fixture {
@@ -613,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_x86_forms),
 		cmocka_unit_test(test_i386),
 		cmocka_unit_test(test_aarch64),
+		cmocka_unit_test(test_elf_machine_and_segments),
 		cmocka_unit_test(test_annotation),
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_annotation_edges),
