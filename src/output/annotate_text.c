@@ -73,7 +73,7 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
 		fprintf(f, " %8s: note: %s\n", "", a->notes.v[i]);
 	fprintf(f, " %8s:\n", "");
 	if (a->name != SRCLINE_NONE)
-		fprintf(f, " %8s: %016" PRIx64 " <%s>:\n", "", d->start, strtab_get(strs, a->name));
+		fprintf(f, " %8s: %016" PRIx64 " <%s>:\n", "", d->start, func_text(o, strs, a->name));
 
 	uint32_t func = SRCLINE_NONE, file = SRCLINE_NONE, line = 0;
 	for (size_t i = 0; i < d->insns.n; i++) {

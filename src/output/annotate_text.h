@@ -46,8 +46,9 @@ struct annotate_text_opts {
 	const char *dso_name;  /* as the header names it (perf: the basename) */
 	const char *event;     /* "cpu-clock:ppp" */
 	const char *percent_type; /* NULL: "local period" */
-	/* The function name for an id of the annotation (demangling is the
-	 * caller's); NULL: the raw name. */
+	/* The name to show for a function name id of the annotation (the
+	 * symbol's, inline functions'): demangling is the caller's; NULL or
+	 * a NULL answer: the name as the binary spells it. */
 	const char *(*func_name)(void *ctx, uint32_t id);
 	void *func_ctx;
 	bool no_source; /* instruction rows only (and the function header) */

@@ -72,6 +72,23 @@ static char *render(struct fx *f, bool lines, bool perf_threshold, bool no_sourc
 	return out;
 }
 
+/* A stand-in demangler: the name in capitals. */
+struct shout_ctx {
+	const struct strtab *strs;
+	char buf[64];
+};
+
+static const char *shout(void *ctx, uint32_t id)
+{
+	struct shout_ctx *c = ctx;
+	const char *n = strtab_get(c->strs, id);
+	size_t i = 0;
+	for (; n[i] && i < sizeof(c->buf) - 1; i++)
+		c->buf[i] = (char)(n[i] >= 'a' && n[i] <= 'z' ? n[i] - 32 : n[i]);
+	c->buf[i] = '\0';
+	return c->buf;
+}
+
 static void test_layout(void **state)
 {
 	static const uint64_t counts[] = { 0, 299, 700, 1 };
@@ -105,6 +122,22 @@ static void test_layout(void **state)
 		 head, dashes);
 	assert_string_equal(out, want);
 	free(out);
+
+	/* Names through the caller's demangler. */
+	{
+		char *o2 = NULL;
+		size_t l2 = 0;
+		FILE *mf = open_memstream(&o2, &l2);
+		struct shout_ctx sc = { .strs = &f.strs };
+		struct annotate_text_opts o = { .dso_name = "prog", .event = "e",
+						.func_name = shout, .func_ctx = &sc };
+		assert_int_equal(annotate_text_write(mf, &f.a, &f.strs, &o), 0);
+		fclose(mf);
+		assert_non_null(strstr(o2, " <OUTER>:\n"));
+		assert_non_null(strstr(o2, "         : LEAF():\n"));
+		free(o2);
+	}
+	out = NULL;
 
 	/* Instruction rows only. */
 	out = render(&f, false, false, true);
