@@ -307,6 +307,8 @@ static void test_x86_forms(void **state)
 		0xf3, 0x48, 0xab,                               /* rep stos %rax,%es:(%rdi) */
 		0xc3,                                           /* ret */
 		0x0f, 0x0b,                                     /* ud2 */
+		0x48, 0xd3, 0x7c, 0xdc, 0x20,                   /* sarq %cl,0x20(%rsp,%rbx,8) */
+		0x48, 0xd3, 0xf8,                               /* sar %cl,%rax */
 	};
 	struct disasm d;
 
@@ -330,6 +332,8 @@ static void test_x86_forms(void **state)
 	expect(&d, 12, 0x103d, "ret");
 	assert_true(d.insns.v[12].flags & DISASM_RET);
 	expect(&d, 13, 0x103e, "ud2");
+	expect(&d, 14, 0x1040, "sarq   %cl,0x20(%rsp,%rbx,8)");
+	expect(&d, 15, 0x1045, "sar    %cl,%rax");
 	/* 0x1009 is mid-instruction (the movl): a target, not a label. */
 	assert_false(d.insns.v[1].flags & DISASM_LABEL);
 	disasm_release(&d);

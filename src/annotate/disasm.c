@@ -262,6 +262,18 @@ static bool x86_text_has_reg(const char *ops)
 	return false;
 }
 
+/* A shift or rotate by %cl (D2/D3) whose details do not list %cl. */
+static bool x86_shift_cl_hidden(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+	if (x->opcode[0] != 0xd2 && x->opcode[0] != 0xd3)
+		return false;
+	for (unsigned i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_REG && x->operands[i].reg == X86_REG_CL)
+			return false;
+	return true;
+}
+
 static void x86_format(csh h, const cs_insn *in, bool mode64, disasm_sym_fn sym, void *ctx,
 		     struct disasm_insn *out)
 {
@@ -299,6 +311,11 @@ static void x86_format(csh h, const cs_insn *in, bool mode64, disasm_sym_fn sym,
 		nops = in->op_str[0] != 0;
 		x86_mnemonic(h, in, has_reg, nops, &mb);
 		return;
+	}
+	if (x86_shift_cl_hidden(in)) {
+		/* D2/D3 on memory: Capstone's details drop the %cl count. */
+		sb_put(&ob, "%%cl");
+		nops++;
 	}
 	for (unsigned i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
