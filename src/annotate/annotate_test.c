@@ -105,6 +105,30 @@ struct ref_insn {
 	char text[256]; /* objdump's text, its "# ..." comment cut */
 };
 
+/* binutils before 2.37 wrote the 64-bit default size of branches and
+ * stack instructions ("retq", "callq", "jmpq *%rax", "leaveq", "pushq
+ * $0x0"); kiln writes them as 2.37 and later do. Rewrites 'text' so. */
+static void new_spelling(char *text, size_t len)
+{
+	static const char *const old[] = { "retq", "callq", "jmpq", "leaveq", "pushq", "popq" };
+	for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+		size_t n = strlen(old[i]);
+		if (strncmp(text, old[i], n) || (text[n] != ' ' && text[n] != '\0'))
+			continue;
+		char ops[256], name[8];
+		const char *p = text + n;
+		while (*p == ' ')
+			p++;
+		snprintf(ops, sizeof(ops), "%s", p);
+		snprintf(name, sizeof(name), "%.*s", (int)(n - 1), old[i]);
+		if (ops[0])
+			snprintf(text, len, "%-6s %.200s", name, ops);
+		else
+			snprintf(text, len, "%s", name);
+		return;
+	}
+}
+
 /* objdump -d of [start, end): instructions in order. */
 static size_t objdump_range(const char *path, uint64_t start, uint64_t end, struct ref_insn *out,
 			    size_t cap)
@@ -130,6 +154,7 @@ static size_t objdump_range(const char *path, uint64_t start, uint64_t end, stru
 		while (cut > out[n].text && (cut[-1] == '\n' || cut[-1] == ' '))
 			cut--;
 		*cut = '\0';
+		new_spelling(out[n].text, sizeof(out[n].text));
 		n++;
 	}
 	assert_int_equal(pclose(f), 0);

@@ -43,6 +43,12 @@ rows() {
 		rest = substr($0, index($0, " : ") + 3)
 		addr = rest; sub(/^ +/, "", addr); sub(/:.*/, "", addr)
 		text = rest; sub(/^ *[0-9a-f]+: +/, "", text)
+		# binutils before 2.37 spelled these with a q; kiln as later ones.
+		if (match(text, /^(retq|callq|jmpq|leaveq|pushq|popq)( |$)/)) {
+			m = substr(text, 1, RLENGTH); sub(/q *$/, "", m)
+			ops = substr(text, RLENGTH + 1); sub(/^ +/, "", ops)
+			text = ops == "" ? m : sprintf("%-6s %s", m, ops)
+		}
 		print addr "\t" pct "\t" text
 	}' "$1" | sort
 }
