@@ -6,7 +6,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= perfdata elf kallsyms event cfi dwarf_expr unwind maps scripttext sanitize folded perfmap jitdump unpack tracefmt dwarf_line dwarf_die
+FUZZ_TARGETS ?= perfdata elf kallsyms event cfi dwarf_expr unwind maps scripttext sanitize folded perfmap jitdump unpack tracefmt dwarf_line dwarf_die disasm
 JOBS ?= 2
 CMAKE_FLAGS ?=
 ifeq ($(WERROR),1)

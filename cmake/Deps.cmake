@@ -12,6 +12,8 @@ pkg_check_modules(LZMA REQUIRED IMPORTED_TARGET liblzma)
 # libdeflate (libdeflate-dev): whole-buffer zlib decompression of debug
 # sections, about twice zlib's speed (dso/elf_expand.c).
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+# Capstone (libcapstone-dev, 4.x): in-process disassembly for annotate/.
+pkg_check_modules(CAPSTONE REQUIRED IMPORTED_TARGET capstone)
 if(KILN_TESTS)
 	pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
 endif()

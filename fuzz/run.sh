@@ -11,7 +11,7 @@
 set -u
 build=${1:?usage: fuzz/run.sh BUILD [TARGET...]}
 shift
-[ $# -gt 0 ] || set -- perfdata elf kallsyms event cfi dwarf_expr unwind maps scripttext sanitize folded perfmap jitdump unpack tracefmt dwarf_line dwarf_die
+[ $# -gt 0 ] || set -- perfdata elf kallsyms event cfi dwarf_expr unwind maps scripttext sanitize folded perfmap jitdump unpack tracefmt dwarf_line dwarf_die disasm
 secs=${FUZZ_SECONDS:-60}
 src=$(cd "$(dirname "$0")" && pwd)
 

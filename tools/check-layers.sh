@@ -16,9 +16,10 @@ allowed() {
 	unwind) echo "unwind proc dso event base" ;;
 	symbolize) echo "symbolize proc dso base" ;;
 	aggregate) echo "aggregate symbolize base" ;;
-	output) echo "output aggregate symbolize base" ;;
-	pipeline) echo "pipeline output aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
-	cli) echo "cli pipeline output aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	annotate) echo "annotate symbolize dso base" ;;
+	output) echo "output annotate aggregate symbolize base" ;;
+	pipeline) echo "pipeline output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	cli) echo "cli pipeline output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
 	*) echo "" ;;
 	esac
 }

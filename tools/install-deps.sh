@@ -4,7 +4,7 @@
 # Arguments name extra packages (`make fuzz` adds clang and libFuzzer).
 set -e
 PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev libiberty-dev \
-zlib1g-dev libdeflate-dev liblzma-dev xz-utils binutils golang-go chromium \
+zlib1g-dev libdeflate-dev liblzma-dev libcapstone-dev xz-utils binutils golang-go chromium \
 linux-perf libxml2-utils python3 util-linux procps bc \
 libc6-dbg binutils-x86-64-linux-gnu-dbg libbinutils-dbg $*"
 missing=""

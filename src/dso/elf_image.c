@@ -1104,6 +1104,12 @@ bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64
 
 const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start)
 {
+	return elf_image_lookup_range(img, vaddr, start, NULL);
+}
+
+const char *elf_image_lookup_range(const struct elf_image *img, uint64_t vaddr, uint64_t *start,
+				   uint64_t *end)
+{
 	/* The first symbol starting above vaddr; the one before it is the
 	 * only candidate, since starts are unique. */
 	size_t lo = UPPER_BOUND(img->syms.v, img->syms.n, struct elf_sym, start, vaddr);
@@ -1114,6 +1120,8 @@ const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64
 		return NULL;
 	if (start)
 		*start = s->start;
+	if (end)
+		*end = s->end;
 	return s->name;
 }
 
@@ -1216,6 +1224,43 @@ void elf_image_add_symbols(struct elf_image *img, const struct elf_image *from)
 void elf_image_add_plt_symbols(struct elf_image *img, const struct elf_image *from)
 {
 	add_symbols(img, from, true);
+}
+
+unsigned elf_image_machine(const struct elf_image *img)
+{
+	return img->machine;
+}
+
+static bool range_in(uint64_t vaddr, uint64_t size, uint64_t at, uint64_t len)
+{
+	return vaddr >= at && vaddr - at <= len && size <= len - (vaddr - at);
+}
+
+int elf_image_code(const struct elf_image *img, uint64_t vaddr, uint64_t size, const uint8_t **out)
+{
+	/* Sections first: a debug-only file keeps the program headers of the
+	 * binary (eu-strip -f even their file sizes) while its code sections
+	 * are NOBITS, which keep_sections() never kept. */
+	if (img->sections.n) {
+		for (size_t i = 0; i < img->sections.n; i++) {
+			const struct named_section *ns = &img->sections.v[i];
+			if (ns->zkind || !ns->s.vaddr ||
+			    !range_in(vaddr, size, ns->s.vaddr, ns->s.size))
+				continue;
+			*out = ns->s.data + (vaddr - ns->s.vaddr);
+			return 0;
+		}
+		return -ENODATA;
+	}
+	for (size_t i = 0; i < img->loads.n; i++) {
+		const struct load_seg *s = &img->loads.v[i];
+		if (!range_in(vaddr, size, s->vaddr, s->filesz) ||
+		    !in_file(img, s->offset + (vaddr - s->vaddr), size))
+			continue;
+		*out = img->data + s->offset + (vaddr - s->vaddr);
+		return 0;
+	}
+	return -ENODATA;
 }
 
 bool elf_image_is64(const struct elf_image *img)

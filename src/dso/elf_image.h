@@ -63,6 +63,9 @@ bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64
  * to the symbol's address (so vaddr - *start is the offset into it). The
  * returned name is borrowed from the image. */
 const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start);
+/* Like elf_image_lookup, and *end gets the symbol's end (exclusive). */
+const char *elf_image_lookup_range(const struct elf_image *img, uint64_t vaddr, uint64_t *start,
+				   uint64_t *end);
 /* Number of symbols kept (after alias resolution). */
 size_t elf_image_nsyms(const struct elf_image *img);
 /* A section's bytes as they are in the file. */
@@ -77,6 +80,16 @@ struct elf_section {
  * as ".debug_x") are decompressed on first use, at most UNPACK_MAX bytes,
  * into memory the image owns; one that does not decompress is absent. */
 bool elf_image_section(const struct elf_image *img, const char *name, struct elf_section *out);
+/* The e_machine field: 62 x86-64, 3 i386, 183 AArch64, 40 ARM, ... */
+unsigned elf_image_machine(const struct elf_image *img);
+/*
+ * The file bytes of link-time range [vaddr, vaddr + size), for
+ * disassembly: from the section that holds the whole range when the file
+ * has section headers (a NOBITS section, as in a debug-only file, holds
+ * none), else from the PT_LOAD segment whose file part holds it. *out is
+ * borrowed from the image. 0, or -ENODATA when the file lacks the bytes.
+ */
+int elf_image_code(const struct elf_image *img, uint64_t vaddr, uint64_t size, const uint8_t **out);
 /* True for ELFCLASS64 images. */
 bool elf_image_is64(const struct elf_image *img);
 
