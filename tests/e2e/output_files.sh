@@ -72,7 +72,7 @@ if [ -c /dev/full ]; then
 			fail "$cmd -o /dev/full: $(cat err)"
 	done
 	# From a perf.data, whose load meets missing debug files: still the write error.
-	if "$KILN" record -q -o p.data -- "$BURN" 0.2 2>/dev/null; then
+	if "$KILN" record -q -g -o p.data -- "$BURN" 0.2 2>/dev/null; then
 		"$KILN" flame p.data -o /dev/full 2>err
 		st=$?
 		[ $st = 1 ] || fail "flame perf.data -o /dev/full: exit $st"

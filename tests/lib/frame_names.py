@@ -140,7 +140,10 @@ def shares_speedscope(path):
     frames = [f["name"] for f in doc["shared"]["frames"]]
     c = Counter()
     for p in doc["profiles"]:
+        # A timed profile weighs samples by time; its samples are still one each.
+        timed = p.get("unit", "none") != "none"
         for stack, w in zip(p["samples"], p["weights"]):
+            w = 1 if timed else w
             for name in {frames[i] for i in stack}:
                 c[name] += w
     return c
