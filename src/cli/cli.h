@@ -13,9 +13,11 @@
 #define KILN_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "base/env.h"
+#include "base/log.h"
 
 /* The exit-code contract (README, kiln --help). */
 enum kiln_exit {
@@ -33,16 +35,30 @@ int cmd_script(int argc, char **argv, const struct kiln_env *env);
 int cmd_diff(int argc, char **argv, const struct kiln_env *env);
 int cmd_export(int argc, char **argv, const struct kiln_env *env);
 
+/* Each command's description (cli/opts.h): options, help, man page. */
+struct opts_cmd;
+extern const struct opts_cmd record_cmd, collapse_cmd, script_cmd, flame_cmd, diff_cmd,
+	export_cmd;
+
 /* Shared helpers (cli/util.c). */
-/* From now on, everything written to stderr goes through sanitize_term
- * (base/sanitize.h), a line at a time: names from profiles in warnings
- * and errors cannot reach the terminal as control sequences. Data on
- * stdout (perf script text, folded stacks) is not touched. */
-void cli_sanitize_stderr(void);
-/* Print "error: MSG" for the last recorded error, with the offset if any. */
+/*
+ * Everything kiln writes to stderr goes through cli_err(): the message is
+ * formatted, passed through sanitize_term (base/sanitize.h) and written
+ * with one write(2), so names from profiles in warnings and errors cannot
+ * reach the terminal as control sequences. Data on stdout (perf script
+ * text, folded stacks) is not touched.
+ */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_verr(const char *fmt, va_list ap);
+/* The log sink main.c installs (base/log.h): "warning: MSG" through cli_err. */
+void cli_log_sink(enum log_level level, const char *msg);
+/* "error: WHAT" and "See 'kiln CMD --help'." for a usage error; returns
+ * KILN_EXIT_USAGE. */
+struct opts_parser;
+int cli_usage_error(const struct opts_parser *p);
+/* Print "error: MSG" for the last recorded error, with the offset if any;
+ * "FILE: " goes in front unless the message quotes FILE already. */
 void cli_error_last(const char *file);
-/* Print usage text (with its EXAMPLES) to stdout for --help, or point to it on stderr. */
-int cli_usage(FILE *f, const char *text, int code);
 /* Parse a decimal unsigned number; 0 on success. */
 int cli_parse_u64(const char *s, unsigned long long *v);
 /* perf's ownership rule for input files: a file owned by neither the
