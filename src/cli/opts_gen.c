@@ -302,16 +302,22 @@ void opts_completion_bash(FILE *f, const struct opts_cmd *top,
  * bracket or backslash; cut at the first clause. */
 static void zsh_desc(FILE *f, const char *s, size_t max)
 {
+	char out[128];
 	size_t k = 0;
-	for (; s && *s && k < max; s++, k++) {
+	if (max >= sizeof(out))
+		max = sizeof(out) - 1;
+	for (; s && *s && k < max; s++) {
 		char c = *s;
-		if (c == ';' || (c == '(' && k > 0) || (c == ':' && k > 0))
+		if (c == ';' || ((c == '(' || c == ':') && k > 0))
 			break;
 		if (c == '\'' || c == ':' || c == '[' || c == ']' || c == '\\' || c == '(' ||
 		    c == ')' || c == '`' || c == '$')
 			c = ' ';
-		fputc(c, f);
+		out[k++] = c;
 	}
+	while (k && out[k - 1] == ' ')
+		k--;
+	fwrite(out, 1, k, f);
 }
 
 static void zsh_spec(FILE *f, const struct opt *o, const char *spelling, bool is_long)
@@ -345,7 +351,7 @@ void opts_completion_zsh(FILE *f, const struct opts_cmd *top, const struct opts_
 		zsh_desc(f, cmds[i]->summary, 70);
 		fputs("'\n", f);
 	}
-	fputs("\t\t'help:show a command s help'\n"
+	fputs("\t\t'help:show the help of a command'\n"
 	      "\t)\n"
 	      "\tif (( CURRENT == 2 )); then\n"
 	      "\t\t_describe -t commands 'kiln command' commands\n"
