@@ -4,8 +4,9 @@
 # CMD's help, usage errors point at 'kiln CMD --help', an unopenable file
 # is named once, the man pages format without warnings, the bash
 # completion completes commands and options (zsh's parses, where zsh is
-# installed), the version is CMake's project version, and `make install`
-# installs the binary, the man pages and the completion.
+# installed), the version is CMake's project version, docs/cmd/CMD.md
+# opens with the help, and `make install` installs the binary, the man
+# pages and the completion.
 . "$(dirname "$0")/lib.sh"
 src=$(cd "$TESTLIB/../.." && pwd)
 cmds=$("$KILN" --list-commands) || fail "--list-commands failed"
@@ -23,6 +24,9 @@ for c in $cmds; do
 		grep -qE "^  (-., |    )?$o([ ,=[]|$)|^  $o, --" "$T/help" ||
 			fail "kiln $c --help does not list $o"
 	done <"$T/opts"
+	# docs/cmd/CMD.md opens with the help, verbatim.
+	awk '/^```/ { n++; next } n == 1' "$src/docs/cmd/$c.md" >"$T/doc"
+	cmp -s "$T/doc" "$T/help" || fail "docs/cmd/$c.md does not open with kiln $c --help"
 	# kiln help CMD is the command's help, as in git.
 	"$KILN" help "$c" >"$T/help2" || fail "kiln help $c: exit $?"
 	cmp -s "$T/help" "$T/help2" || fail "kiln help $c differs from kiln $c --help"
