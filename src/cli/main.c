@@ -69,7 +69,11 @@ static const struct opts_cmd kiln_cmd = {
 		 "   3  input unusable (not perf.data, bad header, no samples)\n"
 		 "   4  partial: the input broke part-way; results come from the valid prefix\n"
 		 "   record -- CMD: the command's own exit status (128+N if killed by signal N);\n"
-		 "   126/127 if it cannot be executed / is not found\n",
+		 "   126/127 if it cannot be executed / is not found\n"
+		 "\n"
+		 "'kiln --man NAME' prints the man page of kiln or of a command (troff), and\n"
+		 "'kiln --completion bash' (or zsh) the shell completion script: what\n"
+		 "'make install' installs, generated from the same option tables as --help.\n",
 	.examples = "kiln record -g -o perf.data -- ./myprog args\n"
 		    "kiln flame -i perf.data -o flame.svg\n"
 		    "kiln flame -o flame.svg -- ./myprog args\n"

@@ -96,15 +96,6 @@ int opts_error(struct opts_parser *p, const char *fmt, ...)
 	return -1;
 }
 
-const char *opts_row_name(const struct opt *o, char *buf, size_t n)
-{
-	if (o->long_name)
-		snprintf(buf, n, "--%s", o->long_name);
-	else
-		snprintf(buf, n, "-%c", o->short_name);
-	return buf;
-}
-
 /* Two rows do the same thing (aliases): a prefix matching both is fine. */
 static bool same_target(const struct opts_row *a, const struct opts_row *b)
 {
@@ -130,7 +121,6 @@ static const struct opts_row *find_long(struct opts_parser *p, const struct opts
 			l -= 3;
 		}
 		const struct opts_row *exact = NULL, *pre = NULL;
-		size_t npre = 0;
 		bool ambiguous = false;
 		for (size_t i = 0; i < fl->n; i++) {
 			const struct opts_row *r = &fl->v[i];
@@ -146,7 +136,6 @@ static const struct opts_row *find_long(struct opts_parser *p, const struct opts
 				ambiguous = true;
 			if (!pre)
 				pre = r;
-			npre++;
 		}
 		if (!exact && ambiguous) {
 			char list[256];
@@ -170,7 +159,6 @@ static const struct opts_row *find_long(struct opts_parser *p, const struct opts
 			*neg = pass == 1;
 			return r;
 		}
-		(void)npre;
 	}
 	opts_error(p, "unknown option '--%.*s'", (int)len, name);
 	return NULL;

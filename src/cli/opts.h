@@ -144,9 +144,6 @@ int opts_parse(struct opts_parser *p, const struct opts_cmd *cmd, int argc, char
 /* For callbacks: set p->err (printf-style); returns -1. */
 int opts_error(struct opts_parser *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* "--name" or "-x", as the user would write the row (for messages). */
-const char *opts_row_name(const struct opt *o, char *buf, size_t n);
-
 /* The --help text of cmd. */
 void opts_help(FILE *f, const struct opts_cmd *cmd);
 /* The top level's: 'top', then the commands with their summaries. */

@@ -35,8 +35,8 @@ static void man_str(FILE *f, const char *s)
 	man_text(f, s, strlen(s));
 }
 
-/* Paragraphs separated by blank lines; one whose lines start with two
- * spaces is a list, kept as laid out. */
+/* Paragraphs separated by blank lines; one with a line that starts with
+ * two spaces is a list or table, kept as laid out. */
 static void man_paragraphs(FILE *f, const char *s)
 {
 	while (*s) {
@@ -48,7 +48,12 @@ static void man_paragraphs(FILE *f, const char *s)
 		size_t n = end ? (size_t)(end - s) : strlen(s);
 		while (n && s[n - 1] == '\n')
 			n--;
-		bool list = s[0] == ' ' && s[1] == ' ';
+		bool list = false; /* a line of it starts with two spaces */
+		for (const char *l = s; l && l < s + n; l = memchr(l, '\n', (size_t)(s + n - l))) {
+			l += *l == '\n';
+			if (l[0] == ' ' && l[1] == ' ')
+				list = true;
+		}
 		fputs(list ? ".PP\n.nf\n" : ".PP\n", f);
 		man_text(f, s, n);
 		fputs(list ? "\n.fi\n" : "\n", f);
