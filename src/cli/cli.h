@@ -56,6 +56,11 @@ void cli_log_sink(enum log_level level, const char *msg);
  * KILN_EXIT_USAGE. */
 struct opts_parser;
 int cli_usage_error(const struct opts_parser *p);
+/* opts_parse() with cmd's table into base; then for --help, the help on
+ * stdout (*code 0), for a usage error its message (*code 2), and -1 is
+ * returned; else the index of the first argument. */
+int cli_parse(struct opts_parser *p, const struct opts_cmd *cmd, int argc, char **argv,
+	      void *base, int *code);
 /* Print "error: MSG" for the last recorded error, with the offset if any;
  * "FILE: " goes in front unless the message quotes FILE already. */
 void cli_error_last(const char *file);

@@ -111,17 +111,14 @@ int cmd_diff(int argc, char **argv, const struct kiln_env *env)
 	profile_cli_init(&da.pc, env);
 	graph_cli_init(&da.g);
 	struct opts_parser p;
-	int optind = opts_parse(&p, &diff_cmd, argc, argv, &da);
-	if (optind == OPTS_HELP) {
-		opts_help(stdout, &diff_cmd);
-		return KILN_EXIT_OK;
-	}
-	if (optind >= 0 && argc - optind != 2) {
-		opts_error(&p, "kiln diff takes two inputs, A and B");
-		optind = -1;
-	}
+	int rc;
+	int optind = cli_parse(&p, &diff_cmd, argc, argv, &da, &rc);
 	if (optind < 0)
+		return rc;
+	if (argc - optind != 2) {
+		opts_error(&p, "kiln diff takes two inputs, A and B");
 		return cli_usage_error(&p);
+	}
 	struct profile_cli pc = da.pc;
 	struct graph_cli g = da.g;
 	const char *out = da.out;

@@ -272,11 +272,10 @@ int cmd_record(int argc, char **argv, const struct kiln_env *env)
 	rc.o.cmdline = argv - 1;
 	rc.o.cmdline_n = argc + 1;
 	int code;
-	int first = opts_parse(&p, &record_cmd, argc, argv, &rc);
-	if (first == OPTS_HELP) {
-		opts_help(stdout, &record_cmd);
-		code = KILN_EXIT_OK;
-	} else if (first < 0 || record_cli_finish(&rc, &p)) {
+	int first = cli_parse(&p, &record_cmd, argc, argv, &rc, &code);
+	if (first < 0) {
+		/* the help, or a usage error: code is set */
+	} else if (record_cli_finish(&rc, &p)) {
 		code = cli_usage_error(&p);
 	} else if (first == argc && !rc.o.npids && !rc.o.system_wide) {
 		opts_error(&p, "nothing to record: give a command, -p PID or -a");

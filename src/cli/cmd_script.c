@@ -93,17 +93,14 @@ int cmd_script(int argc, char **argv, const struct kiln_env *env)
 {
 	struct script_args a = { .o = { .input = "perf.data", .env = env, .out = stdout } };
 	struct opts_parser p;
-	int first = opts_parse(&p, &script_cmd, argc, argv, &a);
-	if (first == OPTS_HELP) {
-		opts_help(stdout, &script_cmd);
-		return KILN_EXIT_OK;
-	}
-	if (first >= 0 && first < argc) {
-		opts_error(&p, "unexpected argument '%s'", argv[first]);
-		first = -1;
-	}
+	int code;
+	int first = cli_parse(&p, &script_cmd, argc, argv, &a, &code);
 	if (first < 0)
+		return code;
+	if (first < argc) {
+		opts_error(&p, "unexpected argument '%s'", argv[first]);
 		return cli_usage_error(&p);
+	}
 	struct script_run_opts o = a.o;
 	const char *const *fields = a.fields;
 	size_t nfields = a.nfields;

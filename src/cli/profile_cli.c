@@ -74,13 +74,10 @@ int profile_cli_parse(const struct opts_cmd *cmd, int argc, char **argv, void *b
 		      struct profile_cli *pc)
 {
 	struct opts_parser p;
-	int first = opts_parse(&p, cmd, argc, argv, base);
-	if (first == OPTS_HELP) {
-		opts_help(stdout, cmd);
-		return KILN_EXIT_OK;
-	}
+	int code;
+	int first = cli_parse(&p, cmd, argc, argv, base, &code);
 	if (first < 0)
-		return cli_usage_error(&p);
+		return code;
 	if (first < argc)
 		pc->po.input = argv[first++];
 	if (first < argc) {

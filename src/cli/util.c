@@ -66,6 +66,22 @@ int cli_usage_error(const struct opts_parser *p)
 	return KILN_EXIT_USAGE;
 }
 
+int cli_parse(struct opts_parser *p, const struct opts_cmd *cmd, int argc, char **argv,
+	      void *base, int *code)
+{
+	int first = opts_parse(p, cmd, argc, argv, base);
+	if (first == OPTS_HELP) {
+		opts_help(stdout, cmd);
+		*code = KILN_EXIT_OK;
+		return -1;
+	}
+	if (first < 0) {
+		*code = cli_usage_error(p);
+		return -1;
+	}
+	return first;
+}
+
 /*
  * The reader's message often names the file already ("cannot open
  * 'perf.data': ..."): then it is the whole line, without the file in
