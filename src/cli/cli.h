@@ -4,10 +4,14 @@
  * Adding a command: write cli/cmd_NAME.c exporting
  * `int cmd_NAME(int argc, char **argv, const struct kiln_env *env)` (argv[0]
  * is the command name; env is the environment, read once in main.c),
- * declare it here, add one row to the table in main.c, write
- * docs/cmd/NAME.md, and end its --help with EXAMPLES. Commands parse
- * options into a zero-initialised opts struct, run a pipeline, print
- * user messages (only the CLI prints), and return an exit code below.
+ * and its description `const struct opts_cmd NAME_cmd` (cli/opts.h: the
+ * synopsis, description, option table and EXAMPLES, from which --help,
+ * the man page and shell completion are generated), declare both here,
+ * add one row to the table in main.c, and write docs/cmd/NAME.md (it
+ * opens with the --help text). Commands parse options with cli_parse()
+ * into a zero-initialised opts struct, run a pipeline, print user
+ * messages through cli_err() (only the CLI prints), and return an exit
+ * code below.
  */
 #ifndef KILN_CLI_CLI_H
 #define KILN_CLI_CLI_H
