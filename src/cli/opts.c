@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "base/xalloc.h"
 #include "cli/opts_int.h"
 
@@ -41,7 +42,7 @@ static void flatten_into(struct opts_flat *fl, const struct opt *t, size_t base)
 		if (t->kind != OPT_KIND_GROUP && !ln && !sn)
 			continue;
 		if (fl->n == OPTS_MAX_ROWS)
-			abort(); /* a table too big for OPTS_MAX_ROWS: a bug */
+			BUG("option table larger than OPTS_MAX_ROWS");
 		fl->v[fl->n++] = (struct opts_row){ t, base + t->offset, ln, sn };
 	}
 }
@@ -60,7 +61,7 @@ void opts_flatten(struct opts_flat *fl, const struct opts_cmd *cmd)
 		}
 	}
 	if (fl->n == OPTS_MAX_ROWS)
-		abort();
+		BUG("option table larger than OPTS_MAX_ROWS");
 	memmove(&fl->v[at + 1], &fl->v[at], (fl->n - at) * sizeof(fl->v[0]));
 	fl->v[at] = (struct opts_row){ &help_row, 0, help_row.long_name, help_row.short_name };
 	fl->n++;
