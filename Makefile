@@ -2,7 +2,12 @@
 # writes flame.svg; `make test` builds kiln twice (normal, and ASan+UBSan) and
 # runs every test in both. Each installs its Debian packages first if missing.
 # `make fuzz` runs each libFuzzer target for FUZZ_SECONDS (clang, build-fuzz).
+# `make install` (PREFIX=/usr/local, DESTDIR for staging) installs kiln, a man
+# page per command and bash and zsh completion, generated from kiln's option
+# tables (kiln --man NAME, kiln --completion bash|zsh).
 BUILD ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
@@ -13,7 +18,7 @@ ifeq ($(WERROR),1)
 CMAKE_FLAGS += -DKILN_WERROR=ON
 endif
 
-.PHONY: all deps build flame test test-normal test-asan fuzz clean
+.PHONY: all deps build install flame test test-normal test-asan fuzz clean
 
 all: build
 
@@ -23,6 +28,12 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j$(JOBS)
+
+# An existing build directory is built as configured; otherwise `make build` first.
+install:
+	@test -f $(BUILD)/CMakeCache.txt || $(MAKE) build
+	cmake --build $(BUILD) -j$(JOBS)
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 flame: build
 	$(BUILD)/kiln flame -F 999 -i $(BUILD)/example.perf.data -o flame.svg \

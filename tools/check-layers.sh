@@ -1,7 +1,8 @@
 #!/bin/sh
 # Checks every #include "mod/..." in src/ against the layer table in
 # docs/ARCHITECTURE.md: a module may include only itself and the modules
-# listed for it. Also rejects banned libc functions. Exit 1 on a violation.
+# listed for it. Also rejects banned libc functions and assignments to the
+# stdio streams. Exit 1 on a violation.
 root=${1:-.}
 cd "$root/src" || exit 1
 allowed() {
@@ -44,6 +45,11 @@ for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
 	if grep -nE '(^|[^_a-z])(strcpy|strcat|sprintf|vsprintf|strtok|gets|localtime)[[:space:]]*\(' "$f" \
 		| grep -v 'snprintf' >/dev/null; then
 		echo "layers: $f uses a banned function (strcpy strcat sprintf vsprintf strtok gets localtime)"
+		fail=1
+	fi
+	# The stdio streams are not reassigned (stderr goes through cli_err).
+	if grep -nE '(^|[^_a-zA-Z0-9.>])(stdin|stdout|stderr)[[:space:]]*=[^=]' "$f" >/dev/null; then
+		echo "layers: $f assigns a stdio stream (stdin, stdout, stderr)"
 		fail=1
 	fi
 done

@@ -4,18 +4,24 @@
  * Adding a command: write cli/cmd_NAME.c exporting
  * `int cmd_NAME(int argc, char **argv, const struct kiln_env *env)` (argv[0]
  * is the command name; env is the environment, read once in main.c),
- * declare it here, add one row to the table in main.c, write
- * docs/cmd/NAME.md, and end its --help with EXAMPLES. Commands parse
- * options into a zero-initialised opts struct, run a pipeline, print
- * user messages (only the CLI prints), and return an exit code below.
+ * and its description `const struct opts_cmd NAME_cmd` (cli/opts.h: the
+ * synopsis, description, option table and EXAMPLES, from which --help,
+ * the man page and shell completion are generated), declare both here,
+ * add one row to the table in main.c, and write docs/cmd/NAME.md (it
+ * opens with the --help text). Commands parse options with cli_parse()
+ * into a zero-initialised opts struct, run a pipeline, print user
+ * messages through cli_err() (only the CLI prints), and return an exit
+ * code below.
  */
 #ifndef KILN_CLI_CLI_H
 #define KILN_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "base/env.h"
+#include "base/log.h"
 
 /* The exit-code contract (README, kiln --help). */
 enum kiln_exit {
@@ -33,16 +39,35 @@ int cmd_script(int argc, char **argv, const struct kiln_env *env);
 int cmd_diff(int argc, char **argv, const struct kiln_env *env);
 int cmd_export(int argc, char **argv, const struct kiln_env *env);
 
+/* Each command's description (cli/opts.h): options, help, man page. */
+struct opts_cmd;
+extern const struct opts_cmd record_cmd, collapse_cmd, script_cmd, flame_cmd, diff_cmd,
+	export_cmd;
+
 /* Shared helpers (cli/util.c). */
-/* From now on, everything written to stderr goes through sanitize_term
- * (base/sanitize.h), a line at a time: names from profiles in warnings
- * and errors cannot reach the terminal as control sequences. Data on
- * stdout (perf script text, folded stacks) is not touched. */
-void cli_sanitize_stderr(void);
-/* Print "error: MSG" for the last recorded error, with the offset if any. */
+/*
+ * Everything kiln writes to stderr goes through cli_err(): the message is
+ * formatted, passed through sanitize_term (base/sanitize.h) and written
+ * with one write(2), so names from profiles in warnings and errors cannot
+ * reach the terminal as control sequences. Data on stdout (perf script
+ * text, folded stacks) is not touched.
+ */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_verr(const char *fmt, va_list ap);
+/* The log sink main.c installs (base/log.h): "warning: MSG" through cli_err. */
+void cli_log_sink(enum log_level level, const char *msg);
+/* "error: WHAT" and "See 'kiln CMD --help'." for a usage error; returns
+ * KILN_EXIT_USAGE. */
+struct opts_parser;
+int cli_usage_error(const struct opts_parser *p);
+/* opts_parse() with cmd's table into base; then for --help, the help on
+ * stdout (*code 0), for a usage error its message (*code 2), and -1 is
+ * returned; else the index of the first argument. */
+int cli_parse(struct opts_parser *p, const struct opts_cmd *cmd, int argc, char **argv,
+	      void *base, int *code);
+/* Print "error: MSG" for the last recorded error, with the offset if any;
+ * "FILE: " goes in front unless the message quotes FILE already. */
 void cli_error_last(const char *file);
-/* Print usage text (with its EXAMPLES) to stdout for --help, or point to it on stderr. */
-int cli_usage(FILE *f, const char *text, int code);
 /* Parse a decimal unsigned number; 0 on success. */
 int cli_parse_u64(const char *s, unsigned long long *v);
 /* perf's ownership rule for input files: a file owned by neither the

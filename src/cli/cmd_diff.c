@@ -5,7 +5,7 @@
  * it changed from A to B (red grew, blue shrank); or, with --folded,
  * difffolded.pl's three-column text.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,39 +14,48 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/graph_cli.h"
+#include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "output/folded.h"
 
-static const char usage_text[] =
-	"usage: kiln diff [options] A B [-o diff.svg]\n"
-	"\n"
-	"Compare two profiles (each a perf.data, folded stacks or perf script text):\n"
-	"a flame graph whose frame widths are B's, coloured by the change from A to B\n"
-	"of the samples of the stacks ending in each frame (red: grew, blue: shrank,\n"
-	"white: unchanged), as difffolded.pl + flamegraph.pl draw it. For widths from\n"
-	"A, swap the inputs and add --negate.\n"
-	"\n"
-	"options:\n"
-	"  -o, --output FILE     SVG to write (default diff.svg; - for stdout)\n"
-	"  -n, --normalize       scale A's counts to B's total first (difffolded.pl -n)\n"
-	"      --folded          write difffolded.pl's text instead: STACK COUNT_A COUNT_B\n"
-	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR   as in kiln collapse\n"
-	"  -h, --help            this help\n"
-	"\n"
-	"%s"
-	"\n"
-	"EXAMPLES\n"
-	"  kiln diff before.data after.data -o diff.svg\n"
-	"  kiln diff -n --negate after.folded before.folded -o diff1.svg\n"
-	"  kiln diff --folded a.data b.data > diff.folded\n";
+struct diff_args {
+	struct profile_cli pc;
+	struct graph_cli g;
+	const char *out;
+	bool normalize, folded;
+};
 
-enum { OPT_FOLDED = 5000 };
+#define DA_OFF(field) offsetof(struct diff_args, field)
 
-static int print_usage(FILE *f, int code)
-{
-	fprintf(f, usage_text, graph_cli_help);
-	return code;
-}
+static const struct opt diff_opts[] = {
+	OPT_FILENAME('o', "output", DA_OFF(out), "FILE",
+		     "SVG to write (default diff.svg; - for stdout)"),
+	OPT_BOOL('n', "normalize", DA_OFF(normalize),
+		 "scale A's counts to B's total first (difffolded.pl -n)"),
+	OPT_BOOL(0, "folded", DA_OFF(folded),
+		 "write difffolded.pl's text instead: STACK COUNT_A COUNT_B"),
+	OPT_INCLUDE(profile_cli_frame_opts, DA_OFF(pc)),
+	OPT_BOOL(0, "force", DA_OFF(pc.force), "read a perf.data owned by neither you nor root"),
+	OPT_INCLUDE(graph_cli_opts, DA_OFF(g)),
+	OPT_END(),
+};
+
+const struct opts_cmd diff_cmd = {
+	.name = "diff",
+	.summary = "Differential flame graph of two profiles (red grew, blue shrank)",
+	.synopsis = "[options] A B [-o diff.svg]",
+	.description =
+		"Compare two profiles (each a perf.data, folded stacks or perf script text):\n"
+		"a flame graph whose frame widths are B's, coloured by the change from A to B\n"
+		"of the samples of the stacks ending in each frame (red: grew, blue: shrank,\n"
+		"white: unchanged), as difffolded.pl + flamegraph.pl draw it. For widths from\n"
+		"A, swap the inputs and add --negate. The frame options are those of\n"
+		"kiln collapse.\n",
+	.opts = diff_opts,
+	.examples = "kiln diff before.data after.data -o diff.svg\n"
+		    "kiln diff -n --negate after.folded before.folded -o diff1.svg\n"
+		    "kiln diff --folded a.data b.data > diff.folded\n",
+};
 
 struct side {
 	struct strtab strs;
@@ -59,7 +68,7 @@ static int load_side(struct profile_cli *pc, const char *path, struct side *s)
 	pc->po.input = path;
 	int code = profile_cli_load_graph(pc, &s->strs, &s->t, &s->gi);
 	if ((code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) && s->gi.first) {
-		fprintf(stderr, "error: %s: already differential (two counts per line)\n", path);
+		cli_err("error: %s: already differential (two counts per line)\n", path);
 		return KILN_EXIT_BADINPUT;
 	}
 	return code;
@@ -98,60 +107,28 @@ static uint64_t *merge_first(const struct side *a, struct side *b)
 
 int cmd_diff(int argc, char **argv, const struct kiln_env *env)
 {
-	struct profile_cli pc;
-	struct graph_cli g;
-	const char *out = NULL;
-	bool normalize = false, folded = false;
-	profile_cli_init(&pc, env);
-	graph_cli_init(&g);
-	struct option longopts[64];
-	size_t n = 0;
-	for (size_t i = 0; profile_cli_frame_options[i].name; i++)
-		longopts[n++] = profile_cli_frame_options[i];
-	for (size_t i = 0; graph_cli_options[i].name; i++)
-		longopts[n++] = graph_cli_options[i];
-	longopts[n++] = (struct option){ "output", required_argument, NULL, 'o' };
-	longopts[n++] = (struct option){ "normalize", no_argument, NULL, 'n' };
-	longopts[n++] = (struct option){ "folded", no_argument, NULL, OPT_FOLDED };
-	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
-	int c;
-	optind = 1;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "o:nh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'n':
-			normalize = true;
-			break;
-		case OPT_FOLDED:
-			folded = true;
-			break;
-		case 'h':
-			return print_usage(stdout, KILN_EXIT_OK);
-		default: {
-			int r = c == '?' ? -1 : graph_cli_option(&g, c, optarg);
-			if (r > 0)
-				r = profile_cli_frame_option(&pc, c, optarg);
-			if (r != 0) {
-				fprintf(stderr, "See 'kiln diff --help'.\n");
-				return KILN_EXIT_USAGE;
-			}
-		}
-		}
-	}
+	struct diff_args da = { .out = NULL };
+	profile_cli_init(&da.pc, env);
+	graph_cli_init(&da.g);
+	struct opts_parser p;
+	int rc;
+	int optind = cli_parse(&p, &diff_cmd, argc, argv, &da, &rc);
+	if (optind < 0)
+		return rc;
 	if (argc - optind != 2) {
-		fprintf(stderr, "error: kiln diff takes two inputs, A and B\nSee 'kiln diff --help'.\n");
-		return KILN_EXIT_USAGE;
+		opts_error(&p, "kiln diff takes two inputs, A and B");
+		return cli_usage_error(&p);
 	}
+	struct profile_cli pc = da.pc;
+	struct graph_cli g = da.g;
+	const char *out = da.out;
+	bool normalize = da.normalize, folded = da.folded;
 	if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-")) {
-		fprintf(stderr, "error: only one input can be standard input\n");
+		cli_err("error: only one input can be standard input\n");
 		return KILN_EXIT_USAGE;
 	}
 	if (g.chart) {
-		fprintf(stderr, "error: --flamechart does not apply to a diff\n");
+		cli_err("error: --flamechart does not apply to a diff\n");
 		return KILN_EXIT_USAGE;
 	}
 	pc.po.reverse = g.reverse;

@@ -3,7 +3,7 @@
  * or perf script text) → speedscope JSON, pprof (gzip protobuf) or folded
  * stacks, written atomically.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,45 +11,77 @@
 #include "base/err.h"
 #include "base/ofile.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "output/export.h"
 #include "output/folded.h"
 
-static const char usage_text[] =
-	"usage: kiln export --format speedscope|pprof|folded [-i INPUT | INPUT] [-o OUT]\n"
-	"\n"
-	"Convert a profile (a perf.data, folded stacks or perf script text; '-' is\n"
-	"standard input) for other tools:\n"
-	"  speedscope  speedscope's JSON file format: one sampled profile per thread\n"
-	"              (comm-PID/TID), or one for everything with --merge; from a\n"
-	"              perf.data, inlined calls as frames of their own, and each\n"
-	"              function's source file and line from DWARF\n"
-	"  pprof       profile.proto, gzip-compressed (go tool pprof, Pyroscope, Parca):\n"
-	"              from a perf.data, mappings (address range, file offset, path,\n"
-	"              build-id), one location per sampled address with its\n"
-	"              file:line lines (inlined calls first), functions (name,\n"
-	"              mangled name, file, start line), samples labelled comm, pid,\n"
-	"              tid; from folded or script text, locations by function name\n"
-	"  folded      folded stacks, as kiln collapse prints them\n"
-	"\n"
-	"options:\n"
-	"  -f, --format FORMAT   speedscope, pprof or folded (required)\n"
-	"  -i, --input FILE      input (default perf.data)\n"
-	"  -o, --output FILE     output (default stdout; - for stdout)\n"
-	"      --merge           speedscope: one profile, process frames kept\n"
-	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR   as in kiln collapse\n"
-	"      --no-inline       no inlined calls (speedscope frames, pprof lines); by\n"
-	"                        default speedscope and pprof show them for every user\n"
-	"                        frame (frame-pointer stacks too, as with --inline)\n"
-	"  -h, --help            this help\n"
-	"\n"
-	"EXAMPLES\n"
-	"  kiln export --format pprof -i perf.data -o profile.pb.gz && go tool pprof -top profile.pb.gz\n"
-	"  go tool pprof -raw profile.pb.gz     # addresses, file:line, inlined frames, mappings\n"
-	"  kiln export --format speedscope -i perf.data -o profile.speedscope.json\n"
-	"  kiln collapse perf.data | kiln export -f pprof -o p.pb.gz -\n";
+enum fmt { FMT_NONE, FMT_SPEEDSCOPE, FMT_PPROF, FMT_FOLDED };
 
-enum { OPT_MERGE = 6000 };
+struct export_args {
+	struct profile_cli pc;
+	const char *out;
+	int fmt; /* enum fmt */
+	bool merge;
+};
+
+#define EA_OFF(field) offsetof(struct export_args, field)
+
+static int opt_format(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	(void)o;
+	if (!strcmp(arg, "speedscope"))
+		*(int *)field = FMT_SPEEDSCOPE;
+	else if (!strcmp(arg, "pprof"))
+		*(int *)field = FMT_PPROF;
+	else if (!strcmp(arg, "folded"))
+		*(int *)field = FMT_FOLDED;
+	else
+		return opts_error(p, "unknown format '%s' (speedscope, pprof, folded)", arg);
+	return 0;
+}
+
+static const struct opt export_opts[] = {
+	OPT_CALLBACK('f', "format", EA_OFF(fmt), "FORMAT", "speedscope, pprof or folded (required)",
+		     opt_format),
+	OPT_FILENAME('i', "input", EA_OFF(pc.po.input), "FILE", "input (default perf.data)"),
+	OPT_FILENAME('o', "output", EA_OFF(out), "FILE", "output (default stdout; - for stdout)"),
+	OPT_BOOL(0, "merge", EA_OFF(merge), "speedscope: one profile, process frames kept"),
+	OPT_INCLUDE(profile_cli_frame_opts, EA_OFF(pc)),
+	OPT_BOOL(0, "force", EA_OFF(pc.force), "read a perf.data owned by neither you nor root"),
+	OPT_END(),
+};
+
+const struct opts_cmd export_cmd = {
+	.name = "export",
+	.summary = "Convert a profile to speedscope JSON, pprof or folded stacks",
+	.synopsis = "--format speedscope|pprof|folded [-i INPUT | INPUT] [-o OUT]",
+	.description =
+		"Convert a profile (a perf.data, folded stacks or perf script text; '-' is\n"
+		"standard input) for other tools:\n"
+		"\n"
+		"  speedscope  speedscope's JSON file format: one sampled profile per thread\n"
+		"              (comm-PID/TID), or one for everything with --merge; from a\n"
+		"              perf.data, inlined calls as frames of their own, and each\n"
+		"              function's source file and line from DWARF\n"
+		"  pprof       profile.proto, gzip-compressed (go tool pprof, Pyroscope, Parca):\n"
+		"              from a perf.data, mappings (address range, file offset, path,\n"
+		"              build-id), one location per sampled address with its\n"
+		"              file:line lines (inlined calls first), functions (name,\n"
+		"              mangled name, file, start line), samples labelled comm, pid,\n"
+		"              tid; from folded or script text, locations by function name\n"
+		"  folded      folded stacks, as kiln collapse prints them\n"
+		"\n"
+		"The frame options are those of kiln collapse; --no-inline leaves out inlined\n"
+		"calls (speedscope frames, pprof lines), which speedscope and pprof otherwise\n"
+		"show for every user frame (frame-pointer stacks too, as with --inline).\n",
+	.opts = export_opts,
+	.examples =
+		"kiln export --format pprof -i perf.data -o profile.pb.gz && go tool pprof -top profile.pb.gz\n"
+		"go tool pprof -raw profile.pb.gz     # addresses, file:line, inlined frames, mappings\n"
+		"kiln export --format speedscope -i perf.data -o profile.speedscope.json\n"
+		"kiln collapse perf.data | kiln export -f pprof -o p.pb.gz -\n",
+};
 
 /* speedscope's frame file and line: the declaration noted for the frame's name. */
 static bool frame_source(void *ctx, uint32_t name, uint8_t kind, struct export_src *out)
@@ -63,8 +95,6 @@ static bool frame_source(void *ctx, uint32_t name, uint8_t kind, struct export_s
 	out->line = s->line;
 	return true;
 }
-enum fmt { FMT_NONE, FMT_SPEEDSCOPE, FMT_PPROF, FMT_FOLDED };
-
 /*
  * What each format needs loaded: speedscope a profile per thread unless
  * merged or the frames were chosen; pprof the events' periods (a second
@@ -113,7 +143,7 @@ static void export_options(const struct profile_cli *pc, enum fmt fmt, bool merg
 			eo->times = lp->times.v;
 			eo->ntimes = lp->times.n;
 		} else if (lp->times_over) {
-			fprintf(stderr, "warning: over %zu samples: speedscope profiles are "
+			cli_err("warning: over %zu samples: speedscope profiles are "
 					"aggregated, not in time order\n",
 				(size_t)LOCPROF_MAX_TIMES);
 		}
@@ -149,72 +179,23 @@ static int write_export(const char *out, enum fmt fmt, const struct trie *t,
 
 int cmd_export(int argc, char **argv, const struct kiln_env *env)
 {
-	struct profile_cli pc;
-	const char *out = "-";
-	enum fmt fmt = FMT_NONE;
-	bool merge = false, frame_opt = false;
-	profile_cli_init(&pc, env);
-	struct option longopts[32];
-	size_t n = 0;
-	for (size_t i = 0; profile_cli_frame_options[i].name; i++)
-		longopts[n++] = profile_cli_frame_options[i];
-	longopts[n++] = (struct option){ "format", required_argument, NULL, 'f' };
-	longopts[n++] = (struct option){ "input", required_argument, NULL, 'i' };
-	longopts[n++] = (struct option){ "output", required_argument, NULL, 'o' };
-	longopts[n++] = (struct option){ "merge", no_argument, NULL, OPT_MERGE };
-	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
-	int c;
-	optind = 1;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "f:i:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "speedscope"))
-				fmt = FMT_SPEEDSCOPE;
-			else if (!strcmp(optarg, "pprof"))
-				fmt = FMT_PPROF;
-			else if (!strcmp(optarg, "folded"))
-				fmt = FMT_FOLDED;
-			else {
-				fprintf(stderr, "error: unknown format '%s' (speedscope, pprof, folded)\n",
-					optarg);
-				return KILN_EXIT_USAGE;
-			}
-			break;
-		case 'i':
-			pc.po.input = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_MERGE:
-			merge = true;
-			break;
-		case 'h':
-			return cli_usage(stdout, usage_text, KILN_EXIT_OK);
-		default:
-			if (c == '?' || profile_cli_frame_option(&pc, c, optarg)) {
-				fprintf(stderr, "See 'kiln export --help'.\n");
-				return KILN_EXIT_USAGE;
-			}
-			frame_opt = true;
-		}
+	struct export_args ea = { .out = "-", .fmt = FMT_NONE };
+	profile_cli_init(&ea.pc, env);
+	int rc = profile_cli_parse(&export_cmd, argc, argv, &ea, &ea.pc);
+	if (rc >= 0)
+		return rc;
+	if (ea.fmt == FMT_NONE) {
+		struct opts_parser p = { .cmd = &export_cmd };
+		opts_error(&p, "--format is required (speedscope, pprof, folded)");
+		return cli_usage_error(&p);
 	}
-	if (optind < argc)
-		pc.po.input = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "error: unexpected argument '%s'\n", argv[optind]);
-		return KILN_EXIT_USAGE;
-	}
-	if (fmt == FMT_NONE) {
-		fprintf(stderr, "error: --format is required (speedscope, pprof, folded)\n"
-				"See 'kiln export --help'.\n");
-		return KILN_EXIT_USAGE;
-	}
+	struct profile_cli pc = ea.pc;
+	const char *out = ea.out;
+	enum fmt fmt = (enum fmt)ea.fmt;
+	bool merge = ea.merge, frame_opt = profile_cli_frames_chosen(&pc);
 	/* gzip's rule: compressed bytes are not for a terminal. */
 	if (fmt == FMT_PPROF && !strcmp(out, "-") && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "error: refusing to write compressed data to a terminal; use -o FILE\n");
+		cli_err("error: refusing to write compressed data to a terminal; use -o FILE\n");
 		return KILN_EXIT_USAGE;
 	}
 	struct strtab strs;

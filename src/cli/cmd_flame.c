@@ -3,69 +3,61 @@
  * script text → interactive SVG flame graph, with flamegraph.pl's options;
  * with `-- CMD` it records the command first (call graphs on).
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "cli/cli.h"
 #include "cli/graph_cli.h"
+#include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "cli/record_cli.h"
-
-static const char usage_text[] =
-	"usage: kiln flame [options] [-i INPUT | INPUT] [-o flame.svg] [-- command [args...]]\n"
-	"\n"
-	"Render an interactive SVG flame graph: hover for name, samples and percentage,\n"
-	"click to zoom, Ctrl-F to search by regex (\"Matched: x%%\"), zoom and search kept in\n"
-	"the URL. INPUT is a perf.data, folded stacks (\"a;b;c 12\", as stackcollapse-perf.pl\n"
-	"and kiln collapse print them; two counts per line, as difffolded.pl prints, make\n"
-	"a differential graph) or perf script text: the first bytes decide; '-' is\n"
-	"standard input. With a command (after --), record it first (call graphs on) into\n"
-	"the -i file, then render. DWARF stacks cut short by the end of the stack copy\n"
-	"stand under a [truncated] frame (see kiln collapse --help).\n"
-	"\n"
-	"options:\n"
-	"  -i, --input FILE      input (default perf.data)\n"
-	"  -o, --output FILE     SVG to write (default flame.svg; - for stdout)\n"
-	"      --pid, --tid, --kernel, --jit, --all, --symfs DIR, --debug-dir DIR,\n"
-	"      --no-demangle, --inline, --no-inline, --mark-inline   as in kiln collapse\n"
-	"  -f, --force           read a perf.data owned by another user (as root)\n"
-	"  recording (with a command): -F HZ, -c N, -e SPEC, -p PID, -a, -m PAGES, -q\n"
-	"  -h, --help            this help\n"
-	"\n"
-	"%s"
-	"\n"
-	"EXAMPLES\n"
-	"  kiln flame -i perf.data -o flame.svg\n"
-	"  kiln flame -o flame.svg -- ./myprog args\n"
-	"  kiln collapse perf.data | kiln flame --colors java --minwidth 0.5%% -o f.svg -\n"
-	"  kiln flame --title 'my service' -p 1234 -- sleep 10\n"
-	"  kiln flame --flamechart --countname ms trace.folded -o chart.svg\n";
 
 struct flame_ctx {
 	struct profile_cli pc;
 	struct graph_cli g;
+	struct record_cli rc;
 };
 
-static int flame_option(int c, const char *arg, void *vctx)
-{
-	struct flame_ctx *ctx = vctx;
-	if (c == 'i') {
-		ctx->pc.po.input = arg;
-		return 0;
-	}
-	int r = graph_cli_option(&ctx->g, c, arg);
-	if (r <= 0)
-		return r;
-	return profile_cli_frame_option(&ctx->pc, c, arg);
-}
+static const struct opt flame_opts[] = {
+	OPT_FILENAME('i', "input", offsetof(struct flame_ctx, pc.po.input), "FILE",
+		     "input (default perf.data); with a command, the recording"),
+	OPT_FILENAME('o', "output", offsetof(struct flame_ctx, rc.o.output), "FILE",
+		     "SVG to write (default flame.svg; - for stdout)"),
+	OPT_INCLUDE(record_cli_opts, offsetof(struct flame_ctx, rc)),
+	OPT_INCLUDE(profile_cli_frame_opts, offsetof(struct flame_ctx, pc)),
+	OPT_BOOL('f', "force", offsetof(struct flame_ctx, pc.force),
+		 "read a perf.data owned by another user (as root)"),
+	OPT_INCLUDE(graph_cli_opts, offsetof(struct flame_ctx, g)),
+	OPT_END(),
+};
 
-static int print_usage(FILE *f, int code)
-{
-	fprintf(f, usage_text, graph_cli_help);
-	return code;
-}
+const struct opts_cmd flame_cmd = {
+	.name = "flame",
+	.summary = "Render an interactive SVG flame graph (perf.data, folded or perf script text, "
+		   "or record first)",
+	.synopsis = "[options] [-i INPUT | INPUT] [-o flame.svg] [-- command [args...]]",
+	.description =
+		"Render an interactive SVG flame graph: hover for name, samples and percentage,\n"
+		"click to zoom, Ctrl-F to search by regex (\"Matched: x%\"), zoom and search kept in\n"
+		"the URL. INPUT is a perf.data, folded stacks (\"a;b;c 12\", as stackcollapse-perf.pl\n"
+		"and kiln collapse print them; two counts per line, as difffolded.pl prints, make\n"
+		"a differential graph) or perf script text: the first bytes decide; '-' is\n"
+		"standard input. With a command (after --), record it first (call graphs on) into\n"
+		"the -i file, then render. DWARF stacks cut short by the end of the stack copy\n"
+		"stand under a [truncated] frame (see kiln collapse --help).\n"
+		"\n"
+		"The recording options apply with a command, -p or -a; the frame options are\n"
+		"those of kiln collapse (--pid is record's -p here).\n",
+	.opts = flame_opts,
+	.examples = "kiln flame -i perf.data -o flame.svg\n"
+		    "kiln flame -o flame.svg -- ./myprog args\n"
+		    "kiln collapse perf.data | kiln flame --colors java --minwidth 0.5% -o f.svg -\n"
+		    "kiln flame --title 'my service' -p 1234 -- sleep 10\n"
+		    "kiln flame --flamechart --countname ms trace.folded -o chart.svg\n",
+	.flags = OPTS_STOP_AT_ARG,
+};
 
 /* delta[node] = B's count of the stacks ending there minus A's (first). */
 static int64_t *deltas(const struct trie *t, const uint64_t *first)
@@ -85,54 +77,42 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 	memset(&ctx, 0, sizeof(ctx));
 	profile_cli_init(&ctx.pc, env);
 	graph_cli_init(&ctx.g);
-	struct option extra[64];
-	size_t n = 0;
-	for (size_t i = 0; profile_cli_frame_options[i].name; i++)
-		extra[n++] = profile_cli_frame_options[i];
-	for (size_t i = 0; graph_cli_options[i].name; i++)
-		extra[n++] = graph_cli_options[i];
-	extra[n++] = (struct option){ "input", required_argument, NULL, 'i' };
-	extra[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	struct record_opts ro = { .env = env };
-	struct record_cli_extra x = { 0 };
-	ro.output = NULL;
-	ro.cmdline = argv - 1;
-	ro.cmdline_n = argc + 1;
+	ctx.rc.o.env = env;
+	ctx.rc.o.cmdline = argv - 1;
+	ctx.rc.o.cmdline_n = argc + 1;
+	struct record_cli_extra *xp = &ctx.rc.x;
+	struct opts_parser p;
 	int code = KILN_EXIT_OK;
-	if (record_cli_parse(argc, argv, &ro, &x, "i:f", extra, flame_option, &ctx)) {
-		fprintf(stderr, "See 'kiln flame --help'.\n");
-		record_cli_extra_release(&x);
-		return KILN_EXIT_USAGE;
-	}
-	if (x.help) {
-		record_cli_extra_release(&x);
-		return print_usage(stdout, KILN_EXIT_OK);
-	}
+	int first = opts_parse(&p, &flame_cmd, argc, argv, &ctx);
 	/* A word not after "--" is the input, and options may follow it. */
-	if (ro.argv && strcmp(ro.argv[-1], "--")) {
-		char **rest = ro.argv;
-		int rn = 0;
-		while (rest[rn])
-			rn++;
+	if (first >= 0 && first < argc && !p.dashdash) {
+		char **rest = argv + first;
+		int rn = argc - first;
 		ctx.pc.po.input = rest[0];
-		ro.argv = NULL;
-		if (rn > 1 && record_cli_parse(rn, rest, &ro, &x, "i:", extra, flame_option, &ctx)) {
-			fprintf(stderr, "See 'kiln flame --help'.\n");
-			record_cli_extra_release(&x);
-			return KILN_EXIT_USAGE;
+		int next = opts_parse(&p, &flame_cmd, rn, rest, &ctx);
+		if (next >= 0 && next < rn && !p.dashdash) {
+			opts_error(&p, "unexpected argument '%s' (a command goes after --)",
+				   rest[next]);
+			next = -1;
 		}
-		if (ro.argv && strcmp(ro.argv[-1], "--")) {
-			fprintf(stderr, "error: unexpected argument '%s' (a command goes after --)\n",
-				ro.argv[0]);
-			record_cli_extra_release(&x);
-			return KILN_EXIT_USAGE;
-		}
-		if (x.help) {
-			record_cli_extra_release(&x);
-			return print_usage(stdout, KILN_EXIT_OK);
-		}
+		argv = rest;
+		argc = rn;
+		first = next;
 	}
+	if (first == OPTS_HELP) {
+		record_cli_extra_release(xp);
+		opts_help(stdout, &flame_cmd);
+		return KILN_EXIT_OK;
+	}
+	if (first < 0 || record_cli_finish(&ctx.rc, &p)) {
+		record_cli_extra_release(xp);
+		return cli_usage_error(&p);
+	}
+	struct record_opts ro = ctx.rc.o;
+	struct record_cli_extra x = ctx.rc.x;
+	if (first < argc)
+		ro.argv = argv + first;
 	ctx.pc.po.reverse = ctx.g.reverse;
 	ctx.pc.po.chart = ctx.g.chart;
 	/* In flame, -o names the SVG; the recording goes to the -i file. */
@@ -143,13 +123,13 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 		code = record_cli_run(&ro, x.quiet);
 		if (ro.argv && code != KILN_EXIT_OK && code != 126 && code != 127 && code < 128) {
 			/* The command failed but the recording is fine: render it, keep its status. */
-			fprintf(stderr, "warning: '%s' exited with status %d\n", ro.argv[0], code);
+			cli_err("warning: '%s' exited with status %d\n", ro.argv[0], code);
 		} else if (code != KILN_EXIT_OK) {
 			record_cli_extra_release(&x);
 			return code;
 		}
 	} else if (ro.period || ro.freq || ro.nevents) {
-		fprintf(stderr, "error: recording options need a command, -p or -a\n");
+		cli_err("error: recording options need a command, -p or -a\n");
 		record_cli_extra_release(&x);
 		return KILN_EXIT_USAGE;
 	}

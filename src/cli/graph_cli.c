@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,68 +22,7 @@
 
 #define PALMAP_FILE_MAX ((size_t)64 << 20)
 
-enum { G_TITLE = 4000, G_SUBTITLE, G_WIDTH, G_HEIGHT, G_MINWIDTH, G_FONTTYPE, G_FONTSIZE,
-       G_FONTWIDTH, G_COUNTNAME, G_NAMETYPE, G_COLORS, G_BGCOLORS, G_HASH, G_RANDOM, G_SEED,
-       G_CP, G_CP_FILE, G_REVERSE, G_INVERTED, G_FLAMECHART, G_NEGATE, G_NOTES, G_TOTAL,
-       G_FACTOR };
-
-const struct option graph_cli_options[] = {
-	{ "title", required_argument, NULL, G_TITLE },
-	{ "subtitle", required_argument, NULL, G_SUBTITLE },
-	{ "width", required_argument, NULL, G_WIDTH },
-	{ "height", required_argument, NULL, G_HEIGHT },
-	{ "minwidth", required_argument, NULL, G_MINWIDTH },
-	{ "fonttype", required_argument, NULL, G_FONTTYPE },
-	{ "fontsize", required_argument, NULL, G_FONTSIZE },
-	{ "fontwidth", required_argument, NULL, G_FONTWIDTH },
-	{ "countname", required_argument, NULL, G_COUNTNAME },
-	{ "nametype", required_argument, NULL, G_NAMETYPE },
-	{ "colors", required_argument, NULL, G_COLORS },
-	{ "color", required_argument, NULL, G_COLORS },
-	{ "bgcolors", required_argument, NULL, G_BGCOLORS },
-	{ "hash", no_argument, NULL, G_HASH },
-	{ "random", no_argument, NULL, G_RANDOM },
-	{ "seed", required_argument, NULL, G_SEED },
-	{ "cp", no_argument, NULL, G_CP },
-	{ "cp-file", required_argument, NULL, G_CP_FILE },
-	{ "reverse", no_argument, NULL, G_REVERSE },
-	{ "inverted", no_argument, NULL, G_INVERTED },
-	{ "flamechart", no_argument, NULL, G_FLAMECHART },
-	{ "negate", no_argument, NULL, G_NEGATE },
-	{ "notes", required_argument, NULL, G_NOTES },
-	{ "total", required_argument, NULL, G_TOTAL },
-	{ "factor", required_argument, NULL, G_FACTOR },
-	{ NULL, 0, NULL, 0 },
-};
-
-const char graph_cli_help[] =
-	"flamegraph.pl's options (same names, same meaning):\n"
-	"      --title TEXT      title (default \"Flame Graph\"; \"Icicle Graph\" with\n"
-	"                        --inverted, \"Flame Chart\" with --flamechart)\n"
-	"      --subtitle TEXT   second title line\n"
-	"      --width PX        image width (default 1200)\n"
-	"      --height PX       frame height (default 16)\n"
-	"      --minwidth N[%]   omit frames narrower than N px, or N% of the total (0.1)\n"
-	"      --fonttype FONT   font family (default Verdana)\n"
-	"      --fontsize N      font size (default 12)\n"
-	"      --fontwidth N     average glyph width / font size (default 0.59)\n"
-	"      --countname NAME  what a count is (default samples)\n"
-	"      --nametype TEXT   label before a hovered frame (default \"Function:\")\n"
-	"      --colors PALETTE  hot (default), mem, io, wakeup, chain, java, js, perl,\n"
-	"                        red, green, blue, aqua, yellow, purple, orange\n"
-	"      --bgcolors BG     yellow, blue, green, grey or #rrggbb\n"
-	"      --hash            colours from flamegraph.pl's name hash\n"
-	"      --random          random colours (seeded: same output every run; --seed N)\n"
-	"      --cp              consistent palette: read and extend ./palette.map\n"
-	"      --cp-file FILE    the same with another file\n"
-	"      --reverse         stacks reversed: leaf first, merged from the leaves\n"
-	"      --inverted        icicle graph: roots at the top\n"
-	"      --flamechart      a flame chart: time order (perf.data, folded line order),\n"
-	"                        adjacent stacks merged\n"
-	"      --negate          swap a differential graph's hues (blue grew, red shrank)\n"
-	"      --notes TEXT      notes embedded in the SVG\n"
-	"      --total N         the count the full width stands for, if larger\n"
-	"      --factor F        multiply the counts shown by F\n";
+#define G_OFF(field) offsetof(struct graph_cli, field)
 
 static const char *const palettes[SVG_PALETTE_COUNT] = {
 	[SVG_PALETTE_HOT] = "hot",       [SVG_PALETTE_MEM] = "mem",
@@ -102,139 +42,166 @@ void graph_cli_init(struct graph_cli *g)
 	g->svg.title = NULL; /* chosen by svg_write from --inverted/--flamechart */
 }
 
-static int parse_double(const char *opt, const char *arg, double lo, double hi, double *out)
+/* A number in [lo, hi] for the option 'o' into *out. */
+static int parse_range(struct opts_parser *p, const struct opt *o, const char *arg, double lo,
+		       double hi, double *out)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= lo && v <= hi)) {
-		fprintf(stderr, "error: --%s takes a number from %g to %g, not '%s'\n", opt, lo, hi,
-			arg);
-		return -1;
-	}
+	if (errno || end == arg || *end || !(v >= lo && v <= hi))
+		return opts_error(p, "--%s takes a number from %g to %g, not '%s'", o->long_name, lo,
+				  hi, arg);
 	*out = v;
 	return 0;
 }
 
-int graph_cli_option(struct graph_cli *g, int c, const char *arg)
+/* The limits of the numeric options, by name. */
+static const struct {
+	const char *name;
+	double lo, hi;
+} ranges[] = {
+	{ "fontsize", 0.1, 1000 }, { "fontwidth", 0.01, 10 }, { "factor", 1e-12, 1e12 },
+	{ "total", 0, 1.8e19 },    { "width", 40, 1000000 },  { "height", 2, 1000 },
+};
+
+static int opt_number(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
 {
-	struct svg_opts *o = &g->svg;
-	double v;
-	unsigned long long u;
-	switch (c) {
-	case G_TITLE:
-		o->title = arg;
-		return 0;
-	case G_SUBTITLE:
-		o->subtitle = arg;
-		return 0;
-	case G_NOTES:
-		o->notes = arg;
-		return 0;
-	case G_COUNTNAME:
-		o->countname = arg;
-		return 0;
-	case G_NAMETYPE:
-		o->nametype = arg;
-		return 0;
-	case G_FONTTYPE:
-		o->fonttype = arg;
-		return 0;
-	case G_WIDTH:
-	case G_HEIGHT:
-		if (parse_double(c == G_WIDTH ? "width" : "height", arg, c == G_WIDTH ? 40 : 2,
-				 c == G_WIDTH ? 1000000 : 1000, &v) ||
-		    v != floor(v)) {
-			if (v != floor(v))
-				fprintf(stderr, "error: --%s takes whole pixels, not '%s'\n",
-					c == G_WIDTH ? "width" : "height", arg);
-			return -1;
-		}
-		if (c == G_WIDTH)
-			o->width = (unsigned)v;
-		else
-			o->frame_height = (unsigned)v;
-		return 0;
-	case G_MINWIDTH: {
-		char buf[64];
-		size_t n = strlen(arg);
-		if (n == 0 || n >= sizeof(buf)) {
-			fprintf(stderr, "error: --minwidth takes pixels or a percentage, not '%s'\n",
-				arg);
-			return -1;
-		}
-		memcpy(buf, arg, n + 1);
-		o->minwidth_percent = buf[n - 1] == '%';
-		if (o->minwidth_percent)
-			buf[n - 1] = '\0';
-		return parse_double("minwidth", buf, 0, o->minwidth_percent ? 100 : 1000000,
-				    &o->minwidth);
-	}
-	case G_FONTSIZE:
-		return parse_double("fontsize", arg, 0.1, 1000, &o->fontsize);
-	case G_FONTWIDTH:
-		return parse_double("fontwidth", arg, 0.01, 10, &o->fontwidth);
-	case G_FACTOR:
-		return parse_double("factor", arg, 1e-12, 1e12, &o->factor);
-	case G_TOTAL:
-		return parse_double("total", arg, 0, 1.8e19, &g->total);
-	case G_COLORS:
-		for (int i = 0; i < SVG_PALETTE_COUNT; i++) {
-			if (!strcmp(arg, palettes[i])) {
-				o->palette = (enum svg_palette)i;
-				return 0;
-			}
-		}
-		fprintf(stderr, "error: unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, "
-				"perl, red, green, blue, aqua, yellow, purple, orange)\n",
-			arg);
-		return -1;
-	case G_BGCOLORS:
-		if (!svg_bgcolors_ok(arg)) {
-			fprintf(stderr, "error: --bgcolors takes yellow, blue, green, grey or #rrggbb, "
-					"not '%s'\n",
-				arg);
-			return -1;
-		}
-		o->bgcolors = arg;
-		return 0;
-	case G_HASH:
-		o->color_mode = SVG_COLOR_HASH;
-		return 0;
-	case G_RANDOM:
-		o->color_mode = SVG_COLOR_RANDOM;
-		return 0;
-	case G_SEED:
-		if (cli_parse_u64(arg, &u)) {
-			fprintf(stderr, "error: --seed takes a number, not '%s'\n", arg);
-			return -1;
-		}
-		o->seed = u;
-		return 0;
-	case G_CP:
-		g->cp = true;
-		return 0;
-	case G_CP_FILE:
-		g->cp = true;
-		g->cp_file = arg;
-		return 0;
-	case G_REVERSE:
-		g->reverse = true;
-		return 0;
-	case G_INVERTED:
-		o->inverted = true;
-		return 0;
-	case G_FLAMECHART:
-		g->chart = true;
-		o->chart = true;
-		return 0;
-	case G_NEGATE:
-		o->negate = true;
-		return 0;
-	default:
-		return 1;
-	}
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (!strcmp(o->long_name, ranges[i].name))
+			return parse_range(p, o, arg, ranges[i].lo, ranges[i].hi, field);
+	return opts_error(p, "--%s: no range", o->long_name); /* not reached */
 }
+
+/* --width and --height: whole pixels in range, into an unsigned. */
+static int opt_pixels(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	double v;
+	if (opt_number(p, o, arg, &v))
+		return -1;
+	if (v != floor(v))
+		return opts_error(p, "--%s takes whole pixels, not '%s'", o->long_name, arg);
+	*(unsigned *)field = (unsigned)v;
+	return 0;
+}
+
+static int opt_minwidth(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	struct svg_opts *s = field;
+	char buf[64];
+	size_t n = strlen(arg);
+	if (n == 0 || n >= sizeof(buf))
+		return opts_error(p, "--minwidth takes pixels or a percentage, not '%s'", arg);
+	memcpy(buf, arg, n + 1);
+	s->minwidth_percent = buf[n - 1] == '%';
+	if (s->minwidth_percent)
+		buf[n - 1] = '\0';
+	return parse_range(p, o, buf, 0, s->minwidth_percent ? 100 : 1000000, &s->minwidth);
+}
+
+static int opt_colors(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	(void)o;
+	for (int i = 0; i < SVG_PALETTE_COUNT; i++) {
+		if (!strcmp(arg, palettes[i])) {
+			*(enum svg_palette *)field = (enum svg_palette)i;
+			return 0;
+		}
+	}
+	return opts_error(p, "unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, perl, "
+			     "red, green, blue, aqua, yellow, purple, orange)",
+			  arg);
+}
+
+static int opt_bgcolors(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	(void)o;
+	if (!svg_bgcolors_ok(arg))
+		return opts_error(p, "--bgcolors takes yellow, blue, green, grey or #rrggbb, not '%s'",
+				  arg);
+	*(const char **)field = arg;
+	return 0;
+}
+
+static int opt_seed(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	unsigned long long u;
+	(void)o;
+	if (cli_parse_u64(arg, &u))
+		return opts_error(p, "--seed takes a number, not '%s'", arg);
+	*(uint64_t *)field = u;
+	return 0;
+}
+
+static int opt_cp_file(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	struct graph_cli *g = field;
+	(void)p, (void)o;
+	g->cp = true;
+	g->cp_file = arg;
+	return 0;
+}
+
+static int opt_flamechart(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	struct graph_cli *g = field;
+	(void)p, (void)o, (void)arg;
+	g->chart = g->svg.chart = true;
+	return 0;
+}
+
+#define PALETTE_HELP                                                                               \
+	"hot (default), mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, " \
+	"purple, orange"
+
+const struct opt graph_cli_opts[] = {
+	OPT_GROUP("flamegraph.pl's options (same names, same meaning):"),
+	OPT_STRING(0, "title", G_OFF(svg.title), "TEXT",
+		   "title (default \"Flame Graph\"; \"Icicle Graph\" with --inverted, "
+		   "\"Flame Chart\" with --flamechart)"),
+	OPT_STRING(0, "subtitle", G_OFF(svg.subtitle), "TEXT", "second title line"),
+	OPT_CALLBACK(0, "width", G_OFF(svg.width), "PX", "image width (default 1200)", opt_pixels),
+	OPT_CALLBACK(0, "height", G_OFF(svg.frame_height), "PX", "frame height (default 16)",
+		     opt_pixels),
+	OPT_CALLBACK(0, "minwidth", G_OFF(svg), "N[%]",
+		     "omit frames narrower than N px, or N% of the total (0.1)", opt_minwidth),
+	OPT_STRING(0, "fonttype", G_OFF(svg.fonttype), "FONT", "font family (default Verdana)"),
+	OPT_CALLBACK(0, "fontsize", G_OFF(svg.fontsize), "N", "font size (default 12)",
+		     opt_number),
+	OPT_CALLBACK(0, "fontwidth", G_OFF(svg.fontwidth), "N",
+		     "average glyph width / font size (default 0.59)", opt_number),
+	OPT_STRING(0, "countname", G_OFF(svg.countname), "NAME",
+		   "what a count is (default samples)"),
+	OPT_STRING(0, "nametype", G_OFF(svg.nametype), "TEXT",
+		   "label before a hovered frame (default \"Function:\")"),
+	OPT_CALLBACK(0, "colors", G_OFF(svg.palette), "PALETTE", PALETTE_HELP, opt_colors),
+	{ .kind = OPT_KIND_CALLBACK, .long_name = "color", .offset = G_OFF(svg.palette),
+	  .metavar = "PALETTE", .help = "as --colors", .cb = opt_colors, .flags = OPT_HIDDEN },
+	OPT_CALLBACK(0, "bgcolors", G_OFF(svg.bgcolors), "BG", "yellow, blue, green, grey or #rrggbb",
+		     opt_bgcolors),
+	OPT_SET_INT(0, "hash", G_OFF(svg.color_mode), SVG_COLOR_HASH,
+		    "colours from flamegraph.pl's name hash"),
+	OPT_SET_INT(0, "random", G_OFF(svg.color_mode), SVG_COLOR_RANDOM,
+		    "random colours (seeded: same output every run; --seed N)"),
+	OPT_CALLBACK(0, "seed", G_OFF(svg.seed), "N", "the seed of --random (default 0)", opt_seed),
+	OPT_BOOL(0, "cp", G_OFF(cp), "consistent palette: read and extend ./palette.map"),
+	{ .kind = OPT_KIND_CALLBACK, .long_name = "cp-file", .offset = 0, .metavar = "FILE",
+	  .help = "the same with another file", .cb = opt_cp_file, .flags = OPT_FILE },
+	OPT_BOOL(0, "reverse", G_OFF(reverse), "stacks reversed: leaf first, merged from the leaves"),
+	OPT_BOOL(0, "inverted", G_OFF(svg.inverted), "icicle graph: roots at the top"),
+	OPT_CALLBACK(0, "flamechart", 0, NULL,
+		     "a flame chart: time order (perf.data, folded line order), adjacent stacks "
+		     "merged",
+		     opt_flamechart),
+	OPT_BOOL(0, "negate", G_OFF(svg.negate),
+		 "swap a differential graph's hues (blue grew, red shrank)"),
+	OPT_STRING(0, "notes", G_OFF(svg.notes), "TEXT", "notes embedded in the SVG"),
+	OPT_CALLBACK(0, "total", G_OFF(total), "N",
+		     "the count the full width stands for, if larger", opt_number),
+	OPT_CALLBACK(0, "factor", G_OFF(svg.factor), "F", "multiply the counts shown by F",
+		     opt_number),
+	OPT_END(),
+};
 
 /* Read an existing palette file (a missing one is an empty map). */
 static int read_palette(const char *path, struct palmap *m)
@@ -243,12 +210,12 @@ static int read_palette(const char *path, struct palmap *m)
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return KILN_EXIT_OK;
-		fprintf(stderr, "error: cannot open '%s': %s\n", path, strerror(errno));
+		cli_err("error: cannot open '%s': %s\n", path, strerror(errno));
 		return KILN_EXIT_FAIL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > PALMAP_FILE_MAX) {
-		fprintf(stderr, "error: %s: not a regular file of at most %zu MiB\n", path,
+		cli_err("error: %s: not a regular file of at most %zu MiB\n", path,
 			PALMAP_FILE_MAX >> 20);
 		close(fd);
 		return KILN_EXIT_BADINPUT;
@@ -267,7 +234,7 @@ static int read_palette(const char *path, struct palmap *m)
 	uint64_t skipped = palmap_parse(m, data, got);
 	free(data);
 	if (skipped)
-		fprintf(stderr, "warning: %s: skipped %llu lines that are not NAME->rgb(R,G,B)\n",
+		cli_err("warning: %s: skipped %llu lines that are not NAME->rgb(R,G,B)\n",
 			path, (unsigned long long)skipped);
 	return KILN_EXIT_OK;
 }
@@ -285,7 +252,7 @@ int graph_cli_write(struct graph_cli *g, const struct trie *t, uint64_t divisor,
 		o.total = tot >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(tot);
 		uint64_t have = trie_node(t, 0)->total;
 		if (o.total < have && (double)o.total / (double)have > 0.02)
-			fprintf(stderr, "warning: --total %g is less than the actual total, so "
+			cli_err("warning: --total %g is less than the actual total, so "
 					"ignored\n",
 				g->total);
 	}
@@ -303,7 +270,7 @@ int graph_cli_write(struct graph_cli *g, const struct trie *t, uint64_t divisor,
 		cli_error_last(NULL);
 		code = KILN_EXIT_FAIL;
 	} else if (strcmp(path, "-")) {
-		fprintf(stderr, "[ kiln %s: wrote %s (%llu samples) ]\n", what, path,
+		cli_err("[ kiln %s: wrote %s (%llu samples) ]\n", what, path,
 			(unsigned long long)(trie_node(t, 0)->total / (divisor ? divisor : 1)));
 	}
 	if (o.palmap && code == KILN_EXIT_OK) {

@@ -5,11 +5,11 @@
 #ifndef KILN_CLI_GRAPH_CLI_H
 #define KILN_CLI_GRAPH_CLI_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "aggregate/trie.h"
+#include "cli/opts.h"
 #include "output/svg.h"
 
 struct graph_cli {
@@ -20,14 +20,14 @@ struct graph_cli {
 	bool reverse, chart;    /* --reverse, --flamechart (applied when loading) */
 };
 
-/* The long options, ids 4000+; end with { NULL }. */
-extern const struct option graph_cli_options[];
-/* Help lines for them. */
-extern const char graph_cli_help[];
+/*
+ * flamegraph.pl's options (--title ... --factor) as an option table
+ * (cli/opts.h) over a struct graph_cli, for OPT_INCLUDE; it opens a
+ * titled group of the help.
+ */
+extern const struct opt graph_cli_opts[];
 
 void graph_cli_init(struct graph_cli *g);
-/* Handle one of graph_cli_options: 0 if taken, -1 after printing why, 1 if not ours. */
-int graph_cli_option(struct graph_cli *g, int c, const char *arg);
 /*
  * Write the SVG of 't' to 'path' atomically ('-': stdout), with --cp's
  * palette read before and written after. 'divisor' is the input's

@@ -5,11 +5,11 @@
 #ifndef KILN_CLI_PROFILE_CLI_H
 #define KILN_CLI_PROFILE_CLI_H
 
-#include <getopt.h>
 #include <stdbool.h>
 
 #include "aggregate/trie.h"
 #include "base/strtab.h"
+#include "cli/opts.h"
 #include "pipeline/profile.h"
 
 struct profile_cli {
@@ -26,15 +26,20 @@ struct profile_cli {
 
 void profile_cli_init(struct profile_cli *pc, const struct kiln_env *env);
 /*
- * Parse collapse's options into pc (and *output for -o). Returns -1 to go
- * on, or an exit code to return at once (help printed, or a usage error).
+ * The frame options (--pid, --tid, --kernel, --jit, --all, --symfs,
+ * --debug-dir, --no-demangle, --inline, --no-inline, --mark-inline), an
+ * option table (cli/opts.h) over a struct profile_cli, for OPT_INCLUDE.
  */
-int profile_cli_parse(int argc, char **argv, struct profile_cli *pc, const char **output,
-		      const char *usage_text);
-/* The frame options as long options, shared with flame: ids 2000+. */
-extern const struct option profile_cli_frame_options[];
-/* Handle one of those options (and 'f', -f); 0 if it was one. */
-int profile_cli_frame_option(struct profile_cli *pc, int c, const char *arg);
+extern const struct opt profile_cli_frame_opts[];
+/* Whether a frame option chose how frames are named (--pid ... --mark-inline). */
+bool profile_cli_frames_chosen(const struct profile_cli *pc);
+/*
+ * Parse argv with cmd's table over 'base' (which embeds pc), and take at
+ * most one argument, the input. Returns -1 to go on, or an exit code to
+ * return at once (help printed, or a usage error).
+ */
+int profile_cli_parse(const struct opts_cmd *cmd, int argc, char **argv, void *base,
+		      struct profile_cli *pc);
 /*
  * Report a failed session_open/profile_load of 'input' (err: -errno,
  * err_last() says why): the message, a hint when ./perf.data is missing,

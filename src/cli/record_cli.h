@@ -5,10 +5,10 @@
 #ifndef KILN_CLI_RECORD_CLI_H
 #define KILN_CLI_RECORD_CLI_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "cli/opts.h"
 #include "pipeline/record.h"
 
 struct record_cli_extra {
@@ -16,14 +16,21 @@ struct record_cli_extra {
 	size_t nevents;
 	pid_t *pids;
 	size_t npids;
-	bool quiet, help;
+	bool quiet;
 };
 
-/* Parse record options (plus a caller's extra ones, handed to extra_fn,
- * which returns 0 if it took the option). 0, or -1 after printing why. */
-int record_cli_parse(int argc, char **argv, struct record_opts *o, struct record_cli_extra *x,
-		     const char *extra_short, const struct option *extra_long,
-		     int (*extra_fn)(int c, const char *arg, void *ctx), void *ctx);
+/* What the record options fill in. */
+struct record_cli {
+	struct record_opts o;
+	struct record_cli_extra x;
+};
+
+/* The record options (-o -F -c -e -g --call-graph -p -a -m -q), an option
+ * table (cli/opts.h) over a struct record_cli, for OPT_INCLUDE. */
+extern const struct opt record_cli_opts[];
+/* After parsing: hand the lists to rc->o and check the combination; 0, or
+ * -1 with p->err set. */
+int record_cli_finish(struct record_cli *rc, struct opts_parser *p);
 void record_cli_extra_release(struct record_cli_extra *x);
 /* Run a recording and report it; returns the exit code. */
 int record_cli_run(const struct record_opts *o, bool quiet);

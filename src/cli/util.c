@@ -1,5 +1,6 @@
 /* util: messages and small parsers shared by the commands (cli, L9). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,69 +10,99 @@
 #include "base/err.h"
 #include "base/sanitize.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 
 /* ---- stderr through sanitize_term ---- */
 
-struct tty_state {
-	char pend[4]; /* an incomplete UTF-8 sequence from the last write */
-	size_t npend;
-};
+#define MSG_MAX ((size_t)1 << 20) /* one message, formatted */
 
-static ssize_t stderr_write(void *cookie, const char *p, size_t n)
+static void write_fd2(const char *p, size_t n)
 {
-	struct tty_state *s = cookie;
-	size_t total = s->npend + n;
-	char *in = malloc(total ? total : 1);
-	if (!in)
-		return -1;
-	memcpy(in, s->pend, s->npend);
-	memcpy(in + s->npend, p, n);
-	struct buf out;
-	buf_init(&out, 4 * total + 16);
-	size_t used = sanitize_term(in, total, true, &out);
-	s->npend = total - used; /* at most 3 bytes */
-	memcpy(s->pend, in + used, s->npend);
-	for (size_t off = 0; off < out.len;) {
-		ssize_t w = write(STDERR_FILENO, out.p + off, out.len - off);
+	while (n) {
+		ssize_t w = write(STDERR_FILENO, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			break; /* diagnostics are best effort */
-		off += (size_t)w;
+			return; /* diagnostics are best effort */
+		p += w;
+		n -= (size_t)w;
 	}
-	buf_release(&out);
-	free(in);
-	return (ssize_t)n;
 }
 
-void cli_sanitize_stderr(void)
+void cli_verr(const char *fmt, va_list ap)
 {
-	static struct tty_state state;
-	static char line[4096];
-	cookie_io_functions_t io = { .write = stderr_write };
-	FILE *f = fopencookie(&state, "w", io);
-	if (!f)
-		return; /* keep the plain stream */
-	setvbuf(f, line, _IOLBF, sizeof(line));
-	stderr = f;
+	struct buf raw, out;
+	buf_init(&raw, MSG_MAX);
+	buf_vaddf(&raw, fmt, ap);
+	buf_init(&out, 4 * raw.len + 16);
+	sanitize_term(raw.p ? raw.p : "", raw.len, false, &out);
+	/* One write per message: lines of concurrent writers do not mix. */
+	write_fd2(out.p ? out.p : "", out.len);
+	buf_release(&out);
+	buf_release(&raw);
 }
 
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cli_verr(fmt, ap);
+	va_end(ap);
+}
+
+void cli_log_sink(enum log_level level, const char *msg)
+{
+	static const char *const prefix[] = { "error", "warning", "info", "debug" };
+	cli_err("%s: %s\n", prefix[level], msg);
+}
+
+int cli_usage_error(const struct opts_parser *p)
+{
+	cli_err("error: %s\n", p->err);
+	if (p->cmd && strcmp(p->cmd->name, "kiln"))
+		cli_err("See 'kiln %s --help'.\n", p->cmd->name);
+	else
+		cli_err("See 'kiln --help'.\n");
+	return KILN_EXIT_USAGE;
+}
+
+int cli_parse(struct opts_parser *p, const struct opts_cmd *cmd, int argc, char **argv,
+	      void *base, int *code)
+{
+	int first = opts_parse(p, cmd, argc, argv, base);
+	if (first == OPTS_HELP) {
+		opts_help(stdout, cmd);
+		*code = KILN_EXIT_OK;
+		return -1;
+	}
+	if (first < 0) {
+		*code = cli_usage_error(p);
+		return -1;
+	}
+	return first;
+}
+
+/*
+ * The reader's message often names the file already ("cannot open
+ * 'perf.data': ..."): then it is the whole line, without the file in
+ * front a second time.
+ */
 void cli_error_last(const char *file)
 {
 	const struct err_report *e = err_last();
+	const char *msg = e->msg[0] ? e->msg : "failed";
+	char quoted[512];
+	snprintf(quoted, sizeof(quoted), "'%s'", file ? file : "");
+	if (file && strstr(msg, quoted))
+		file = NULL;
 	if (file && e->has_offset)
-		fprintf(stderr, "error: %s: %s (at offset 0x%llx)\n", file, e->msg,
-			(unsigned long long)e->offset);
+		cli_err("error: %s: %s (at offset 0x%llx)\n", file, msg, (unsigned long long)e->offset);
 	else if (file)
-		fprintf(stderr, "error: %s: %s\n", file, e->msg[0] ? e->msg : "failed");
+		cli_err("error: %s: %s\n", file, msg);
+	else if (e->has_offset)
+		cli_err("error: %s (at offset 0x%llx)\n", msg, (unsigned long long)e->offset);
 	else
-		fprintf(stderr, "error: %s\n", e->msg[0] ? e->msg : "failed");
-}
-
-int cli_usage(FILE *f, const char *text, int code)
-{
-	fputs(text, f);
-	return code;
+		cli_err("error: %s\n", msg);
 }
 
 int cli_parse_u64(const char *s, unsigned long long *v)
@@ -93,14 +124,14 @@ int cli_check_owner(const char *path, bool force)
 		return 0;
 	if (st.st_uid == 0 || st.st_uid == geteuid())
 		return 0;
-	fprintf(stderr, "error: %s: not owned by current user or root (use -f to override)\n", path);
+	cli_err("error: %s: not owned by current user or root (use -f to override)\n", path);
 	return KILN_EXIT_FAIL;
 }
 
 int cli_report_partial(const char *file)
 {
 	const struct err_report *e = err_last();
-	fprintf(stderr, "warning: %s: input ended early: %s (at offset 0x%llx); results are partial\n",
+	cli_err("warning: %s: input ended early: %s (at offset 0x%llx); results are partial\n",
 		file, e->msg[0] ? e->msg : "truncated", (unsigned long long)e->offset);
 	return KILN_EXIT_PARTIAL;
 }

@@ -164,7 +164,7 @@ static void fill_info(const struct record_opts *o, struct perf_header_info *h)
 		h->osrelease = xstrdup(u.release);
 		h->arch = xstrdup(u.machine);
 	}
-	h->version = xstrdup("kiln 0.1.0");
+	h->version = xstrdup("kiln " KILN_VERSION);
 	h->nr_cpus_avail = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	h->nr_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
