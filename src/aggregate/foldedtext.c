@@ -141,12 +141,15 @@ bool foldedtext_detect(const char *data, size_t len)
 			blank++;
 		if (blank == n || s[0] == '#')
 			continue;
-		if (blank > 0 || memchr(s, '\0', n))
-			return false;
-		size_t at;
-		return split_count(s, n, &at);
+		return foldedtext_line_ok(s, n);
 	}
 	return false;
+}
+
+bool foldedtext_line_ok(const char *s, size_t n)
+{
+	size_t at;
+	return n && !is_space(s[0]) && !memchr(s, '\0', n) && split_count(s, n, &at);
 }
 
 static uint8_t kind_of(const char *s, size_t n, size_t index)

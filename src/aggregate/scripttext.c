@@ -25,6 +25,7 @@
 
 #include <string.h>
 
+#include "aggregate/foldedtext.h"
 #include "base/buf.h"
 #include "base/lines.h"
 #include "base/vec.h"
@@ -551,4 +552,34 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	buf_release(&ps.name);
 	buf_release(&ps.raw);
 	return 0;
+}
+
+int scripttext_sniff(const char *data, size_t len, bool folded)
+{
+	if (memchr(data, '\0', len))
+		return -1;
+	struct lines it;
+	const char *s;
+	size_t n;
+	unsigned seen = 0;
+	lines_init(&it, data, len);
+	while (seen < SCRIPTTEXT_SNIFF_LINES && lines_next(&it, &s, &n)) {
+		if (s + n == data + len)
+			break; /* no '\n' yet: the line may go on */
+		n = lines_drop_cr(s, n);
+		size_t blank = 0;
+		while (blank < n && is_space(s[blank]))
+			blank++;
+		if (blank == n || s[0] == '#')
+			continue;
+		struct header h;
+		struct frame_line fl;
+		if (match_header(s, n, &h) || match_frame(s, n, &fl) ||
+		    (folded && foldedtext_line_ok(s, n)))
+			return 1;
+		seen++;
+	}
+	if (seen == SCRIPTTEXT_SNIFF_LINES)
+		return -1;
+	return len >= SCRIPTTEXT_SNIFF_BYTES && !memchr(data, '\n', len) ? -1 : 0;
 }

@@ -353,7 +353,37 @@ static int not_text(const char *name)
 		       name);
 }
 
-static int input_open(const char *path, struct input *in)
+/*
+ * The first bytes of a text on a pipe decide whether to read the rest
+ * (up to TEXT_INPUT_MAX): what cannot start perf script text (nor, if
+ * 'folded_ok', folded stacks) is refused after SCRIPTTEXT_SNIFF_BYTES.
+ */
+static int sniff_text(int fd, struct input *in, size_t *cap, const char *name, bool folded_ok)
+{
+	if (*cap < SCRIPTTEXT_SNIFF_BYTES) {
+		*cap = SCRIPTTEXT_SNIFF_BYTES;
+		in->data = xrealloc(in->data, *cap);
+	}
+	while (in->len < SCRIPTTEXT_SNIFF_BYTES) {
+		ssize_t k = read(fd, in->data + in->len, SCRIPTTEXT_SNIFF_BYTES - in->len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
+		if (k == 0)
+			return 0; /* all of it: the parser says what it is */
+		in->len += (size_t)k;
+	}
+	if (scripttext_sniff(in->data, in->len, folded_ok) < 0)
+		return err_set(-EINVAL,
+			       "%s: not a perf.data file, nor perf script output%s (judged by its "
+			       "first %u lines or %zu KiB)",
+			       name, folded_ok ? ", nor folded stacks" : "", SCRIPTTEXT_SNIFF_LINES,
+			       SCRIPTTEXT_SNIFF_BYTES >> 10);
+	return 0;
+}
+
+static int input_open(const char *path, struct input *in, bool folded_ok)
 {
 	memset(in, 0, sizeof(*in));
 	in->guard = -1;
@@ -440,6 +470,9 @@ static int input_open(const char *path, struct input *in)
 			err = not_text(name);
 			goto out;
 		}
+		err = sniff_text(fd, in, &cap, name, folded_ok);
+		if (err)
+			goto out;
 	}
 	err = read_rest(fd, in, cap, name);
 out:
@@ -523,7 +556,7 @@ int profile_cli_load_any(struct profile_cli *pc, struct strtab *strs, struct tri
 {
 	struct input in;
 	err_clear();
-	int err = input_open(pc->po.input, &in);
+	int err = input_open(pc->po.input, &in, false);
 	if (err) {
 		strtab_init(strs);
 		trie_init(t, strs);
@@ -593,7 +626,7 @@ int profile_cli_load_graph(struct profile_cli *pc, struct strtab *strs, struct t
 	memset(gi, 0, sizeof(*gi));
 	gi->divisor = 1;
 	err_clear();
-	int err = input_open(pc->po.input, &in);
+	int err = input_open(pc->po.input, &in, true);
 	if (err) {
 		strtab_init(strs);
 		trie_init(t, strs);

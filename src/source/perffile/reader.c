@@ -688,9 +688,19 @@ static int open_stdin(struct perf_reader **out, const struct perf_reader_opts *o
 			break;
 		got += (size_t)k;
 	}
-	uint64_t size;
-	memcpy(&size, hdr + 8, 8);
-	if (got == sizeof(hdr) && size == 16) {
+	uint64_t magic = 0, size = 0;
+	if (got == sizeof(hdr)) {
+		memcpy(&magic, hdr, 8);
+		memcpy(&size, hdr + 8, 8);
+	}
+	/*
+	 * The header decides before anything else is read: what is not a
+	 * perf.data (its magic, its header size) fails here, on these 16
+	 * bytes, not after the rest of the stream has been read into memory.
+	 */
+	if (magic != PERF_MAGIC2 || (size != 16 && size != 104 && size != 72))
+		return perf_reader_open_mem(out, hdr, got, "<stdin>", o);
+	if (size == 16) {
 		int err = perf_reader_open_mem(out, hdr, sizeof(hdr), "<stdin>", o);
 		if (err)
 			return err;
