@@ -328,13 +328,24 @@ static void add_line(struct parse *p, const char *s, size_t n)
 	} else {
 		leaf = add_stack(p, shared, b);
 	}
-	if (p->first.n < p->t->nodes.n) {
+	p->st->stacks++;
+	/*
+	 * A counts are kept once a line has two columns: before that, every
+	 * stack's A was its B, which 'self' holds (8 bytes a node saved for
+	 * the common, one-column text).
+	 */
+	if (!p->st->differential)
+		return;
+	size_t had = p->first.n;
+	if (had < p->t->nodes.n) {
 		VEC_RESERVE(&p->first, p->t->nodes.n);
-		memset(p->first.v + p->first.n, 0, (p->t->nodes.n - p->first.n) * sizeof(uint64_t));
+		for (size_t i = had; i < p->t->nodes.n; i++)
+			p->first.v[i] = had || i == leaf ? 0 : p->t->nodes.v[i].self;
 		p->first.n = p->t->nodes.n;
+		if (!had) /* the first two-column line: its own B is not its A */
+			p->first.v[leaf] = p->t->nodes.v[leaf].self - b;
 	}
 	p->first.v[leaf] = sat_add(p->first.v[leaf], a, &p->st->saturated);
-	p->st->stacks++;
 }
 
 int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts *o,

@@ -673,14 +673,14 @@ static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
 	return out;
 }
 
-static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start)
+static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t depth)
 {
 	const struct trie_node *n = trie_node(c->t, id);
 	char a[NUM_MAX], b[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
 	uint64_t width = id == 0 ? c->timemax : n->total;
 	long long x1 = to_tenths(XPAD + (double)start * c->scale);
 	long long x2 = to_tenths(XPAD + (double)(start + width) * c->scale);
-	double y = row_y(c, n->depth), w = (double)(x2 - x1) / 10;
+	double y = row_y(c, depth), w = (double)(x2 - x1) / 10;
 	const char *name;
 	size_t len, chars, lablen;
 	struct rgb col;
@@ -735,7 +735,7 @@ static void walk(struct svg_ctx *c, bool emit)
 	uint32_t maxd = 0;
 
 	if (emit)
-		write_frame(c, 0, 0);
+		write_frame(c, 0, 0, 0);
 	VEC_PUSH(&st, ((struct walk){ trie_node(c->t, 0)->first_child, 0 }));
 	while (st.n) {
 		struct walk *top = &st.v[st.n - 1];
@@ -753,10 +753,12 @@ static void walk(struct svg_ctx *c, bool emit)
 		top->next_start += n->total;
 		if (n->total == 0 || (double)n->total * c->scale < c->o.minwidth)
 			continue;
-		if (n->depth > maxd)
-			maxd = n->depth;
+		/* The walk's stack holds the node's ancestors, root included. */
+		uint32_t depth = (uint32_t)st.n;
+		if (depth > maxd)
+			maxd = depth;
 		if (emit)
-			write_frame(c, id, start);
+			write_frame(c, id, start, depth);
 		VEC_PUSH(&st, ((struct walk){ n->first_child, start }));
 	}
 	VEC_FREE(&st);
