@@ -152,27 +152,6 @@ bool foldedtext_line_ok(const char *s, size_t n)
 	return n && !is_space(s[0]) && !memchr(s, '\0', n) && split_count(s, n, &at);
 }
 
-static uint8_t kind_of(const char *s, size_t n, size_t index)
-{
-	if (index == 0)
-		return FRAME_PROCESS;
-	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']') {
-		switch (s[n - 2]) {
-		case 'k':
-			return FRAME_KERNEL;
-		case 'j':
-			return FRAME_JIT;
-		case 'i':
-			return FRAME_INLINE;
-		default:
-			break;
-		}
-	}
-	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
-		return FRAME_UNKNOWN;
-	return FRAME_USER;
-}
-
 struct parse {
 	const struct foldedtext_opts *o;
 	struct strtab *strs;
@@ -248,7 +227,9 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 			}
 			size_t fl = i - start;
 			struct trie_frame f = { strtab_intern(p->strs, s + start, fl),
-						kind_of(s + start, fl, p->frames.n) };
+						p->frames.n == 0
+							? FRAME_PROCESS
+							: frame_kind_of_name(s + start, fl) };
 			VEC_PUSH(&p->frames, f);
 			start = i + 1;
 		}

@@ -431,27 +431,10 @@ static void on_header(struct parser *ps, const char *s, size_t n, const struct h
 	ps->has_pname = true;
 }
 
-static uint8_t kind_of(const char *name, size_t n)
-{
-	if (n >= 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']') {
-		switch (name[n - 2]) {
-		case 'k':
-			return FRAME_KERNEL;
-		case 'j':
-			return FRAME_JIT;
-		case 'i':
-			return FRAME_INLINE;
-		}
-	}
-	if (n >= 2 && name[0] == '[' && name[n - 1] == ']')
-		return FRAME_UNKNOWN;
-	return FRAME_USER;
-}
-
 static void push_path(struct parser *ps, const char *name, size_t n, bool root)
 {
 	uint32_t id = strtab_intern(ps->strs, name, n);
-	struct trie_frame f = { id, root ? FRAME_PROCESS : kind_of(name, n) };
+	struct trie_frame f = { id, root ? FRAME_PROCESS : frame_kind_of_name(name, n) };
 	VEC_PUSH(&ps->path, f);
 }
 
@@ -476,7 +459,7 @@ static void end_sample(struct parser *ps)
 	}
 	for (size_t i = ps->frames.n; i-- > 0;) {
 		struct trie_frame f = { ps->frames.v[i], 0 };
-		f.kind = kind_of(strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name));
+		f.kind = frame_kind_of_name(strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name));
 		VEC_PUSH(&ps->path, f);
 	}
 	trie_add(ps->t, ps->path.v, ps->path.n, ps->period);

@@ -154,6 +154,25 @@ uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uin
 	return cur;
 }
 
+enum frame_kind frame_kind_of_name(const char *s, size_t n)
+{
+	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']') {
+		switch (s[n - 2]) {
+		case 'k':
+			return FRAME_KERNEL;
+		case 'j':
+			return FRAME_JIT;
+		case 'i':
+			return FRAME_INLINE;
+		default:
+			break;
+		}
+	}
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
+		return FRAME_UNKNOWN;
+	return FRAME_USER;
+}
+
 uint32_t trie_depth(const struct trie *t, uint32_t id)
 {
 	uint32_t d = 0;

@@ -41,6 +41,16 @@ enum frame_kind {
 	FRAME_KIND_COUNT
 };
 
+/*
+ * The kind a folded frame's name says: the suffixes "_[k]", "_[j]" and
+ * "_[i]" (stackcollapse's annotations) mark kernel, JIT and inlined
+ * frames, a name in brackets ("[libc.so.6]", "[unknown]") unknown code,
+ * any other name user code. The process frame is known by its place, not
+ * its name: callers give it FRAME_PROCESS themselves. Shared by the
+ * readers of folded stacks and of perf script text.
+ */
+enum frame_kind frame_kind_of_name(const char *s, size_t n);
+
 #define TRIE_NO_NAME STRTAB_MAX_ID /* the root's name: no strtab id takes it */
 #define TRIE_NONE UINT32_MAX
 #define TRIE_INDEX_MIN 2 /* children from which a node's children are indexed */

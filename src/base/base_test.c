@@ -251,11 +251,48 @@ static void test_lines(void **state)
 	assert_false(lines_next(&it, &s, &n));
 }
 
+/* Lengths stored in line: one byte below 255, five from 255; a string
+ * longer than a chunk gets its own; all of them stay readable and found. */
+static void test_strtab_lengths(void **state)
+{
+	(void)state;
+	static const size_t lens[] = { 0, 1, 254, 255, 256, 65530, 65536, 70000, 3 };
+	enum { N = sizeof(lens) / sizeof(lens[0]) };
+	struct strtab t;
+	strtab_init(&t);
+	char *s = malloc(70001);
+	uint32_t ids[N];
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < N; i++) {
+			memset(s, 'a' + (int)i, lens[i]);
+			uint32_t id = strtab_intern(&t, s, lens[i]);
+			if (round == 0)
+				ids[i] = id;
+			assert_int_equal(id, ids[i]);
+			assert_int_equal(strtab_len(&t, id), lens[i]);
+			assert_memory_equal(strtab_get(&t, id), s, lens[i]);
+			assert_int_equal(strtab_get(&t, id)[lens[i]], '\0');
+		}
+	}
+	assert_int_equal(t.n, N);
+	for (uint32_t i = 0; i < 100000; i++) { /* past a few chunks and slot tables */
+		char b[16];
+		int n = snprintf(b, sizeof(b), "n%u", i);
+		assert_int_equal(strtab_intern(&t, b, (size_t)n), N + i);
+	}
+	assert_string_equal(strtab_get(&t, N + 99999), "n99999");
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(strtab_len(&t, ids[i]), lens[i]);
+	free(s);
+	strtab_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf_ceiling),
 		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_strtab_lengths),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_hashmap),
 		cmocka_unit_test(test_hashmap_model),
