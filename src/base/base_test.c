@@ -16,6 +16,7 @@
 #include "base/hashmap.h"
 #include "base/lines.h"
 #include "base/ofile.h"
+#include "base/log.h"
 #include "base/strtab.h"
 
 static void test_buf_ceiling(void **state)
@@ -287,12 +288,43 @@ static void test_strtab_lengths(void **state)
 	strtab_release(&t);
 }
 
+static unsigned sunk;
+static char last_msg[256];
+static void count_sink(enum log_level level, const char *msg)
+{
+	(void)level;
+	sunk++;
+	snprintf(last_msg, sizeof(last_msg), "%s", msg);
+}
+
+/* Repeated warnings: LOG_REPEAT_SHOWN of a kind, then one line counting the rest. */
+static void test_log_repeat(void **state)
+{
+	(void)state;
+	log_set_sink(count_sink);
+	sunk = 0;
+	for (int i = 0; i < 25; i++)
+		log_repeat(LOG_REPEAT_RECORD, "bad record %d", i);
+	log_repeat(LOG_REPEAT_DSO, "one dso");
+	assert_int_equal(sunk, LOG_REPEAT_SHOWN + 1);
+	log_repeat_flush();
+	assert_int_equal(sunk, LOG_REPEAT_SHOWN + 2);
+	assert_string_equal(last_msg, "... and 15 more records skipped (not shown)");
+	log_repeat_flush(); /* counts start again */
+	assert_int_equal(sunk, LOG_REPEAT_SHOWN + 2);
+	log_repeat(LOG_REPEAT_RECORD, "again");
+	assert_int_equal(sunk, LOG_REPEAT_SHOWN + 3);
+	log_repeat_flush();
+	log_set_sink(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf_ceiling),
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_strtab_lengths),
+		cmocka_unit_test(test_log_repeat),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_hashmap),
 		cmocka_unit_test(test_hashmap_model),

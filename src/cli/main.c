@@ -71,8 +71,11 @@ int main(int argc, char **argv)
 		return KILN_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(cmd, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1, &env);
+		if (!strcmp(cmd, commands[i].name)) {
+			int code = commands[i].fn(argc - 1, argv + 1, &env);
+			log_repeat_flush();
+			return code;
+		}
 	fprintf(stderr, "error: '%s' is not a kiln command. See 'kiln --help'.\n", cmd);
 	return KILN_EXIT_USAGE;
 }

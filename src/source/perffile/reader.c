@@ -946,9 +946,10 @@ static int pipe_record(struct perf_reader *r, uint32_t type, const uint8_t *rec,
 			r->info.features[feat / 64] |= 1ULL << (feat % 64);
 			bool ok = parse_feature(r, (unsigned)feat, &c) == 0;
 			if (!ok)
-				log_warn("%s: feature %llu skipped: %s at offset 0x%llx", r->name,
-					 (unsigned long long)feat, err_last()->msg,
-					 (unsigned long long)err_last()->offset);
+				log_repeat(LOG_REPEAT_FEATURE,
+					   "%s: feature %llu skipped: %s at offset 0x%llx", r->name,
+					   (unsigned long long)feat, err_last()->msg,
+					   (unsigned long long)err_last()->offset);
 			else
 				r->info.parsed[feat / 64] |= 1ULL << (feat % 64);
 			if (r->on_feature)
@@ -1052,8 +1053,8 @@ static int file_next_(struct perf_reader *r, const uint8_t **rec, uint32_t *len,
 		}
 		if (type == EV_HEADER_TRACING_DATA &&
 		    keep_tracing_data(&r->info, r->data + r->pos, (size_t)extra, r->pos))
-			log_warn("%s: %s at offset 0x%llx", r->name, err_last()->msg,
-				 (unsigned long long)err_last()->offset);
+			log_repeat(LOG_REPEAT_RECORD, "%s: %s at offset 0x%llx", r->name,
+				   err_last()->msg, (unsigned long long)err_last()->offset);
 		r->pos += extra;
 	}
 	return 1;
@@ -1363,8 +1364,8 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 			r->last_owned = NULL;
 			arena_release(r, r->last_chunk);
 			r->last_chunk = NO_CHUNK;
-			log_warn("%s: %s at offset 0x%llx; record skipped", r->name, err_last()->msg,
-				 (unsigned long long)err_last()->offset);
+			log_repeat(LOG_REPEAT_RECORD, "%s: %s at offset 0x%llx; record skipped", r->name,
+				   err_last()->msg, (unsigned long long)err_last()->offset);
 			continue;
 		}
 		if (r->done)
@@ -1422,8 +1423,8 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 		/* 3. Decode; timed records go through the queue. */
 		int err = ev_decode(ev, rec, len, off, &r->attrs);
 		if (err) {
-			log_warn("%s: %s at offset 0x%llx; record skipped", r->name, err_last()->msg,
-				 (unsigned long long)err_last()->offset);
+			log_repeat(LOG_REPEAT_RECORD, "%s: %s at offset 0x%llx; record skipped", r->name,
+				   err_last()->msg, (unsigned long long)err_last()->offset);
 			goto drop;
 		}
 		uint64_t t = ev->sid.time;
