@@ -136,14 +136,19 @@ bool foldedtext_detect(const char *data, size_t len)
 	lines_init(&it, data, len);
 	while (lines_next(&it, &s, &n)) {
 		n = lines_drop_cr(s, n);
-		size_t blank = 0;
-		while (blank < n && is_space(s[blank]))
-			blank++;
-		if (blank == n || s[0] == '#')
-			continue;
-		return foldedtext_line_ok(s, n);
+		if (!foldedtext_line_skipped(s, n))
+			return foldedtext_line_ok(s, n);
 	}
 	return false;
+}
+
+bool foldedtext_line_skipped(const char *s, size_t n)
+{
+	if (n && s[0] == '#')
+		return true;
+	while (n && is_space(s[n - 1]))
+		n--;
+	return n == 0;
 }
 
 bool foldedtext_line_ok(const char *s, size_t n)

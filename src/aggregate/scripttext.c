@@ -550,10 +550,7 @@ int scripttext_sniff(const char *data, size_t len, bool folded)
 		if (s + n == data + len)
 			break; /* no '\n' yet: the line may go on */
 		n = lines_drop_cr(s, n);
-		size_t blank = 0;
-		while (blank < n && is_space(s[blank]))
-			blank++;
-		if (blank == n || s[0] == '#')
+		if (foldedtext_line_skipped(s, n))
 			continue;
 		struct header h;
 		struct frame_line fl;

@@ -345,6 +345,22 @@ static int read_rest(int fd, struct input *in, size_t cap, const char *name)
 	}
 }
 
+/* Read fd into in->data (room for 'want' bytes) until it holds 'want' or fd ends. */
+static int read_upto(int fd, struct input *in, size_t want, const char *name)
+{
+	while (in->len < want) {
+		ssize_t k = read(fd, in->data + in->len, want - in->len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
+		if (k == 0)
+			break;
+		in->len += (size_t)k;
+	}
+	return 0;
+}
+
 /* Text never starts with NUL bytes: stop at once (stdin from /dev/zero)
  * instead of reading up to TEXT_INPUT_MAX. */
 static int not_text(const char *name)
@@ -364,16 +380,9 @@ static int sniff_text(int fd, struct input *in, size_t *cap, const char *name, b
 		*cap = SCRIPTTEXT_SNIFF_BYTES;
 		in->data = xrealloc(in->data, *cap);
 	}
-	while (in->len < SCRIPTTEXT_SNIFF_BYTES) {
-		ssize_t k = read(fd, in->data + in->len, SCRIPTTEXT_SNIFF_BYTES - in->len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
-		if (k == 0)
-			return 0; /* all of it: the parser says what it is */
-		in->len += (size_t)k;
-	}
+	int err = read_upto(fd, in, SCRIPTTEXT_SNIFF_BYTES, name);
+	if (err || in->len < SCRIPTTEXT_SNIFF_BYTES)
+		return err; /* all of it read: the parser says what it is */
 	if (scripttext_sniff(in->data, in->len, folded_ok) < 0)
 		return err_set(-EINVAL,
 			       "%s: not a perf.data file, nor perf script output%s (judged by its "
@@ -441,18 +450,9 @@ static int input_open(const char *path, struct input *in, bool folded_ok)
 	} else {
 		/* A pipe or device: what is read is gone, so read the magic for real. */
 		in->data = xmalloc(cap);
-		while (in->len < PERF_MAGIC_LEN) {
-			ssize_t k = read(fd, in->data + in->len, PERF_MAGIC_LEN - in->len);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				err = err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
-				goto out;
-			}
-			if (k == 0)
-				break;
-			in->len += (size_t)k;
-		}
+		err = read_upto(fd, in, PERF_MAGIC_LEN, name);
+		if (err)
+			goto out;
 		if (in->len == PERF_MAGIC_LEN && is_perf_magic(in->data)) {
 			if (!is_stdin) {
 				err = err_set(-EINVAL,
