@@ -40,7 +40,8 @@ static void check_trie(const struct trie *t)
 	for (size_t i = 0; i < t->nodes.n; i++) {
 		const struct trie_node *n = &t->nodes.v[i];
 		uint64_t sum = n->self;
-		fuzz_check(n->depth <= SCRIPTTEXT_MAX_FRAMES + SCRIPTTEXT_MAX_LINE + 1);
+		if (n->first_child == TRIE_NONE) /* a leaf: the deepest of its path */
+			fuzz_check(trie_depth(t, (uint32_t)i) <= SCRIPTTEXT_MAX_FRAMES + SCRIPTTEXT_MAX_LINE + 1);
 		for (uint32_t c = n->first_child; c != TRIE_NONE; c = t->nodes.v[c].next_sibling) {
 			fuzz_check(t->nodes.v[c].parent == i);
 			uint64_t ct = t->nodes.v[c].total;

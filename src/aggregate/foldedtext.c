@@ -136,38 +136,25 @@ bool foldedtext_detect(const char *data, size_t len)
 	lines_init(&it, data, len);
 	while (lines_next(&it, &s, &n)) {
 		n = lines_drop_cr(s, n);
-		size_t blank = 0;
-		while (blank < n && is_space(s[blank]))
-			blank++;
-		if (blank == n || s[0] == '#')
-			continue;
-		if (blank > 0 || memchr(s, '\0', n))
-			return false;
-		size_t at;
-		return split_count(s, n, &at);
+		if (!foldedtext_line_skipped(s, n))
+			return foldedtext_line_ok(s, n);
 	}
 	return false;
 }
 
-static uint8_t kind_of(const char *s, size_t n, size_t index)
+bool foldedtext_line_skipped(const char *s, size_t n)
 {
-	if (index == 0)
-		return FRAME_PROCESS;
-	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']') {
-		switch (s[n - 2]) {
-		case 'k':
-			return FRAME_KERNEL;
-		case 'j':
-			return FRAME_JIT;
-		case 'i':
-			return FRAME_INLINE;
-		default:
-			break;
-		}
-	}
-	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
-		return FRAME_UNKNOWN;
-	return FRAME_USER;
+	if (n && s[0] == '#')
+		return true;
+	while (n && is_space(s[n - 1]))
+		n--;
+	return n == 0;
+}
+
+bool foldedtext_line_ok(const char *s, size_t n)
+{
+	size_t at;
+	return n && !is_space(s[0]) && !memchr(s, '\0', n) && split_count(s, n, &at);
 }
 
 struct parse {
@@ -245,7 +232,9 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 			}
 			size_t fl = i - start;
 			struct trie_frame f = { strtab_intern(p->strs, s + start, fl),
-						kind_of(s + start, fl, p->frames.n) };
+						p->frames.n == 0
+							? FRAME_PROCESS
+							: frame_kind_of_name(s + start, fl) };
 			VEC_PUSH(&p->frames, f);
 			start = i + 1;
 		}
@@ -325,13 +314,24 @@ static void add_line(struct parse *p, const char *s, size_t n)
 	} else {
 		leaf = add_stack(p, shared, b);
 	}
-	if (p->first.n < p->t->nodes.n) {
+	p->st->stacks++;
+	/*
+	 * A counts are kept once a line has two columns: before that, every
+	 * stack's A was its B, which 'self' holds (8 bytes a node saved for
+	 * the common, one-column text).
+	 */
+	if (!p->st->differential)
+		return;
+	size_t had = p->first.n;
+	if (had < p->t->nodes.n) {
 		VEC_RESERVE(&p->first, p->t->nodes.n);
-		memset(p->first.v + p->first.n, 0, (p->t->nodes.n - p->first.n) * sizeof(uint64_t));
+		for (size_t i = had; i < p->t->nodes.n; i++)
+			p->first.v[i] = had || i == leaf ? 0 : p->t->nodes.v[i].self;
 		p->first.n = p->t->nodes.n;
+		if (!had) /* the first two-column line: its own B is not its A */
+			p->first.v[leaf] = p->t->nodes.v[leaf].self - b;
 	}
 	p->first.v[leaf] = sat_add(p->first.v[leaf], a, &p->st->saturated);
-	p->st->stacks++;
 }
 
 int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts *o,

@@ -75,6 +75,10 @@ unsigned foldedtext_frac_digits(const char *data, size_t len);
  * the event name, its frame lines are indented).
  */
 bool foldedtext_detect(const char *data, size_t len);
+/* True if the line (no '\n', no final '\r') is blank (Perl's \s only) or a '#' comment. */
+bool foldedtext_line_skipped(const char *s, size_t n);
+/* True if the line (no '\n', no final '\r') is a folded stack by foldedtext_detect's test. */
+bool foldedtext_line_ok(const char *s, size_t n);
 
 /*
  * Fold the 'len' bytes at 'data' into 't' (initialised over 'strs'). The

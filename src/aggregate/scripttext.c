@@ -25,6 +25,7 @@
 
 #include <string.h>
 
+#include "aggregate/foldedtext.h"
 #include "base/buf.h"
 #include "base/lines.h"
 #include "base/vec.h"
@@ -430,27 +431,10 @@ static void on_header(struct parser *ps, const char *s, size_t n, const struct h
 	ps->has_pname = true;
 }
 
-static uint8_t kind_of(const char *name, size_t n)
-{
-	if (n >= 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']') {
-		switch (name[n - 2]) {
-		case 'k':
-			return FRAME_KERNEL;
-		case 'j':
-			return FRAME_JIT;
-		case 'i':
-			return FRAME_INLINE;
-		}
-	}
-	if (n >= 2 && name[0] == '[' && name[n - 1] == ']')
-		return FRAME_UNKNOWN;
-	return FRAME_USER;
-}
-
 static void push_path(struct parser *ps, const char *name, size_t n, bool root)
 {
 	uint32_t id = strtab_intern(ps->strs, name, n);
-	struct trie_frame f = { id, root ? FRAME_PROCESS : kind_of(name, n) };
+	struct trie_frame f = { id, root ? FRAME_PROCESS : frame_kind_of_name(name, n) };
 	VEC_PUSH(&ps->path, f);
 }
 
@@ -475,7 +459,7 @@ static void end_sample(struct parser *ps)
 	}
 	for (size_t i = ps->frames.n; i-- > 0;) {
 		struct trie_frame f = { ps->frames.v[i], 0 };
-		f.kind = kind_of(strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name));
+		f.kind = frame_kind_of_name(strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name));
 		VEC_PUSH(&ps->path, f);
 	}
 	trie_add(ps->t, ps->path.v, ps->path.n, ps->period);
@@ -551,4 +535,31 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	buf_release(&ps.name);
 	buf_release(&ps.raw);
 	return 0;
+}
+
+int scripttext_sniff(const char *data, size_t len, bool folded)
+{
+	if (memchr(data, '\0', len))
+		return -1;
+	struct lines it;
+	const char *s;
+	size_t n;
+	unsigned seen = 0;
+	lines_init(&it, data, len);
+	while (seen < SCRIPTTEXT_SNIFF_LINES && lines_next(&it, &s, &n)) {
+		if (s + n == data + len)
+			break; /* no '\n' yet: the line may go on */
+		n = lines_drop_cr(s, n);
+		if (foldedtext_line_skipped(s, n))
+			continue;
+		struct header h;
+		struct frame_line fl;
+		if (match_header(s, n, &h) || match_frame(s, n, &fl) ||
+		    (folded && foldedtext_line_ok(s, n)))
+			return 1;
+		seen++;
+	}
+	if (seen == SCRIPTTEXT_SNIFF_LINES)
+		return -1;
+	return len >= SCRIPTTEXT_SNIFF_BYTES && !memchr(data, '\n', len) ? -1 : 0;
 }

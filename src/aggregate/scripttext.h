@@ -84,4 +84,18 @@ struct scripttext_stats {
 int scripttext_parse(const char *data, size_t len, const struct scripttext_opts *o,
 		     struct strtab *strs, struct trie *t, struct scripttext_stats *st);
 
+/*
+ * Whether the first 'len' bytes of a longer input can start perf script
+ * text (or, with 'folded', folded stacks), so that a reader of a pipe can
+ * refuse what is not text before it reads the rest: 1 if a sample header
+ * or a frame line (or a folded stack line) comes within the first
+ * SCRIPTTEXT_SNIFF_LINES lines that are not blank nor '#' comments, -1 if
+ * those lines are all something else, if the bytes hold a NUL, or if
+ * they hold no line end within SCRIPTTEXT_SNIFF_BYTES (the longest line
+ * either parser keeps), 0 if the bytes cannot tell yet.
+ */
+#define SCRIPTTEXT_SNIFF_LINES 16u
+#define SCRIPTTEXT_SNIFF_BYTES ((size_t)(1u << 20) + 2) /* FOLDEDTEXT_MAX_LINE, "\r\n" */
+int scripttext_sniff(const char *data, size_t len, bool folded);
+
 #endif

@@ -394,7 +394,7 @@ static void test_deep_stack(void **state)
 	assert_int_equal(r.st.dropped_frames, 10);
 	assert_int_equal(r.st.truncated, 1);
 	/* The leaf-most frames are kept: the path is pp;f1023;...;f0. */
-	assert_int_equal(r.t.max_depth, SCRIPTTEXT_MAX_FRAMES + 1);
+	assert_int_equal(trie_depth(&r.t, (uint32_t)r.t.nodes.n - 1), SCRIPTTEXT_MAX_FRAMES + 1);
 	assert_non_null(strstr(r.folded, "pp;f1023;f1022;"));
 	assert_non_null(strstr(r.folded, ";f1;f0 1\n"));
 	assert_null(strstr(r.folded, "f1024"));
@@ -437,6 +437,34 @@ static void test_truncations(void **state)
 	done(&r);
 }
 
+/* The early check of a pipe's first bytes: text is known by its first
+ * lines; NUL bytes, junk lines and an endless first line are refused. */
+static void test_sniff(void **state)
+{
+	(void)state;
+	static const char script[] = "# comment\n\njava 4263/4270 [001] 1.0: 1 cycles:\n";
+	assert_int_equal(scripttext_sniff(script, sizeof(script) - 1, false), 1);
+	static const char frame[] = "\t    7f2a1b3c main+0x1f (/bin/x)\nmore";
+	assert_int_equal(scripttext_sniff(frame, sizeof(frame) - 1, false), 1);
+	static const char folded[] = "a;b;c 12\n";
+	assert_int_equal(scripttext_sniff(folded, sizeof(folded) - 1, true), 1);
+	assert_int_equal(scripttext_sniff(folded, sizeof(folded) - 1, false), 0);
+	/* Undecided: only comments, or a first line that may go on. */
+	assert_int_equal(scripttext_sniff("#x\n\n", 4, true), 0);
+	assert_int_equal(scripttext_sniff("java 4263", 9, false), 0);
+	assert_int_equal(scripttext_sniff("ab\0cd\n", 6, true), -1);
+	char junk[16 * 5 + 1];
+	for (int i = 0; i < 16; i++)
+		memcpy(junk + i * 5, "aaaa\n", 5);
+	assert_int_equal(scripttext_sniff(junk, 15 * 5, true), 0);
+	assert_int_equal(scripttext_sniff(junk, 16 * 5, true), -1);
+	char *line = xmalloc(SCRIPTTEXT_SNIFF_BYTES);
+	memset(line, 'a', SCRIPTTEXT_SNIFF_BYTES);
+	assert_int_equal(scripttext_sniff(line, SCRIPTTEXT_SNIFF_BYTES - 1, true), 0);
+	assert_int_equal(scripttext_sniff(line, SCRIPTTEXT_SNIFF_BYTES, true), -1);
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_truncations),
+		cmocka_unit_test(test_sniff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

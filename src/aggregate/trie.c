@@ -31,9 +31,15 @@ static void index_insert(struct trie *t, uint32_t id)
 	t->index[i] = SLOT_TAG(h) | id;
 }
 
+_Static_assert(TRIE_INDEX_MIN == 2, "indexed() counts children by their links");
+_Static_assert(sizeof(struct trie_node) == 32, "a trie node is 32 bytes");
+_Static_assert(FRAME_KIND_COUNT <= 8, "enum frame_kind fits trie_node.kind");
+
+/* Two children or more: the first has a sibling. */
 static bool indexed(const struct trie *t, uint32_t parent)
 {
-	return t->nodes.v[parent].nkids >= TRIE_INDEX_MIN;
+	uint32_t c = t->nodes.v[parent].first_child;
+	return c != TRIE_NONE && t->nodes.v[c].next_sibling != TRIE_NONE;
 }
 
 /* Room for one more entry, at most 3/4 full: grow, indexing every indexed child again. */
@@ -89,21 +95,19 @@ static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_
 	n->parent = parent;
 	n->first_child = TRIE_NONE;
 	n->next_sibling = p->first_child;
-	n->depth = p->depth + 1;
 	p->first_child = id;
-	if (n->depth > t->max_depth)
-		t->max_depth = n->depth;
-	if (p->nkids < UINT8_MAX)
-		p->nkids++;
 	/*
 	 * The index takes a parent's children once it has TRIE_INDEX_MIN:
 	 * all of them at that moment, each later one as it comes. Twins (a
 	 * flame chart's) are indexed too; lookups find one of them.
 	 */
-	if (p->nkids == TRIE_INDEX_MIN) {
-		for (uint32_t c = id; c != TRIE_NONE; c = t->nodes.v[c].next_sibling)
-			index_add(t, c);
-	} else if (p->nkids > TRIE_INDEX_MIN) {
+	uint32_t older = n->next_sibling;
+	if (older == TRIE_NONE)
+		return id;
+	if (t->nodes.v[older].next_sibling == TRIE_NONE) { /* the second child */
+		index_add(t, older);
+		index_add(t, id);
+	} else {
 		index_add(t, id);
 	}
 	return id;
@@ -148,6 +152,33 @@ uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uin
 	t->last.n = t->last_path.n = n;
 	add_sat(&t->nodes.v[cur].self, weight);
 	return cur;
+}
+
+enum frame_kind frame_kind_of_name(const char *s, size_t n)
+{
+	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']') {
+		switch (s[n - 2]) {
+		case 'k':
+			return FRAME_KERNEL;
+		case 'j':
+			return FRAME_JIT;
+		case 'i':
+			return FRAME_INLINE;
+		default:
+			break;
+		}
+	}
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
+		return FRAME_UNKNOWN;
+	return FRAME_USER;
+}
+
+uint32_t trie_depth(const struct trie *t, uint32_t id)
+{
+	uint32_t d = 0;
+	for (; id != 0; id = t->nodes.v[id].parent)
+		d++;
+	return d;
 }
 
 const char *trie_name(const struct trie *t, uint32_t id)

@@ -42,7 +42,17 @@ enum frame_kind {
 	FRAME_KIND_COUNT
 };
 
-#define TRIE_NO_NAME UINT32_MAX
+/*
+ * The kind a folded frame's name says: the suffixes "_[k]", "_[j]" and
+ * "_[i]" (stackcollapse's annotations) mark kernel, JIT and inlined
+ * frames, a name in brackets ("[libc.so.6]", "[unknown]") unknown code,
+ * any other name user code. The process frame is known by its place, not
+ * its name: callers give it FRAME_PROCESS themselves. Shared by the
+ * readers of folded stacks and of perf script text.
+ */
+enum frame_kind frame_kind_of_name(const char *s, size_t n);
+
+#define TRIE_NO_NAME STRTAB_MAX_ID /* the root's name: no strtab id takes it */
 #define TRIE_NONE UINT32_MAX
 #define TRIE_INDEX_MIN 2 /* children from which a node's children are indexed */
 
@@ -51,16 +61,19 @@ struct trie_frame {
 	uint8_t kind;  /* enum frame_kind */
 };
 
+/*
+ * 32 bytes: a profile of many distinct stacks is mostly nodes. A node's
+ * depth is its distance from the root (walks count it); whether its
+ * children are indexed follows from its sibling list (two or more).
+ */
 struct trie_node {
-	uint32_t name;         /* strtab id, TRIE_NO_NAME for the root */
-	uint8_t kind;          /* enum frame_kind */
-	uint8_t nkids;         /* children, saturating at 255 (the index holds them from TRIE_INDEX_MIN) */
-	uint32_t parent;       /* TRIE_NONE for the root */
-	uint32_t first_child;  /* TRIE_NONE if a leaf */
-	uint32_t next_sibling; /* TRIE_NONE if last */
-	uint32_t depth;        /* root 0, process 1, ... */
-	uint64_t total;        /* weight of stacks through this node */
-	uint64_t self;         /* weight of stacks ending here */
+	uint64_t total;            /* weight of stacks through this node */
+	uint64_t self;             /* weight of stacks ending here */
+	uint32_t name : 29;        /* strtab id (< STRTAB_MAX_ID), TRIE_NO_NAME for the root */
+	uint32_t kind : 3;         /* enum frame_kind */
+	uint32_t parent;           /* TRIE_NONE for the root */
+	uint32_t first_child;      /* TRIE_NONE if a leaf */
+	uint32_t next_sibling;     /* TRIE_NONE if last */
 };
 
 struct trie {
@@ -77,7 +90,6 @@ struct trie {
 	uint64_t *index;
 	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first entry */
 	size_t nindexed;      /* entries in the index */
-	uint32_t max_depth;
 	/* trie_add's last stack and its nodes: the next stack's common prefix
 	 * (the same thread's outer frames, mostly) needs no lookups. */
 	VEC(struct trie_frame) last;
@@ -96,6 +108,8 @@ static inline const struct trie_node *trie_node(const struct trie *t, uint32_t i
 {
 	return &t->nodes.v[id];
 }
+/* The depth of a node: root 0, process 1, ...; walks the parents (O(depth)). */
+uint32_t trie_depth(const struct trie *t, uint32_t id);
 /* The name of a node ("" for the root). */
 const char *trie_name(const struct trie *t, uint32_t id);
 /* The child of 'parent' with (name, kind), or TRIE_NONE: never creates one. */

@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "base/hashmap.h"
 #include "base/lines.h"
+#include "base/log.h"
 #include "base/strtab.h"
 
 static void test_buf_ceiling(void **state)
@@ -231,11 +232,79 @@ static void test_lines(void **state)
 	assert_false(lines_next(&it, &s, &n));
 }
 
+/* Lengths stored in line: one byte below 255, five from 255; a string
+ * longer than a chunk gets its own; all of them stay readable and found. */
+static void test_strtab_lengths(void **state)
+{
+	(void)state;
+	static const size_t lens[] = { 0, 1, 254, 255, 256, 65530, 65536, 70000, 3 };
+	enum { N = sizeof(lens) / sizeof(lens[0]) };
+	struct strtab t;
+	strtab_init(&t);
+	char *s = malloc(70001);
+	uint32_t ids[N];
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < N; i++) {
+			memset(s, 'a' + (int)i, lens[i]);
+			uint32_t id = strtab_intern(&t, s, lens[i]);
+			if (round == 0)
+				ids[i] = id;
+			assert_int_equal(id, ids[i]);
+			assert_int_equal(strtab_len(&t, id), lens[i]);
+			assert_memory_equal(strtab_get(&t, id), s, lens[i]);
+			assert_int_equal(strtab_get(&t, id)[lens[i]], '\0');
+		}
+	}
+	assert_int_equal(t.n, N);
+	for (uint32_t i = 0; i < 100000; i++) { /* past a few chunks and slot tables */
+		char b[16];
+		int n = snprintf(b, sizeof(b), "n%u", i);
+		assert_int_equal(strtab_intern(&t, b, (size_t)n), N + i);
+	}
+	assert_string_equal(strtab_get(&t, N + 99999), "n99999");
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(strtab_len(&t, ids[i]), lens[i]);
+	free(s);
+	strtab_release(&t);
+}
+
+static unsigned sunk;
+static char last_msg[256];
+static void count_sink(enum log_level level, const char *msg)
+{
+	(void)level;
+	sunk++;
+	snprintf(last_msg, sizeof(last_msg), "%s", msg);
+}
+
+/* Repeated warnings: LOG_REPEAT_SHOWN of a kind, then one line counting the rest. */
+static void test_log_repeat(void **state)
+{
+	(void)state;
+	log_set_sink(count_sink);
+	sunk = 0;
+	for (int i = 0; i < 25; i++)
+		log_repeat(LOG_REPEAT_RECORD, "bad record %d", i);
+	log_repeat(LOG_REPEAT_DSO, "one dso");
+	assert_int_equal(sunk, LOG_REPEAT_SHOWN + 1);
+	log_repeat_flush();
+	assert_int_equal(sunk, LOG_REPEAT_SHOWN + 2);
+	assert_string_equal(last_msg, "... and 15 more records skipped (not shown)");
+	log_repeat_flush(); /* counts start again */
+	assert_int_equal(sunk, LOG_REPEAT_SHOWN + 2);
+	log_repeat(LOG_REPEAT_RECORD, "again");
+	assert_int_equal(sunk, LOG_REPEAT_SHOWN + 3);
+	log_repeat_flush();
+	log_set_sink(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf_ceiling),
 		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_strtab_lengths),
+		cmocka_unit_test(test_log_repeat),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_hashmap),
 		cmocka_unit_test(test_hashmap_model),

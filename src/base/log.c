@@ -2,6 +2,7 @@
 #include "base/log.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 static void default_sink(enum log_level level, const char *msg)
@@ -10,18 +11,20 @@ static void default_sink(enum log_level level, const char *msg)
 	fprintf(stderr, "%s: %s\n", prefix[level], msg);
 }
 
-/* Process-wide configuration set once by the CLI before any work starts. */
+/* Process-wide diagnostics state: the sink (set once by the CLI before any
+ * work starts) and the counts of repeated warnings. */
 static log_sink_fn sink = default_sink;
-static enum log_level max_level = LOG_WARN;
+static atomic_ulong repeats[LOG_REPEAT_KIND_COUNT];
+
+static const char *const repeat_what[LOG_REPEAT_KIND_COUNT] = {
+	[LOG_REPEAT_RECORD] = "records skipped",
+	[LOG_REPEAT_FEATURE] = "header features skipped",
+	[LOG_REPEAT_DSO] = "binaries without symbols",
+};
 
 void log_set_sink(log_sink_fn fn)
 {
 	sink = fn ? fn : default_sink;
-}
-
-void log_set_level(enum log_level max)
-{
-	max_level = max;
 }
 
 static _Thread_local bool thread_quiet;
@@ -31,14 +34,41 @@ void log_set_thread_quiet(bool quiet)
 	thread_quiet = quiet;
 }
 
+static void vlog(enum log_level level, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sink(level, msg);
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
-	if (level > max_level || thread_quiet)
+	if (level > LOG_WARN || thread_quiet)
 		return;
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vlog(level, fmt, ap);
 	va_end(ap);
-	sink(level, msg);
+}
+
+void log_repeat(enum log_repeat_kind kind, const char *fmt, ...)
+{
+	if (thread_quiet || (unsigned)kind >= LOG_REPEAT_KIND_COUNT)
+		return;
+	if (atomic_fetch_add(&repeats[kind], 1) >= LOG_REPEAT_SHOWN)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(LOG_WARN, fmt, ap);
+	va_end(ap);
+}
+
+void log_repeat_flush(void)
+{
+	for (int k = 0; k < LOG_REPEAT_KIND_COUNT; k++) {
+		unsigned long n = atomic_exchange(&repeats[k], 0);
+		if (n > LOG_REPEAT_SHOWN)
+			log_msg(LOG_WARN, "... and %lu more %s (not shown)", n - LOG_REPEAT_SHOWN,
+				repeat_what[k]);
+	}
 }

@@ -1,6 +1,16 @@
 /*
  * strtab: string interning with an open-addressing table of ids (base, L0).
  * Bytes live in append-only chunks, so pointers handed out never move.
+ *
+ * A string is stored as [length][bytes][NUL]: the length is one byte
+ * below 255; else four bytes (host order) then a 255 byte. Its location
+ * names the first byte of 'bytes', so the length is read backwards:
+ *
+ *     short:  | n | bytes... | 0 |         long:  | n (4) | 255 | bytes... | 0 |
+ *                 ^ loc                                          ^ loc
+ *
+ * A string too long for one chunk gets a chunk of its own, which takes a
+ * chunk number like any other (and is full).
  */
 #include "base/strtab.h"
 
@@ -10,6 +20,8 @@
 
 #include "base/hashmap.h"
 #include "base/xalloc.h"
+
+#define LONG_MARK 255u
 
 void strtab_init(struct strtab *t)
 {
@@ -21,26 +33,53 @@ void strtab_release(struct strtab *t)
 	for (size_t i = 0; i < t->nchunks; i++)
 		free(t->chunks[i]);
 	free(t->chunks);
-	free(t->strs);
-	free(t->lens);
+	free(t->locs);
 	free(t->slots);
 	strtab_init(t);
 }
 
-static char *store(struct strtab *t, const char *s, size_t n)
+static const char *at(const struct strtab *t, uint32_t loc)
 {
-	if (!t->nchunks || t->chunk_cap - t->chunk_used < n + 1) {
-		size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+	return t->chunks[loc >> 16] + (loc & 0xffff);
+}
+
+static uint32_t len_at(const char *p)
+{
+	uint8_t b = (uint8_t)p[-1];
+	if (b != LONG_MARK)
+		return b;
+	uint32_t n;
+	memcpy(&n, p - 5, 4);
+	return n;
+}
+
+static uint32_t store(struct strtab *t, const char *s, size_t n)
+{
+	size_t head = n < LONG_MARK ? 1 : 5, need = head + n + 1;
+	if (n > UINT32_MAX - 6)
+		xalloc_die("a string over 4 GiB");
+	if (!t->nchunks || STRTAB_CHUNK - t->chunk_used < need) {
+		if (t->nchunks == STRTAB_MAX_CHUNKS)
+			xalloc_die("string table over 4 GiB");
+		size_t cap = need > STRTAB_CHUNK ? need : STRTAB_CHUNK;
 		XREALLOC_ARRAY(t->chunks, t->nchunks + 1);
 		t->chunks[t->nchunks++] = xmalloc(cap);
-		t->chunk_cap = cap;
 		t->chunk_used = 0;
 	}
-	char *p = t->chunks[t->nchunks - 1] + t->chunk_used;
-	memcpy(p, s, n);
-	p[n] = '\0';
-	t->chunk_used += n + 1;
-	return p;
+	uint32_t off = t->chunk_used;
+	char *p = t->chunks[t->nchunks - 1] + off;
+	if (head == 1) {
+		p[0] = (char)n;
+	} else {
+		uint32_t n32 = (uint32_t)n;
+		memcpy(p, &n32, 4);
+		p[4] = (char)LONG_MARK;
+	}
+	memcpy(p + head, s, n);
+	p[head + n] = '\0';
+	/* A chunk of its own is full; 'off' stays below STRTAB_CHUNK. */
+	t->chunk_used = need > STRTAB_CHUNK ? STRTAB_CHUNK : (uint32_t)(off + need);
+	return (t->nchunks - 1) << 16 | (uint32_t)(off + head);
 }
 
 static void grow_slots(struct strtab *t)
@@ -49,7 +88,8 @@ static void grow_slots(struct strtab *t)
 	uint32_t *slots;
 	XALLOC_ARRAY(slots, cap);
 	for (uint32_t id = 0; id < t->n; id++) {
-		size_t i = hash_bytes(t->strs[id], t->lens[id]) & (cap - 1);
+		const char *p = at(t, t->locs[id]);
+		size_t i = hash_bytes(p, len_at(p)) & (cap - 1);
 		while (slots[i])
 			i = (i + 1) & (cap - 1);
 		slots[i] = id + 1;
@@ -61,23 +101,24 @@ static void grow_slots(struct strtab *t)
 
 uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 {
-	if (!t->slots || ((size_t)t->n + 1) * 2 > t->mask + 1)
+	if (!t->slots || ((size_t)t->n + 1) * 4 > (t->mask + 1) * 3)
 		grow_slots(t);
 	size_t i = hash_bytes(s, n) & t->mask;
 	while (t->slots[i]) {
 		uint32_t id = t->slots[i] - 1;
-		if (t->lens[id] == n && memcmp(t->strs[id], s, n) == 0)
+		const char *p = at(t, t->locs[id]);
+		if (len_at(p) == n && memcmp(p, s, n) == 0)
 			return id;
 		i = (i + 1) & t->mask;
 	}
+	if (t->n == STRTAB_MAX_ID)
+		xalloc_die("string table over its ids");
 	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		XREALLOC_ARRAY(t->strs, t->cap);
-		XREALLOC_ARRAY(t->lens, t->cap);
+		t->cap = t->cap ? (t->cap > STRTAB_MAX_ID / 2 ? STRTAB_MAX_ID : t->cap * 2) : 256;
+		XREALLOC_ARRAY(t->locs, t->cap);
 	}
 	uint32_t id = t->n++;
-	t->strs[id] = store(t, s, n);
-	t->lens[id] = (uint32_t)n;
+	t->locs[id] = store(t, s, n);
 	t->slots[i] = id + 1;
 	return id;
 }
@@ -90,11 +131,11 @@ uint32_t strtab_intern_str(struct strtab *t, const char *s)
 const char *strtab_get(const struct strtab *t, uint32_t id)
 {
 	assert(id < t->n);
-	return t->strs[id];
+	return at(t, t->locs[id]);
 }
 
 uint32_t strtab_len(const struct strtab *t, uint32_t id)
 {
 	assert(id < t->n);
-	return t->lens[id];
+	return len_at(at(t, t->locs[id]));
 }

@@ -6,6 +6,12 @@
  * starting at 0 in insertion order. Strings may hold any bytes except NUL.
  * Returned pointers stay valid until the table is released (storage is
  * chunked and never moves).
+ *
+ * A string costs its bytes, its NUL, a length byte (five past 254 bytes),
+ * a 4-byte location and a hash slot: a profile of distinct names is
+ * mostly names. Limits: STRTAB_MAX_ID ids and STRTAB_MAX_CHUNKS chunks of
+ * STRTAB_CHUNK bytes (4 GiB of short strings); past them the process
+ * ends as on out-of-memory (xalloc_die).
  */
 #ifndef KILN_BASE_STRTAB_H
 #define KILN_BASE_STRTAB_H
@@ -13,15 +19,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define STRTAB_MAX_ID ((UINT32_C(1) << 29) - 1) /* ids are below it (29 bits: see trie_node) */
+#define STRTAB_CHUNK (UINT32_C(1) << 16)
+#define STRTAB_MAX_CHUNKS (UINT32_C(1) << 16)
+
 struct strtab {
 	char **chunks;     /* storage chunks, never reallocated */
-	size_t nchunks;
-	size_t chunk_used; /* bytes used in the last chunk */
-	size_t chunk_cap;  /* size of the last chunk */
-	const char **strs; /* id -> string */
-	uint32_t *lens;    /* id -> length */
+	uint32_t nchunks;
+	uint32_t chunk_used; /* bytes used in the last chunk */
+	uint32_t *locs;    /* id -> chunk << 16 | offset of the string's first byte */
 	uint32_t n, cap;   /* ids in use / allocated */
-	uint32_t *slots;   /* hash table of id+1 (0 = empty) */
+	uint32_t *slots;   /* hash table of id+1 (0 = empty), at most 3/4 full */
 	size_t mask;
 };
 

@@ -1,15 +1,25 @@
-/* xalloc: aborting allocators (base, L0). */
+/* xalloc: allocators that exit cleanly on out-of-memory (base, L0). */
 #include "base/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static void oom(size_t n)
+void xalloc_die(const char *what)
 {
-	fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", n);
-	abort();
+	/* stderr is unbuffered; stdout's pending bytes are dropped with the
+	 * rest of a result that cannot be finished. */
+	fprintf(stderr, "error: out of memory (%s)\n", what);
+	_exit(XALLOC_EXIT);
+}
+
+static _Noreturn void oom(size_t n)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "allocating %zu bytes", n);
+	xalloc_die(what);
 }
 
 void *xmalloc(size_t n)
@@ -39,8 +49,9 @@ void *xrealloc(void *p, size_t n)
 void *xreallocarray(void *p, size_t nmemb, size_t size)
 {
 	if (size && nmemb > (size_t)-1 / size) {
-		fprintf(stderr, "fatal: allocation size overflow (%zu x %zu)\n", nmemb, size);
-		abort();
+		char what[96];
+		snprintf(what, sizeof(what), "allocating %zu x %zu bytes", nmemb, size);
+		xalloc_die(what);
 	}
 	return xrealloc(p, nmemb * size);
 }

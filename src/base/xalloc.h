@@ -1,8 +1,10 @@
 /*
  * xalloc: allocation that never returns NULL (layer L0, base).
  *
- * Like git's xmalloc and Redis's zmalloc, these abort the process with a
- * message on real out-of-memory, so callers never check for NULL. Bounded
+ * Like git's xmalloc and Redis's zmalloc, these end the process on real
+ * out-of-memory, so callers never check for NULL: one line
+ * "error: out of memory (...)" on stderr and exit status XALLOC_EXIT (the
+ * README's "operational failure"), never abort() or another signal. Bounded
  * memory is not their job: parsers check every length read from input
  * against the bytes that remain before allocating, and growable buffers
  * carry a ceiling (see buf.h).
@@ -12,10 +14,15 @@
 
 #include <stddef.h>
 
+#define XALLOC_EXIT 1
+
+/* Print "error: out of memory (WHAT)" and exit with XALLOC_EXIT. */
+_Noreturn void xalloc_die(const char *what);
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
-/* realloc of nmemb * size bytes; aborts if the product overflows. */
+/* realloc of nmemb * size bytes; dies as on OOM if the product overflows. */
 void *xreallocarray(void *p, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);

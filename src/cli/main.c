@@ -192,5 +192,7 @@ int main(int argc, char **argv)
 	const struct command *c = find_command(cmd);
 	if (!c)
 		return not_a_command(cmd);
-	return c->fn(argc - first, argv + first, &env);
+	int code = c->fn(argc - first, argv + first, &env);
+	log_repeat_flush();
+	return code;
 }

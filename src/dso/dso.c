@@ -253,9 +253,9 @@ static const struct elf_image *open_file(struct dso_set *s, struct dso *d)
 			return d->img;
 	}
 	if (gone)
-		log_warn("%s: %s", d->path, why);
+		log_repeat(LOG_REPEAT_DSO, "%s: %s", d->path, why);
 	else
-		log_warn("%s: no symbols: %s", path, why);
+		log_repeat(LOG_REPEAT_DSO, "%s: no symbols: %s", path, why);
 	return NULL;
 }
 

@@ -668,14 +668,14 @@ static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
 	return out;
 }
 
-static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start)
+static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t depth)
 {
 	const struct trie_node *n = trie_node(c->t, id);
 	char a[NUM_MAX], b[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
 	uint64_t width = id == 0 ? c->timemax : n->total;
 	long long x1 = to_tenths(XPAD + (double)start * c->scale);
 	long long x2 = to_tenths(XPAD + (double)(start + width) * c->scale);
-	double y = row_y(c, n->depth), w = (double)(x2 - x1) / 10;
+	double y = row_y(c, depth), w = (double)(x2 - x1) / 10;
 	const char *name;
 	size_t len, chars, lablen;
 	struct rgb col;
@@ -743,10 +743,10 @@ static void walk(struct svg_ctx *c, bool emit)
 				continue;
 			}
 		}
-		if (n->depth > maxd)
-			maxd = n->depth;
+		if (w.level > maxd)
+			maxd = w.level;
 		if (emit)
-			write_frame(c, id, start);
+			write_frame(c, id, start, w.level);
 		while (next_start.n <= w.level + 1)
 			VEC_PUSH(&next_start, 0);
 		next_start.v[w.level + 1] = start; /* its children start where it does */

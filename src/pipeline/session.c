@@ -67,7 +67,7 @@ int session_open(struct session *s, const struct session_opts *o)
 	unsigned accept = o->accept ? o->accept : SESSION_ACCEPT_PERFDATA;
 	s->in = xcalloc(1, sizeof(*s->in));
 	int err = session_input_open(o->input, o->stdin_hint, accept == SESSION_ACCEPT_PERFDATA,
-				     s->in);
+				     (accept & SESSION_ACCEPT_FOLDED) != 0, s->in);
 	if (err)
 		goto fail;
 	if (s->in->perfdata) {

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "aggregate/scripttext.h"
 #include "base/err.h"
 #include "base/mapguard.h"
 #include "base/xalloc.h"
@@ -184,14 +185,11 @@ static int open_regular(int fd, bool is_stdin, const struct stat *st, const char
 	return read_rest(fd, in, cap, name);
 }
 
-/* A pipe or FIFO: what is read is gone, so read the magic for real. */
-static int open_stream(int fd, bool is_stdin, const char *name, const char *hint,
-		       struct session_input *in)
+/* Read fd into in->data (room for 'want' bytes) until it holds 'want' or fd ends. */
+static int read_upto(int fd, struct session_input *in, size_t want, const char *name)
 {
-	size_t cap = 1 << 20;
-	in->data = xmalloc(cap);
-	while (in->len < PERF_MAGIC_LEN) {
-		ssize_t k = read(fd, in->data + in->len, PERF_MAGIC_LEN - in->len);
+	while (in->len < want) {
+		ssize_t k = read(fd, in->data + in->len, want - in->len);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -200,21 +198,60 @@ static int open_stream(int fd, bool is_stdin, const char *name, const char *hint
 			break;
 		in->len += (size_t)k;
 	}
+	return 0;
+}
+
+/*
+ * The first bytes of a text on a pipe decide whether to read the rest
+ * (up to TEXT_INPUT_MAX): what cannot start perf script text (nor, if
+ * 'folded_ok', folded stacks) is refused after SCRIPTTEXT_SNIFF_BYTES.
+ */
+static int sniff_text(int fd, struct session_input *in, size_t *cap, const char *name,
+		      bool folded_ok)
+{
+	if (*cap < SCRIPTTEXT_SNIFF_BYTES) {
+		*cap = SCRIPTTEXT_SNIFF_BYTES;
+		in->data = xrealloc(in->data, *cap);
+	}
+	int err = read_upto(fd, in, SCRIPTTEXT_SNIFF_BYTES, name);
+	if (err || in->len < SCRIPTTEXT_SNIFF_BYTES)
+		return err; /* all of it read: the parser says what it is */
+	if (scripttext_sniff(in->data, in->len, folded_ok) < 0)
+		return err_set(-EINVAL,
+			       "not a perf.data file, nor perf script output%s (judged by its "
+			       "first %u lines or %zu KiB)",
+			       folded_ok ? ", nor folded stacks" : "", SCRIPTTEXT_SNIFF_LINES,
+			       SCRIPTTEXT_SNIFF_BYTES >> 10);
+	return 0;
+}
+
+/* A pipe or FIFO: what is read is gone, so read the magic for real. */
+static int open_stream(int fd, bool is_stdin, const char *name, const char *hint,
+		       bool folded_ok, struct session_input *in)
+{
+	size_t cap = 1 << 20;
+	in->data = xmalloc(cap);
+	int err = read_upto(fd, in, PERF_MAGIC_LEN, name);
+	if (err)
+		return err;
 	if (in->len == PERF_MAGIC_LEN && is_perf_magic(in->data)) {
 		if (!is_stdin)
 			return err_set(-EINVAL, "a perf.data but not a regular file; pipe it into %s",
 				       hint ? hint : "standard input ('-')");
-		int err = relay_stdin(in->data, in->len, &in->relay);
+		err = relay_stdin(in->data, in->len, &in->relay);
 		if (!err)
 			in->perfdata = true;
 		return err;
 	}
 	if (memchr(in->data, 0, in->len))
 		return not_text();
+	err = sniff_text(fd, in, &cap, name, folded_ok);
+	if (err)
+		return err;
 	return read_rest(fd, in, cap, name);
 }
 
-int session_input_open(const char *path, const char *hint, bool perfdata_only,
+int session_input_open(const char *path, const char *hint, bool perfdata_only, bool folded_ok,
 		       struct session_input *in)
 {
 	memset(in, 0, sizeof(*in));
@@ -247,7 +284,7 @@ int session_input_open(const char *path, const char *hint, bool perfdata_only,
 		if (!is_stdin)
 			(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		err = S_ISREG(st.st_mode) ? open_regular(fd, is_stdin, &st, name, in)
-					  : open_stream(fd, is_stdin, name, hint, in);
+					  : open_stream(fd, is_stdin, name, hint, folded_ok, in);
 	}
 	if (!is_stdin)
 		close(fd);

@@ -27,10 +27,12 @@ struct session_input {
 /*
  * Open 'path' and decide what it is from its first bytes. With
  * 'perfdata_only' nothing is read: the perf.data reader opens it and says
- * what is wrong. 'hint' names how to stream a perf.data ("kiln collapse
- * -"). 0 or -errno (err_last says why; nothing left open).
+ * what is wrong. 'folded_ok': folded stacks are an expected text (a
+ * pipe's first bytes are judged by scripttext_sniff). 'hint' names how to
+ * stream a perf.data ("kiln collapse -"). 0 or -errno (err_last says why;
+ * nothing left open).
  */
-int session_input_open(const char *path, const char *hint, bool perfdata_only,
+int session_input_open(const char *path, const char *hint, bool perfdata_only, bool folded_ok,
 		       struct session_input *in);
 bool session_input_faulted(const struct session_input *in, uint64_t *offset);
 void session_input_close(struct session_input *in);

@@ -687,8 +687,3 @@ uint32_t tracefmt_event_id(const struct tracefmt_event *e)
 {
 	return e->id;
 }
-
-size_t tracefmt_event_nfields(const struct tracefmt_event *e)
-{
-	return e->nfields;
-}

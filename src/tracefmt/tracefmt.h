@@ -66,9 +66,8 @@ bool tracefmt_event_failed(const struct tracefmt_event *e);
 /* Number of events parsed, and the i-th (in id order). */
 size_t tracefmt_nevents(const struct tracefmt *t);
 const struct tracefmt_event *tracefmt_event_at(const struct tracefmt *t, size_t i);
-/* Its id and number of fields (common fields included). */
+/* Its id. */
 uint32_t tracefmt_event_id(const struct tracefmt_event *e);
-size_t tracefmt_event_nfields(const struct tracefmt_event *e);
 
 /*
  * Append the text of one raw payload of event e to 'out', as perf script

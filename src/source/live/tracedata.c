@@ -52,22 +52,20 @@ static int slurp(const char *path, struct buf *b)
 }
 
 /* Appends that remember a failure (the blob's ceiling) in *bad. */
-static bool bad_add;
-
-static void add(struct buf *o, const void *p, size_t n)
+static void add(struct buf *o, const void *p, size_t n, bool *bad)
 {
 	if (buf_add(o, p, n))
-		bad_add = true;
+		*bad = true;
 }
 
-static void put32(struct buf *o, uint32_t v)
+static void put32(struct buf *o, uint32_t v, bool *bad)
 {
-	add(o, &v, 4);
+	add(o, &v, 4, bad);
 }
 
-static void put64(struct buf *o, uint64_t v)
+static void put64(struct buf *o, uint64_t v, bool *bad)
 {
-	add(o, &v, 8);
+	add(o, &v, 8, bad);
 }
 
 static bool wanted(const struct perf_event_attr *attrs, size_t n, uint64_t id)
@@ -118,7 +116,7 @@ static void free_list(char **v, size_t n)
 /* One system's recorded events: "name\0", u32 count, (u64 size, text)... */
 static int add_system(struct buf *o, const char *root, const char *sys,
 		      const struct perf_event_attr *attrs, size_t nattrs, struct buf *tmp,
-		      uint32_t *nsys)
+		      uint32_t *nsys, bool *bad)
 {
 	char dir[1024];
 	size_t nev;
@@ -142,15 +140,15 @@ static int add_system(struct buf *o, const char *root, const char *sys,
 		snprintf(p, sizeof(p), "%s/%s/format", dir, evs[i]);
 		err = slurp(p, tmp);
 		if (!err) {
-			put64(&part, tmp->len);
-			add(&part, tmp->p ? tmp->p : "", tmp->len);
+			put64(&part, tmp->len, bad);
+			add(&part, tmp->p ? tmp->p : "", tmp->len, bad);
 			count++;
 		}
 	}
 	if (!err && count) {
-		add(o, sys, strlen(sys) + 1);
-		put32(o, count);
-		add(o, part.p ? part.p : "", part.len);
+		add(o, sys, strlen(sys) + 1, bad);
+		put32(o, count, bad);
+		add(o, part.p ? part.p : "", part.len, bad);
 		(*nsys)++;
 	}
 	buf_release(&part);
@@ -175,27 +173,27 @@ int live_tracing_data(const struct perf_event_attr *attrs, size_t n, uint8_t **o
 	buf_init(&tmp, FILE_MAX);
 	char p[1024];
 	int err = 0;
-	bad_add = false;
-	add(&o, "\027\010\104tracing", 10);
-	add(&o, "0.6", 4);
+	bool bad = false; /* an append hit BLOB_MAX */
+	add(&o, "\027\010\104tracing", 10, &bad);
+	add(&o, "0.6", 4, &bad);
 	uint8_t be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, ls = (uint8_t)sizeof(long);
-	add(&o, &be, 1);
-	add(&o, &ls, 1);
-	put32(&o, (uint32_t)sysconf(_SC_PAGESIZE));
+	add(&o, &be, 1, &bad);
+	add(&o, &ls, 1, &bad);
+	put32(&o, (uint32_t)sysconf(_SC_PAGESIZE), &bad);
 	static const char *const hdrs[] = { "header_page", "header_event" };
 	for (int i = 0; i < 2 && !err; i++) {
 		snprintf(p, sizeof(p), "%s/events/%s", root, hdrs[i]);
 		err = slurp(p, &tmp);
 		if (!err) {
-			add(&o, hdrs[i], strlen(hdrs[i]) + 1);
-			put64(&o, tmp.len);
-			add(&o, tmp.p ? tmp.p : "", tmp.len);
+			add(&o, hdrs[i], strlen(hdrs[i]) + 1, &bad);
+			put64(&o, tmp.len, &bad);
+			add(&o, tmp.p ? tmp.p : "", tmp.len, &bad);
 		}
 	}
-	put32(&o, 0); /* ftrace formats */
+	put32(&o, 0, &bad); /* ftrace formats */
 	size_t nsys_at = o.len;
 	uint32_t nsys = 0;
-	put32(&o, 0);
+	put32(&o, 0, &bad);
 	size_t ns = 0;
 	snprintf(p, sizeof(p), "%s/events", root);
 	char **systems = list_dir(p, &ns);
@@ -208,19 +206,19 @@ int live_tracing_data(const struct perf_event_attr *attrs, size_t n, uint8_t **o
 		if (!probe)
 			continue;
 		closedir(probe);
-		err = add_system(&o, root, systems[i], attrs, n, &tmp, &nsys);
+		err = add_system(&o, root, systems[i], attrs, n, &tmp, &nsys, &bad);
 	}
 	free_list(systems, ns);
 	if (!err) {
 		memcpy(o.p + nsys_at, &nsys, 4);
-		put32(&o, 0); /* kallsyms: perf 6.1 resolves kernel addresses itself */
+		put32(&o, 0, &bad); /* kallsyms: perf 6.1 resolves kernel addresses itself */
 		snprintf(p, sizeof(p), "%s/printk_formats", root);
 		if (slurp(p, &tmp))
 			buf_reset(&tmp); /* unreadable: none */
-		put32(&o, (uint32_t)tmp.len);
-		add(&o, tmp.p ? tmp.p : "", tmp.len);
-		put64(&o, 0); /* saved cmdlines */
-		if (bad_add)
+		put32(&o, (uint32_t)tmp.len, &bad);
+		add(&o, tmp.p ? tmp.p : "", tmp.len, &bad);
+		put64(&o, 0, &bad); /* saved cmdlines */
+		if (bad)
 			err = err_set(-E2BIG, "tracing data over %u MiB", BLOB_MAX >> 20);
 	}
 	buf_release(&tmp);
