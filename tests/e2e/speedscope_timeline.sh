@@ -43,10 +43,10 @@ int main(void)
 {
 	pthread_t th;
 	pthread_create(&th, 0, worker, 0);
-	/* a light main thread: a few samples, not the heaviest */
+	/* a light main thread: some samples (tens of ms on the CPU), not the heaviest */
 	struct timespec nap = { 0, 20 * 1000 * 1000 };
 	for (int i = 0; i < 30; i++) {
-		for (unsigned long j = 0; j < 200000; j++)
+		for (unsigned long j = 0; j < 2000000; j++)
 			sink += j;
 		nanosleep(&nap, 0);
 	}
