@@ -37,20 +37,14 @@ void sort_all(std::map<std::string, std::vector<int>> &m)
 CPP
 perf record -q --call-graph dwarf -F 1000 -o "$T/cc.data" -- g++ -O2 -c "$T/small.cpp" \
 	-o "$T/small.o" 2>"$T/err" || fail "perf record failed: $(cat "$T/err")"
-fields=comm,pid,tid,time,ip,sym,dso
-"$KILN" script --no-inline -F $fields -i "$T/cc.data" >"$T/kiln.txt" 2>"$T/err" ||
-	fail "kiln script failed: $(cat "$T/err")"
-perf script --no-inline -F $fields -i "$T/cc.data" >"$T/perf.txt" 2>/dev/null ||
-	fail "perf script failed"
-python3 "$TESTLIB/sample_compare.py" "$T/kiln.txt" "$T/perf.txt" 0.98 >"$T/cmp" ||
-	fail "kiln's stacks disagree with perf's: $(cat "$T/cmp")"
-cat "$T/cmp"
+stacks_vs_perf cc "$T/cc.data"
+cat "$T/cc.cmp"
 # The comparison can fail: kiln's text with the second frame of every
 # stack removed disagrees with perf.
-awk '/^[^\t]/ { n = 0 } /^\t/ && ++n == 2 { next } { print }' "$T/kiln.txt" >"$T/bad.txt"
-python3 "$TESTLIB/sample_compare.py" "$T/bad.txt" "$T/perf.txt" 0.98 >"$T/bad.cmp" &&
+awk '/^[^\t]/ { n = 0 } /^\t/ && ++n == 2 { next } { print }' "$T/cc.ktxt" >"$T/bad.txt"
+python3 "$TESTLIB/sample_compare.py" "$T/bad.txt" "$T/cc.ptxt" 0.98 >"$T/bad.cmp" &&
 	fail "the comparison passed kiln's text with frames removed: $(cat "$T/bad.cmp")"
-grep -q '^samples: kiln [0-9]*, perf [0-9]*, matched [0-9][0-9][0-9]' "$T/cmp" ||
+grep -q '^samples: kiln [0-9]*, perf [0-9]*, matched [0-9][0-9][0-9]' "$T/cc.cmp" ||
 	fail "fewer than 100 samples matched"
 "$KILN" collapse "$T/cc.data" >"$T/kiln.folded" 2>"$T/err" || fail "collapse failed: $(cat "$T/err")"
 awk '

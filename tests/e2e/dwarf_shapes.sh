@@ -12,19 +12,11 @@
 need_perf_events
 need_perf
 : "${SHAPES:?}"
-fields=comm,pid,tid,time,ip,sym,dso
-# compare NAME DATA: kiln's and perf's stacks of DATA, sample by sample.
-compare() {
-	"$KILN" script --no-inline -F $fields -i "$2" >"$T/$1.ktxt" 2>/dev/null || fail "$1: kiln script failed"
-	perf script --no-inline -F $fields -i "$2" >"$T/$1.ptxt" 2>/dev/null || fail "$1: perf script failed"
-	python3 "$TESTLIB/sample_compare.py" "$T/$1.ktxt" "$T/$1.ptxt" 0.98 >"$T/$1.cmp" ||
-		fail "$1: kiln and perf disagree: $(cat "$T/$1.cmp")"
-}
 for m in recurse plt signal threads tail noreturn; do
 	"$KILN" record -q --call-graph dwarf -F 499 -o "$T/$m.data" -- "$SHAPES" $m 1 2>"$T/err" ||
 		fail "$m: record failed: $(cat "$T/err")"
 	"$KILN" collapse --no-inline "$T/$m.data" >"$T/$m.kiln" 2>/dev/null || fail "$m: collapse failed"
-	compare $m "$T/$m.data"
+	stacks_vs_perf $m "$T/$m.data"
 	# Samples in the program's own code must have whole stacks.
 	awk -v m=$m '
 		/;(spin|recurse|cmp|handler_work|worker|spin_tail|work_then_bail)( |;)/ {
@@ -51,7 +43,7 @@ for m in recurse plt; do
 	perf record -q --call-graph dwarf -F 499 -o "$T/p$m.data" -- "$SHAPES" $m 1 2>/dev/null ||
 		fail "perf record failed"
 	"$KILN" collapse --no-inline "$T/p$m.data" >"$T/p$m.kiln" 2>/dev/null || fail "collapse of perf's file failed"
-	compare p$m "$T/p$m.data"
+	stacks_vs_perf p$m "$T/p$m.data"
 	echo "perf-recorded $m: $(grep '^kiln has every frame' "$T/p$m.cmp")"
 done
 echo ok

@@ -38,16 +38,12 @@ for f in p k; do
 		fail "$f: no warning counting $n cut stacks: $(cat "$T/$f.err")"
 done
 # Against perf's own unwinding of its recording.
-fields=comm,pid,tid,time,ip,sym,dso
-"$KILN" script --no-inline -F $fields -i "$T/p.data" >"$T/kiln.txt" 2>/dev/null || fail "kiln script failed"
-perf script --no-inline -F $fields -i "$T/p.data" >"$T/perf.txt" 2>/dev/null || fail "perf script failed"
-python3 "$TESTLIB/sample_compare.py" "$T/kiln.txt" "$T/perf.txt" 0.98 >"$T/cmp" ||
-	fail "kiln and perf disagree: $(cat "$T/cmp")"
+stacks_vs_perf p "$T/p.data"
 awk '/^identical/ { id = $2 } /^samples:/ { m = $NF }
 	/^marked cut/ { pc = $6 + 0; kc = $8 + 0; both = $12 + 0 }
-	END { if (kc < 0.8 * m || both < 0.9 * pc || kc < pc - 0.02 * m - 1) exit 1 }' "$T/cmp" ||
-	fail "kiln's cut marks differ from perf's: $(cat "$T/cmp")"
-head -8 "$T/cmp"
+	END { if (kc < 0.8 * m || both < 0.9 * pc || kc < pc - 0.02 * m - 1) exit 1 }' "$T/p.cmp" ||
+	fail "kiln's cut marks differ from perf's: $(cat "$T/p.cmp")"
+head -8 "$T/p.cmp"
 "$KILN" script --no-inline -i "$T/p.data" 2>/dev/null | python3 "$TESTLIB/perf_fold.py" >"$T/kiln.text.folded"
 sed 's/^shapes;\[truncated\];/shapes;[unknown];/' "$T/p.folded" >"$T/p.asperf"
 python3 "$TESTLIB/fold_compare.py" "$T/p.asperf" "$T/kiln.text.folded" 1 >"$T/fcmp" ||
