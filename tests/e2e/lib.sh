@@ -38,10 +38,18 @@ wait_workload() {
 	fail "the workload never started"
 }
 # Start the example workload busy in the background for a while; its pid
-# goes to $busy, and it is killed when the test exits.
+# goes to $busy, and it is killed when the test exits. Returns once the
+# process runs burn (up to 20 s: on a busy machine the fork can take a
+# while to exec), and 0.3 s more.
 start_busy() {
 	"$BURN" 30 &
 	busy=$!
+	i=0
+	until readlink /proc/$busy/exe 2>/dev/null | grep -q burn; do
+		[ $i -lt 200 ] || fail "the busy workload never started"
+		sleep 0.1
+		i=$((i + 1))
+	done
 	sleep 0.3
 }
 # Write to $1 a C program that spins in NAME (compile with -DNAME=...)
