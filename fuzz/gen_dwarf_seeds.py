@@ -97,9 +97,11 @@ def progs():
         ('gxx-dwarf5-cxx', ['g++', '-O2', '-g', p + '/cxx.cpp']),
         ('clangxx-dwarf4-cxx', ['clang++', '-O2', '-gdwarf-4', p + '/cxx.cpp']),
     ]
+    # The seeds name the source tree as /src/kiln-tree, not where it is.
+    remap = ['-ffile-prefix-map=%s=/src/kiln-tree' % root]
     for name, cmd in builds:
         exe = os.path.join(tmp, name)
-        subprocess.run(cmd + ['-o', exe], check=True)
+        subprocess.run(cmd + remap + ['-o', exe], check=True, cwd=root)
         secs = elf_sections(exe)
         addrs = functions(secs)
         dw = [(n, secs[n][0]) for n in KIND if n in secs and secs[n][0]]

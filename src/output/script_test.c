@@ -308,7 +308,7 @@ static void test_write_callchain(void **state)
 		{ .addr = 0xffffffff815f3dcd, .sym = "tlb_next_batch", .symoff = 0x7d,
 		  .dso = "[kernel.kallsyms]" },
 		{ .addr = 0x121c, .sym = "tokenize", .symoff = 0x35,
-		  .dso = "/work/main/build/examples/burn" },
+		  .dso = "/usr/local/bin/burn" },
 		{ .addr = 0, .dso = NULL },
 	};
 	struct script_opts o = {
@@ -334,7 +334,7 @@ static void test_write_callchain(void **state)
 	expect_text(&o, &s,
 		    "burn  1899  3586.771800:     250000 cpu-clock:pppH: \n"
 		    "\tffffffff815f3dcd tlb_next_batch+0x7d ([kernel.kallsyms])\n"
-		    "\t            121c tokenize+0x35 (/work/main/build/examples/burn)\n"
+		    "\t            121c tokenize+0x35 (/usr/local/bin/burn)\n"
 		    "\t               0 [unknown] ([unknown])\n"
 		    "\n");
 	/* ip alone: addresses only. */

@@ -2,11 +2,14 @@
 # A real program: a `g++ -O2` compile of a small C++ file (about a second
 # of cc1plus), recorded by perf with --call-graph dwarf. kiln script and
 # perf script --no-inline print every sample's frames; matched sample by
-# sample (tests/lib/sample_compare.py), kiln's stack must start with every
-# frame perf found (perf's frames, leaf first, are a prefix of kiln's:
-# identical, or perf stopped early and kiln found more callers) for >= 98%
-# of the samples, and kiln may stop before perf in at most 2%. In kiln's
-# folded stacks, every hot stack (>= 2 samples and >= 0.2% of them) that is
+# sample (tests/lib/sample_compare.py), kiln is held to perf's answer as
+# far as perf got: perf's frames down to its first [unknown] frame, less
+# the frame above it (perf's DWARF unwinding stops early in most samples
+# on some kernels, silently or after a garbage frame read from the stack),
+# must start kiln's stack (leaf first) in >= 98% of the samples, and kiln
+# may stop before perf in at most 2%; where kiln went further is counted.
+# The comparison fails on kiln's text with a frame removed. In kiln's
+# folded stacks, every hot stack (>= 2 samples and >= 1% of them) that is
 # not marked [truncated] reaches main, and >= 95% of the weight that is
 # not marked does. The output is the same on one thread and on two
 # (KILN_THREADS=1, =2).
@@ -34,15 +37,14 @@ void sort_all(std::map<std::string, std::vector<int>> &m)
 CPP
 perf record -q --call-graph dwarf -F 1000 -o "$T/cc.data" -- g++ -O2 -c "$T/small.cpp" \
 	-o "$T/small.o" 2>"$T/err" || fail "perf record failed: $(cat "$T/err")"
-fields=comm,pid,tid,time,ip,sym,dso
-"$KILN" script --no-inline -F $fields -i "$T/cc.data" >"$T/kiln.txt" 2>"$T/err" ||
-	fail "kiln script failed: $(cat "$T/err")"
-perf script --no-inline -F $fields -i "$T/cc.data" >"$T/perf.txt" 2>/dev/null ||
-	fail "perf script failed"
-python3 "$TESTLIB/sample_compare.py" "$T/kiln.txt" "$T/perf.txt" 0.98 >"$T/cmp" ||
-	fail "kiln's stacks disagree with perf's: $(cat "$T/cmp")"
-cat "$T/cmp"
-grep -q '^samples: kiln [0-9]*, perf [0-9]*, matched [0-9][0-9][0-9]' "$T/cmp" ||
+stacks_vs_perf cc "$T/cc.data"
+cat "$T/cc.cmp"
+# The comparison can fail: kiln's text with the second frame of every
+# stack removed disagrees with perf.
+awk '/^[^\t]/ { n = 0 } /^\t/ && ++n == 2 { next } { print }' "$T/cc.ktxt" >"$T/bad.txt"
+python3 "$TESTLIB/sample_compare.py" "$T/bad.txt" "$T/cc.ptxt" 0.98 >"$T/bad.cmp" &&
+	fail "the comparison passed kiln's text with frames removed: $(cat "$T/bad.cmp")"
+grep -q '^samples: kiln [0-9]*, perf [0-9]*, matched [0-9][0-9][0-9]' "$T/cc.cmp" ||
 	fail "fewer than 100 samples matched"
 "$KILN" collapse "$T/cc.data" >"$T/kiln.folded" 2>"$T/err" || fail "collapse failed: $(cat "$T/err")"
 awk '

@@ -38,10 +38,18 @@ wait_workload() {
 	fail "the workload never started"
 }
 # Start the example workload busy in the background for a while; its pid
-# goes to $busy, and it is killed when the test exits.
+# goes to $busy, and it is killed when the test exits. Returns once the
+# process runs burn (up to 20 s: on a busy machine the fork can take a
+# while to exec), and 0.3 s more.
 start_busy() {
 	"$BURN" 30 &
 	busy=$!
+	i=0
+	until readlink /proc/$busy/exe 2>/dev/null | grep -q burn; do
+		[ $i -lt 200 ] || fail "the busy workload never started"
+		sleep 0.1
+		i=$((i + 1))
+	done
 	sleep 0.3
 }
 # Write to $1 a C program that spins in NAME (compile with -DNAME=...)
@@ -96,4 +104,21 @@ same_script() {
 	mask_libc_plt "$1" >"$1.m"
 	mask_libc_plt "$2" >"$2.m"
 	cmp -s "$1.m" "$2.m"
+}
+
+# stacks_vs_perf NAME DATA [MIN]: DWARF stacks of DATA, kiln's against
+# perf's, sample by sample: `kiln script` and `perf script --no-inline`
+# (-F comm,pid,tid,time,ip,sym,dso) go to $T/NAME.ktxt and $T/NAME.ptxt,
+# tests/lib/sample_compare.py's report to $T/NAME.cmp. perf is a reference
+# only as far as it got (its DWARF unwinding stops early on some
+# kernels): down to its first [unknown] frame, less the frame above it.
+# Fails unless kiln's stack starts with those frames in MIN (default
+# 0.98) of the samples and kiln stops before perf in at most 1 - MIN.
+stacks_vs_perf() {
+	_f=comm,pid,tid,time,ip,sym,dso
+	"$KILN" script --no-inline -F $_f -i "$2" >"$T/$1.ktxt" 2>"$T/$1.kerr" ||
+		fail "$1: kiln script failed: $(cat "$T/$1.kerr")"
+	perf script --no-inline -F $_f -i "$2" >"$T/$1.ptxt" 2>/dev/null || fail "$1: perf script failed"
+	python3 "$TESTLIB/sample_compare.py" "$T/$1.ktxt" "$T/$1.ptxt" "${3:-0.98}" >"$T/$1.cmp" ||
+		fail "$1: kiln's stacks disagree with perf's: $(cat "$T/$1.cmp")"
 }

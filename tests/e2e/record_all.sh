@@ -10,6 +10,7 @@ grep -q '^burn;.*main;render_frame;shade_pixels' "$T/a.folded" || fail "the runn
 if command -v perf >/dev/null; then
 	perf script -i "$T/a.data" >"$T/perf.txt" 2>/dev/null || fail "perf cannot read the -a recording"
 	python3 "$TESTLIB/perf_fold.py" "$T/perf.txt" >"$T/perf.folded"
-	grep -q '^burn;.*main;render_frame;shade_pixels' "$T/perf.folded" || fail "perf does not see burn"
+	grep -q '^burn;.*main;render_frame;shade_pixels' "$T/perf.folded" ||
+		fail "perf does not see burn: $(grep '^burn' "$T/perf.folded" | sort -k2 -n | tail -3)"
 fi
 echo ok

@@ -14,11 +14,13 @@
 # hardware event), so it is not used here.
 . "$(dirname "$0")/lib.sh"
 need_perf
+# perf first: where tracefs is not mounted (a container; systemd mounts it
+# on a Debian machine), perf mounts it at /sys/kernel/tracing itself.
+perf record -q -o "$T/probe.data" -e sched:sched_switch -a -- true 2>"$T/probe.err" ||
+	skip "perf cannot record tracepoints here: $(head -1 "$T/probe.err")"
 tracefs=/sys/kernel/tracing
 [ -r $tracefs/events/header_page ] || tracefs=/sys/kernel/debug/tracing
 [ -r $tracefs/events/header_page ] || skip "no tracefs"
-perf record -q -o "$T/probe.data" -e sched:sched_switch -a -- true 2>"$T/probe.err" ||
-	skip "perf cannot record tracepoints here: $(head -1 "$T/probe.err")"
 
 # -e options for the events of this list that this kernel has.
 events() {

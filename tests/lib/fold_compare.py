@@ -2,8 +2,15 @@
 """Compare two folded files: prints the share of sample weight on which
 they agree (sum over stacks of min(a, b) / max(total a, total b)) and the
 biggest differences; exits 1 if the share is below the threshold.
+A frame "[[name]]" counts as "[name]" on both sides: a symbol-less frame
+in a special mapping is "[vdso]" in kiln and "[[vdso]]" in perf's
+stackcollapse view on some kernels (the names of special mappings differ
+between perf versions and kernels).
 usage: fold_compare.py A B [MIN_SHARE]"""
+import re
 import sys
+
+SPECIAL = re.compile(r'(?<![^;])\[(\[[^\[\];]*\])\](?![^;])')
 
 
 def load(path):
@@ -13,6 +20,7 @@ def load(path):
         if not line:
             continue
         stack, _, n = line.rpartition(' ')
+        stack = SPECIAL.sub(r'\1', stack)
         d[stack] = d.get(stack, 0) + int(n)
     return d
 

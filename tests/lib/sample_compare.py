@@ -3,35 +3,51 @@
 
 Both inputs are `script` text of the same perf.data printed with
 `-F comm,pid,tid,time,ip,sym,dso` (perf with --no-inline). Samples are
-matched by (pid/tid, time, occurrence); each matched pair is classified by
-its frames (ip, symbol and dso of each, leaf first):
+matched by (pid/tid, time, occurrence); frames are compared by address
+(ip and dso), leaf first.
 
-  identical      the same frames
-  perf_short     perf's frames are a proper leaf-side prefix of kiln's:
-                 perf's unwinder stopped early (kiln found more callers)
-  kiln_short     kiln's frames are a proper prefix of perf's: kiln stopped
-                 early (a kiln bug unless kiln marked the stack truncated)
-  different      the frames differ somewhere
+perf is held as a reference only as far as its unwinding can be trusted.
+perf's DWARF unwinding stops early in many samples on some kernel/perf
+pairs: silently, or after a garbage return address read from the stack
+(a frame that may even land in a real function) followed by an
+"[unknown]" frame. So perf's *valid prefix* is its stack cut before its
+first "[unknown]" frame and before the frame above that one; an
+"[unknown]" frame down to which kiln's frames are the same (a function
+without a symbol, where both unwinders agree) does not cut. (A final
+"ffffffffffffffff [unknown] ([unknown])" frame is how perf marks a stack
+whose unwinding ran out of stack copy; it is dropped first, counted as
+"marked cut" (with the samples both marked cut where kiln's stack starts
+with perf's valid frames), and the frames before it stay valid.) kiln's stack must
+start with perf's valid prefix. Each matched pair is classified:
 
-Frames are compared by address (ip and dso); samples whose addresses all
-agree but whose symbol names differ are counted apart ("names differ").
+  identical      the same frames as perf's whole stack
+  perf_short     perf's valid prefix is a proper prefix of kiln's frames:
+                 perf stopped early (silently or at an [unknown] frame)
+                 and kiln went further
+  within         kiln's frames are perf's valid prefix exactly (perf went
+                 on with frames past it that are not trusted)
+  kiln_short     kiln's frames are a proper prefix of perf's valid
+                 prefix: kiln stopped early (a kiln bug unless kiln marked
+                 the stack truncated)
+  different      the frames differ within perf's valid prefix
 
-A final "ffffffffffffffff [unknown] ([unknown])" frame is how perf marks a
-stack whose unwinding ran out of stack copy; it is dropped before the
-comparison and counted as "perf marked cut".
+A special mapping spelt "[[vdso]]" on one side and "[vdso]" on the
+other is the same dso. Samples whose addresses all agree but whose symbol names differ are
+counted apart ("names differ").
 
-Three shares are printed:
+Printed: the classes; how often perf's stack held an [unknown] frame;
+how often kiln went further than perf's valid prefix, and in how many of
+those perf had stopped silently (no [unknown] frame, no entry point at
+the bottom);
   kiln has every frame perf found
-      (identical + perf_short) / matched: kiln's stack starts with all of
-      perf's frames, leaf first (perf's frames are a prefix of kiln's);
-  agreement where perf did not stop early
-      identical / (identical + kiln_short + different): all samples but
-      those where perf's stack is a proper prefix of kiln's;
+      (identical + perf_short + within) / matched: the agreement within
+      perf's valid prefix;
   agreement where perf reached the outermost frame
-      the same share over the samples whose perf stack ends in an entry
+      identical samples among those whose perf stack ends in an entry
       point (_start, clone, clone3: perf unwound all the way down).
-The exit status is 1 if the first share is below MIN (default 0), or
-if kiln stopped early in more than 1 - MIN of the samples.
+The exit status is 1 if the agreement within perf's valid prefix is
+below MIN (default 0), or if kiln stopped early in more than 1 - MIN of
+the samples.
 
 usage: sample_compare.py KILN_TEXT PERF_TEXT [MIN] [EXAMPLES]
 """
@@ -81,13 +97,24 @@ def outermost(frames):
     return bool(frames) and ENTRY.match(frames[-1]) is not None
 
 
+SPECIAL = re.compile(r'^ \(\[(\[[^\[\]]*\])\]\)$')
+
+
 def addrs(frames):
-    """(ip, dso) of each frame line "ip sym (dso)"."""
+    """(ip, dso) of each frame line "ip sym (dso)"; a special mapping's
+    name "[[vdso]]" counts as "[vdso]" (its spelling differs between perf
+    versions and kernels)."""
     out = []
     for f in frames:
         ip, _, rest = f.partition(' ')
-        out.append((ip, rest[rest.rfind(' ('):] if ' (' in rest else ''))
+        out.append((ip, SPECIAL.sub(r' (\1)', rest[rest.rfind(' ('):]) if ' (' in rest else ''))
     return out
+
+
+def unknown(frame):
+    """True for a frame line "ip [unknown] (dso)": no symbol."""
+    _, _, rest = frame.partition(' ')
+    return (rest[:rest.rfind(' (')] if ' (' in rest else rest) == '[unknown]'
 
 
 def strip_cut(frames):
@@ -96,12 +123,25 @@ def strip_cut(frames):
     return frames, False
 
 
+def valid_prefix(frames, kiln):
+    """perf's frames before its first [unknown] frame and the one above it.
+    An [unknown] frame where kiln has the same frames down to and including
+    it is no garbage (a function without a symbol, both unwinders agreeing):
+    the search goes on below it."""
+    pa, ka = addrs(frames), addrs(kiln)
+    for i, f in enumerate(frames):
+        if unknown(f) and pa[:i + 1] != ka[:i + 1]:
+            return frames[:max(i - 1, 0)]
+    return frames
+
+
 def main():
     kiln, perf = load(sys.argv[1]), load(sys.argv[2])
     need = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
     nex = int(sys.argv[4]) if len(sys.argv) > 4 else 8
     cls = Counter()
     perf_cut = kiln_cut = both_cut = names_differ = perf_complete = complete_same = 0
+    perf_unknown = further = further_silent = 0
     where_kiln = Counter()  # (kiln's last frame, perf's next) for kiln_short
     where_diff = Counter()  # (kiln frame, perf frame) at the first difference
     matched = 0
@@ -114,43 +154,48 @@ def main():
         kf, kc = strip_cut(kf)
         perf_cut += pc
         kiln_cut += kc
-        names = kf, pf
+        pv = valid_prefix(pf, kf)
+        perf_unknown += len(pv) < len(pf)
+        names = kf, pv
         complete = outermost(pf)
-        kf, pf = addrs(kf), addrs(pf)
+        ka, pa, va = addrs(kf), addrs(pf), addrs(pv)
         if complete:
             perf_complete += 1
-            complete_same += kf == pf
-        if kf == pf:
+            complete_same += ka == pa
+        if ka == pa:
             cls['identical'] += 1
-            if names[0] != names[1]:
+            if kf != pf:
                 names_differ += 1
-            if pc and kc:
-                both_cut += 1
-        elif len(pf) < len(kf) and kf[:len(pf)] == pf:
+        elif ka == va:
+            cls['within'] += 1
+        elif len(va) < len(ka) and ka[:len(va)] == va:
             cls['perf_short'] += 1
-        elif len(kf) < len(pf) and pf[:len(kf)] == kf:
+            further += 1
+            further_silent += len(pv) == len(pf) and not complete and not pc
+        elif len(ka) < len(va) and va[:len(ka)] == ka:
             cls['kiln_short'] += 1
             where_kiln[(names[0][-1] if kf else '-', names[1][len(kf)])] += 1
         else:
-            i = next(i for i in range(min(len(kf), len(pf))) if kf[i] != pf[i])
+            i = next(i for i in range(min(len(ka), len(va))) if ka[i] != va[i])
             cls['different'] += 1
             where_diff[(names[0][i], names[1][i])] += 1
+        both_cut += pc and kc and ka[:len(va)] == va
     print('samples: kiln %d, perf %d, matched %d' % (len(kiln), len(perf), matched))
     for c, what in (('identical', 'the same frames'),
-                    ('perf_short', "perf stopped early (its stack is a prefix of kiln's)"),
-                    ('kiln_short', "kiln stopped early (its stack is a prefix of perf's)"),
-                    ('different', 'different frames')):
+                    ('perf_short', "perf stopped early, kiln went further (perf's valid frames are a prefix of kiln's)"),
+                    ('within', "kiln's frames are perf's valid frames (perf went on past an [unknown] frame)"),
+                    ('kiln_short', "kiln stopped early (its stack is a prefix of perf's valid frames)"),
+                    ('different', "different frames within perf's valid frames")):
         print('%-11s %7d  %6.2f%%  %s' % (c, cls[c], 100.0 * cls[c] / max(matched, 1), what))
-    print('marked cut (ffffffffffffffff frame): perf %d, kiln %d, both and identical %d'
+    print('marked cut (ffffffffffffffff frame): perf %d, kiln %d, both and agreeing %d'
           % (perf_cut, kiln_cut, both_cut))
     print('names differ (same addresses): %d' % names_differ)
-    found = (cls['identical'] + cls['perf_short']) / max(matched, 1)
-    print("kiln has every frame perf found: %.4f (%d of %d)"
-          % (found, cls['identical'] + cls['perf_short'], matched))
-    base = cls['identical'] + cls['kiln_short'] + cls['different']
-    share = cls['identical'] / base if base else 0.0
-    print('agreement where perf did not stop early: %.4f (%d of %d)'
-          % (share, cls['identical'], base))
+    print('perf stack cut at an [unknown] frame (valid frames end one above it): %d' % perf_unknown)
+    print('kiln went further than perf: %d (perf stopped silently in %d of them)'
+          % (further, further_silent))
+    agree = cls['identical'] + cls['perf_short'] + cls['within']
+    found = agree / max(matched, 1)
+    print("kiln has every frame perf found: %.4f (%d of %d)" % (found, agree, matched))
     share2 = complete_same / perf_complete if perf_complete else 0.0
     print('agreement where perf reached the outermost frame: %.4f (%d of %d)'
           % (share2, complete_same, perf_complete))

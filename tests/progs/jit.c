@@ -3,7 +3,8 @@
  * loops into fresh RWX anonymous memory, describes them the way JIT
  * runtimes do (a /tmp/perf-PID.map line each, node/perf-map-agent style;
  * with --dump DIR also a jitdump file DIR/jit-PID.dump, mapped executable
- * as perf's jvmti agent maps it), then spins in them for SECONDS.
+ * as perf's jvmti agent maps it), then spins in them for SECONDS of its
+ * own CPU time (so a busy machine does not starve the recording of samples).
  *   jit SECONDS [--no-map] [--dump DIR]
  * Prints its pid on stdout once the maps are written. x86-64 only.
  */
@@ -28,6 +29,13 @@ static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -124,8 +132,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	void (*hot_fn)(unsigned long) = (void (*)(unsigned long))(uintptr_t)hot;
 	void (*warm_fn)(unsigned long) = (void (*)(unsigned long))(uintptr_t)warm;
-	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
-	while (now_ns() < end) {
+	uint64_t end = cpu_ns() + (uint64_t)(secs * 1e9);
+	while (cpu_ns() < end) {
 		hot_fn(3000000); /* three parts hot to one part warm */
 		warm_fn(1000000);
 	}
