@@ -8,7 +8,7 @@
 # (the default input) gets a hint to record one. A perf.data recorded
 # without callchains draws a flat graph with a warning saying so.
 . "$(dirname "$0")/lib.sh"
-data=$(dirname "$0")/../../fuzz/corpus/perfdata/kiln-g-burn.data
+data=$(dirname "$0")/../../fuzz/corpus/perfdata/kiln-g-dash.data
 flat=$(dirname "$0")/../../fuzz/corpus/perfdata/perf-true.data
 data=$(cd "$(dirname "$data")" && pwd)/$(basename "$data")
 
