@@ -1,0 +1,156 @@
+#!/bin/sh
+# The terminal browser (src/tui) in an 80x24 tmux pane through tui-demo
+# (a synthetic profile): it opens on the hottest entry, selected; Enter
+# expands its callchain; '/' filters (substring and regex) and shows
+# names' escape sequences as text; 't' zooms to a thread; 'a' opens a
+# text page with search and 'q' comes back; 'h' shows help; resizing to
+# 20 columns, 3 rows and 1x1 and back redraws it; --refresh-ms refreshes
+# it. After q, SIGTERM, SIGHUP, Ctrl-C and an exit() from inside, the
+# shell gets the exit status it expects and the terminal its modes back
+# (stty -g unchanged, icanon and echo on, the alternate screen left).
+. "$(dirname "$0")/lib.sh"
+: "${TUI_DEMO:?}"
+command -v tmux >/dev/null || skip "tmux is not installed"
+
+sock="kiln-tui-$$"
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+
+screen() { tm capture-pane -p -t k; }
+# wait_for PATTERN WHAT: until the pane shows an extended regex (20 s at most).
+wait_for() {
+	i=0
+	while [ $i -lt 200 ]; do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	screen >&2
+	fail "$2: the screen never showed '$1'"
+}
+# line N: line N (1-based) of the pane.
+line() { screen | sed -n "${1}p"; }
+keys() {
+	tm send-keys -t k "$@"
+	sleep 0.3
+}
+
+# Each run: the demo (its pid in $T/pid), then its exit status and whether
+# the terminal's modes are the ones it found.
+cat >"$T/run.sh" <<'EOF'
+trap 'true' INT # Ctrl-C ends the demo, not this script (the demo gets the default back)
+before=$(stty -g)
+sh -c 'echo $$ >"$0"; exec "$@"' "$T/pid" "$TUI_DEMO" "$@"
+rc=$?
+[ "$before" = "$(stty -g)" ] && same=same || same=changed
+modes=$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)$' | tr '\n' ' ')
+echo "rc=$rc tty=$same modes=$modes"
+EOF
+run() {
+	: >"$T/pid"
+	tm send-keys -t k "clear; sh $T/run.sh $*" Enter
+	wait_for 'hottest_function' "start of the demo"
+}
+# after RC: the run ended with status RC and left the terminal clean.
+after() {
+	wait_for "rc=[0-9]+ tty" "end of the demo ($1)"
+	screen | grep -q "rc=$1 tty=same modes=icanon echo\$" || {
+		screen >&2
+		fail "after exit status $1 the terminal is not as it was"
+	}
+	[ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "the alternate screen is still on ($1)"
+}
+
+tm new-session -d -s k -x 80 -y 24 "env T='$T' TUI_DEMO='$TUI_DEMO' PS1='$ ' sh" ||
+	skip "tmux cannot start a server here"
+
+# 1. Opens on the hottest entry, selected (reverse video), the next one not.
+run
+[ "$(line 1 | cut -c1-8)" = "Samples:" ] || fail "no title line: $(line 1)"
+line 3 | grep -q '^+  20.50%  cc1 .*hottest_function$' || fail "first row: $(line 3)"
+tm capture-pane -p -e -t k | sed -n 3p | grep -Eq '\[([0-9]+;)*7m' || fail "first row not selected"
+tm capture-pane -p -e -t k | sed -n 4p | grep -Eq '\[([0-9]+;)*7m' && fail "second row selected too"
+line 24 | grep -q '1/300  ? help' || fail "status line: $(line 24)"
+
+# 2. Enter expands the callchain: child rows appear under it, indented.
+keys Enter
+line 3 | grep -q '^-  20.50%' || fail "the entry is not marked expanded: $(line 3)"
+line 4 | grep -Eq '^   [-+ ] [0-9]+\.[0-9]+% [a-z_]+_0$' || fail "no callchain row: $(line 4)"
+keys Enter
+line 4 | grep -q '^+  16.11%' || fail "Enter did not fold the callchain: $(line 4)"
+
+# 3. '/' filters by symbol: a substring, then a regex; the hostile name shows as text.
+keys / evil Enter
+line 3 | grep -qF '[.] evil\x1b[31m_name' || fail "filter 'evil': $(line 3)"
+[ -z "$(line 4)" ] || fail "filter 'evil' left other rows: $(line 4)"
+line 24 | grep -q 'filter: evil  1/1' || fail "filter status: $(line 24)"
+keys Escape
+line 24 | grep -q '/300' || fail "Esc did not clear the filter: $(line 24)"
+keys / '^(hottest|evil)' Enter
+line 24 | grep -q '1/2  ' || fail "regex filter: $(line 24)"
+keys Escape Home
+
+# 4. 't' zooms to the selected entry's thread (cc1), 't' again zooms out.
+keys t
+line 24 | grep -q 'Thread: cc1' || fail "zoom status: $(line 24)"
+screen | sed -n '3,23p' | grep -v '^$' | grep -vq '^+ .*%  cc1 ' && fail "zoom kept other threads"
+keys t
+line 24 | grep -q '1/300' || fail "zoom out: $(line 24)"
+
+# 5. 'a' annotates the selected entry in a text page; '/' searches it; q comes back.
+keys a
+wait_for '^Annotate: hottest_function' "the annotate page"
+line 2 | grep -q 'Disassembly of hottest_function' || fail "page text: $(line 2)"
+keys / end_of Enter
+screen | grep -q 'end_of_annotation' || fail "search in the page did not scroll to the match"
+line 24 | grep -q 'line 152 of 152' || fail "search selection: $(line 24)"
+keys q
+wait_for '^\+  20\.50%  cc1 ' "back from the annotate page"
+
+# 6. 'h' shows help; q comes back.
+keys h
+line 1 | grep -q '^Help' || fail "help page: $(line 1)"
+screen | grep -q 'expand/fold the selected callchain' || fail "help text"
+keys q
+line 3 | grep -q 'hottest_function' || fail "back from help: $(line 3)"
+
+# 7. Resizes: 20 columns (rows cut, not wrapped), 3 rows, 1x1, and back.
+tm resize-window -t k -x 20 -y 24
+sleep 0.5
+[ "$(line 1)" = "Samples: 12K of even" ] || fail "title at 20 columns: '$(line 1)'"
+line 3 | grep -q '^+  20.50%  cc1 *$' || fail "row at 20 columns: '$(line 3)'"
+[ "$(screen | awk 'length > 20' | wc -l)" = 0 ] || fail "lines wider than 20 columns"
+tm resize-window -t k -x 20 -y 3
+sleep 0.3
+tm resize-window -t k -x 1 -y 1
+sleep 0.3
+tm resize-window -t k -x 80 -y 24
+wait_for 'Overhead  Command   Shared Object' "redraw at 80x24"
+keys Home
+line 3 | grep -q 'hottest_function' || fail "after the resizes: $(line 3)"
+
+# 8. q quits: status 0, the terminal as it was.
+keys q
+after 0
+
+# 9. Signals and an exit() from inside restore the terminal and keep the status.
+run
+keys Enter
+kill -TERM "$(cat "$T/pid")"
+after 143
+run
+kill -HUP "$(cat "$T/pid")"
+after 129
+run
+keys C-c
+after 130
+run
+keys X
+after 3
+
+# 10. --refresh-ms calls the model's refresh while waiting for keys.
+run --refresh-ms 50
+wait_for 'refresh ([3-9]|[1-9][0-9]+)$' "periodic refresh"
+keys q
+after 0
+echo "ok"
