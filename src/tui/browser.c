@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/buf.h"
 #include "tui/rows.h"
@@ -21,8 +20,8 @@ static const char help_text[] =
 	"Keys\n"
 	"\n"
 	"  Up/Down, k/j        move the selection\n"
-	"  PgUp/PgDn, space    move by a page\n"
-	"  Home/End            first/last row\n"
+	"  PgUp/PgDn, b/space  move by a page\n"
+	"  Home/End, g/G       first/last row\n"
 	"  Enter, +            expand/fold the selected callchain\n"
 	"  e                   expand/fold all of the selected entry's callchain\n"
 	"  E                   expand every entry\n"
@@ -283,65 +282,29 @@ static void all_entries(struct browser *b, bool on)
 	rebuild(b);
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void browser_run(struct tui *t, const struct browser_model *m, const struct browser_opts *o)
 {
 	struct browser b = {.t = t, .m = m};
-	int refresh_ms = o && m->refresh ? o->refresh_ms : 0;
-	long due = refresh_ms > 0 ? now_ms() + refresh_ms : 0;
+	struct tui_tick tick;
 
+	tui_tick_start(&tick, o && m->refresh ? o->refresh_ms : 0);
 	b.max_rows = o && o->max_rows ? o->max_rows : BROWSER_MAX_ROWS;
 	buf_init(&b.line, 1 << 20);
 	buf_init(&b.msg, 4096);
 	restart(&b);
 	for (bool done = false; !done;) {
 		draw(&b);
-		int wait = -1;
-		if (refresh_ms > 0) {
-			long left = due - now_ms();
-			wait = left > 0 ? (int)left : 0;
-		}
-		int c = tui_getkey(t, wait);
-		size_t n = b.rows.r.n, h = rows_height(&b);
-		long page = h > 1 ? (long)h - 1 : 1;
+		int c = tui_getkey_tick(t, &tick);
 		if (c != TUI_KEY_TIMEOUT && c != KEY_RESIZE)
 			buf_reset(&b.msg);
+		if (tui_view_key(&b.view, c, b.rows.r.n, rows_height(&b)))
+			continue;
 		switch (c) {
-		case TUI_KEY_TIMEOUT:
-			if (refresh_ms > 0 && now_ms() >= due) {
-				if (m->refresh(m->ctx) == 1)
-					rebuild(&b);
-				due = now_ms() + refresh_ms;
-			}
+		case TUI_KEY_TIMEOUT: /* a tick (or a wait cut short: ERR) */
+			if (tick.period_ms > 0 && m->refresh(m->ctx) == 1)
+				rebuild(&b);
 			break;
 		case KEY_RESIZE:
-			break;
-		case KEY_UP:
-		case 'k':
-			tui_view_move(&b.view, -1, n, h);
-			break;
-		case KEY_DOWN:
-		case 'j':
-			tui_view_move(&b.view, 1, n, h);
-			break;
-		case KEY_PPAGE:
-			tui_view_move(&b.view, -page, n, h);
-			break;
-		case KEY_NPAGE:
-		case ' ':
-			tui_view_move(&b.view, page, n, h);
-			break;
-		case KEY_HOME:
-			tui_view_set(&b.view, 0, n, h);
-			break;
-		case KEY_END:
-			tui_view_set(&b.view, n ? n - 1 : 0, n, h);
 			break;
 		case '\n':
 		case '\r':

@@ -17,7 +17,7 @@
  *   last line     status: zoom (the model's), the filter, a message, the
  *                 selected row's position, "? help".
  *
- * Keys, as perf report's TUI: Up/Down (k/j), PgUp/PgDn (space), Home/End;
+ * Keys, as perf report's TUI: Up/Down (k/j), PgUp/PgDn (b/space), Home/End (g/G);
  * Enter or '+' expands or folds the selected row's callchain, 'e' all of
  * the selected entry's, 'E' expands every entry, 'C' folds every entry;
  * '/' filters entries by their key (regex or substring; empty clears);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <term.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -227,6 +228,66 @@ int tui_getkey(struct tui *t, int timeout_ms)
 	wtimeout(stdscr, timeout_ms);
 	int c = wgetch(stdscr);
 	return c == ERR ? TUI_KEY_TIMEOUT : c;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void tui_tick_start(struct tui_tick *tk, int period_ms)
+{
+	tk->period_ms = period_ms;
+	tk->due = period_ms > 0 ? now_ms() + period_ms : 0;
+}
+
+int tui_getkey_tick(struct tui *t, struct tui_tick *tk)
+{
+	if (tk->period_ms <= 0)
+		return tui_getkey(t, -1);
+	long left = tk->due - now_ms();
+	int c = left > 0 ? tui_getkey(t, (int)left) : TUI_KEY_TIMEOUT;
+	if (c != TUI_KEY_TIMEOUT)
+		return c;
+	if (now_ms() < tk->due)
+		return tui_getkey_tick(t, tk); /* woken early (a signal) */
+	tk->due = now_ms() + tk->period_ms;
+	return TUI_KEY_TIMEOUT;
+}
+
+bool tui_view_key(struct tui_view *v, int key, size_t n, size_t height)
+{
+	long page = height > 1 ? (long)height - 1 : 1;
+
+	switch (key) {
+	case KEY_UP:
+	case 'k':
+		tui_view_move(v, -1, n, height);
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		tui_view_move(v, 1, n, height);
+		return true;
+	case KEY_PPAGE:
+	case 'b':
+		tui_view_move(v, -page, n, height);
+		return true;
+	case KEY_NPAGE:
+	case ' ':
+		tui_view_move(v, page, n, height);
+		return true;
+	case KEY_HOME:
+	case 'g':
+		tui_view_set(v, 0, n, height);
+		return true;
+	case KEY_END:
+	case 'G':
+		tui_view_set(v, n ? n - 1 : 0, n, height);
+		return true;
+	}
+	return false;
 }
 
 int tui_text(struct tui *t, int y, int x, int width, const char *s, size_t n)

@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tui/rows.h"
+
 struct tui_opts {
 	FILE *in, *out;   /* the terminal; NULL: stdin and stdout */
 	const char *term; /* the terminal type ($TERM, read by the caller); NULL: ncurses reads it */
@@ -50,6 +52,25 @@ void tui_close(struct tui *t);
 #define TUI_KEY_TIMEOUT (-1)
 /* One key (a curses KEY_* code or a byte), waiting at most timeout_ms (< 0: forever). */
 int tui_getkey(struct tui *t, int timeout_ms);
+
+/* A periodic refresh while waiting for keys (top's -d). */
+struct tui_tick {
+	int period_ms; /* <= 0: never */
+	long due;      /* monotonic ms of the next tick */
+};
+void tui_tick_start(struct tui_tick *tk, int period_ms);
+/*
+ * The next key, or TUI_KEY_TIMEOUT once the tick is due (the next one is
+ * then due a period later). Without a period it waits for a key.
+ */
+int tui_getkey_tick(struct tui *t, struct tui_tick *tk);
+
+/*
+ * Apply a moving key to 'v' over 'n' rows, 'height' on screen: Up/Down
+ * (k/j), PgUp/PgDn (b/space), Home/End (g/G). Returns false (v unchanged)
+ * for any other key.
+ */
+bool tui_view_key(struct tui_view *v, int key, size_t n, size_t height);
 
 /* Colour pairs (attributes when the terminal has no colours). */
 enum tui_attr { TUI_NORMAL, TUI_TITLE, TUI_SELECTED, TUI_HOT, TUI_WARM, TUI_STATUS, TUI_MATCH };

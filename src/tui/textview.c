@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/buf.h"
 #include "base/vec.h"
@@ -172,13 +171,6 @@ static void draw_page(struct page_state *ps)
 	refresh();
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void search_step(struct page_state *ps, bool forward)
 {
 	buf_reset(&ps->msg);
@@ -196,56 +188,25 @@ static void search_step(struct page_state *ps, bool forward)
 void textview_run(struct tui *t, const struct textview_src *src, const struct textview_opts *o)
 {
 	struct page_state ps = {.t = t, .src = src};
-	int refresh_ms = o && src->refresh ? o->refresh_ms : 0;
-	long due = refresh_ms > 0 ? now_ms() + refresh_ms : 0;
+	struct tui_tick tick;
 	char pat[256] = "";
 
+	tui_tick_start(&tick, o && src->refresh ? o->refresh_ms : 0);
 	buf_init(&ps.line, 1 << 20);
 	buf_init(&ps.msg, 4096);
 	for (bool done = false; !done;) {
 		draw_page(&ps);
-		int wait = -1;
-		if (refresh_ms > 0) {
-			long left = due - now_ms();
-			wait = left > 0 ? (int)left : 0;
-		}
-		int c = tui_getkey(t, wait);
-		size_t n = src->n_lines(src->ctx), h = (size_t)text_height();
-		long page = h > 1 ? (long)h - 1 : 1;
+		int c = tui_getkey_tick(t, &tick);
 		if (c != TUI_KEY_TIMEOUT && c != KEY_RESIZE)
 			buf_reset(&ps.msg);
+		if (tui_view_key(&ps.view, c, src->n_lines(src->ctx), (size_t)text_height()))
+			continue;
 		switch (c) {
-		case TUI_KEY_TIMEOUT:
-			if (refresh_ms > 0 && now_ms() >= due) {
+		case TUI_KEY_TIMEOUT: /* a tick (or a wait cut short: ERR) */
+			if (tick.period_ms > 0)
 				src->refresh(src->ctx);
-				due = now_ms() + refresh_ms;
-			}
 			break;
 		case KEY_RESIZE:
-			break;
-		case KEY_UP:
-		case 'k':
-			tui_view_move(&ps.view, -1, n, h);
-			break;
-		case KEY_DOWN:
-		case 'j':
-			tui_view_move(&ps.view, 1, n, h);
-			break;
-		case KEY_PPAGE:
-		case 'b':
-			tui_view_move(&ps.view, -page, n, h);
-			break;
-		case KEY_NPAGE:
-		case ' ':
-			tui_view_move(&ps.view, page, n, h);
-			break;
-		case KEY_HOME:
-		case 'g':
-			tui_view_set(&ps.view, 0, n, h);
-			break;
-		case KEY_END:
-		case 'G':
-			tui_view_set(&ps.view, n ? n - 1 : 0, n, h);
 			break;
 		case KEY_RIGHT:
 			if (ps.hscroll < 100000)

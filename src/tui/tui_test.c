@@ -14,7 +14,10 @@
 #include <limits.h>
 #include <string.h>
 
+#include <curses.h>
+
 #include "tui/rows.h"
+#include "tui/term.h"
 #include "tui/textview.h"
 
 /*
@@ -272,6 +275,30 @@ static void test_view(void **state)
 	assert_int_equal(v.sel, 0);
 }
 
+static void test_view_keys(void **state)
+{
+	struct tui_view v = {0};
+	(void)state;
+
+	assert_true(tui_view_key(&v, KEY_END, 100, 10));
+	assert_int_equal(v.sel, 99);
+	assert_true(tui_view_key(&v, KEY_PPAGE, 100, 10)); /* a page is the height less one */
+	assert_int_equal(v.sel, 90);
+	assert_true(tui_view_key(&v, 'k', 100, 10));
+	assert_int_equal(v.sel, 89);
+	assert_true(tui_view_key(&v, ' ', 100, 10));
+	assert_int_equal(v.sel, 98);
+	assert_true(tui_view_key(&v, 'g', 100, 10));
+	assert_int_equal(v.sel, 0);
+	assert_true(tui_view_key(&v, KEY_DOWN, 100, 1)); /* one row on screen: pages of one */
+	assert_true(tui_view_key(&v, KEY_NPAGE, 100, 1));
+	assert_int_equal(v.sel, 2);
+	assert_int_equal(v.top, 2);
+	assert_false(tui_view_key(&v, 'q', 100, 10));
+	assert_false(tui_view_key(&v, KEY_RESIZE, 100, 10));
+	assert_int_equal(v.sel, 2);
+}
+
 static void test_textview_lines(void **state)
 {
 	struct textview_src src;
@@ -320,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cap_and_cycle, setup),
 		cmocka_unit_test_setup(test_expand_all, setup),
 		cmocka_unit_test(test_view),
+		cmocka_unit_test(test_view_keys),
 		cmocka_unit_test(test_textview_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

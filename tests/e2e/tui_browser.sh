@@ -12,6 +12,7 @@
 : "${TUI_DEMO:?}"
 command -v tmux >/dev/null || skip "tmux is not installed"
 
+unset TMUX # a server of our own, also when the tests run inside tmux
 sock="kiln-tui-$$"
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
@@ -48,7 +49,7 @@ echo "rc=$rc tty=$same modes=$modes"
 EOF
 run() {
 	: >"$T/pid"
-	tm send-keys -t k "clear; sh $T/run.sh $*" Enter
+	tm send-keys -t k "clear; sh \"\$T/run.sh\" $*" Enter
 	wait_for 'hottest_function' "start of the demo"
 }
 # after RC: the run ended with status RC and left the terminal clean.
@@ -61,7 +62,7 @@ after() {
 	[ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "the alternate screen is still on ($1)"
 }
 
-tm new-session -d -s k -x 80 -y 24 "env T='$T' TUI_DEMO='$TUI_DEMO' PS1='$ ' sh" ||
+tm new-session -d -s k -x 80 -y 24 "env T='$T' TUI_DEMO='$TUI_DEMO' TERM=screen PS1='$ ' sh" ||
 	skip "tmux cannot start a server here"
 
 # 1. Opens on the hottest entry, selected (reverse video), the next one not.
