@@ -261,6 +261,7 @@ static int m_annotate(void *ctx, uint64_t entry, uint64_t node, struct textview_
 	buf_addstr(&text, "end_of_annotation\n");
 	char *title = xasprintf("Annotate: %s", sym);
 	textview_src_text(page, title, text.p, text.len);
+	textview_src_lead_pct(page);
 	free(title);
 	buf_release(&text);
 	return 0;

@@ -84,11 +84,6 @@ static void restart(struct browser *b)
 	tui_view_fit(&b->view, b->rows.r.n, rows_height(b));
 }
 
-static int pct_attr(const struct tui *t, double p)
-{
-	return p >= 5.0 ? tui_attr(t, TUI_HOT) : p >= 0.5 ? tui_attr(t, TUI_WARM) : (int)A_NORMAL;
-}
-
 static void draw_row(struct browser *b, int y, size_t i)
 {
 	struct tui *t = b->t;
@@ -113,7 +108,7 @@ static void draw_row(struct browser *b, int y, size_t i)
 		int n = r->depth ? snprintf(tmp, sizeof(tmp), "%.2f%% ", br.pct[k])
 				 : snprintf(tmp, sizeof(tmp), "%6.2f%%  ", br.pct[k]);
 		if (!sel)
-			attrset(pct_attr(t, br.pct[k]));
+			attrset(tui_pct_attr(t, br.pct[k]));
 		x += tui_text(t, y, x, COLS - x, tmp, n > 0 ? (size_t)n : 0);
 		attrset(base);
 	}

@@ -111,6 +111,11 @@ struct textview_src {
 	const char *(*line)(void *ctx, size_t i, size_t *len);
 	/* Optional. */
 	void (*title)(void *ctx, struct buf *out);
+	/*
+	 * Line i's share in percent (annotate's per-instruction share), < 0
+	 * for none: the line is coloured as the browser's shares are.
+	 */
+	double (*line_pct)(void *ctx, size_t i);
 	/* As browser_model.refresh (annotate live in top); 1 = lines changed. */
 	int (*refresh)(void *ctx);
 	/* Frees 'ctx' when the page is closed. */

@@ -125,6 +125,11 @@ int tui_attr(const struct tui *t, enum tui_attr a)
 	return (int)A_NORMAL;
 }
 
+int tui_pct_attr(const struct tui *t, double p)
+{
+	return p >= 5.0 ? tui_attr(t, TUI_HOT) : p >= 0.5 ? tui_attr(t, TUI_WARM) : (int)A_NORMAL;
+}
+
 int tui_open(struct tui **out, const struct tui_opts *o)
 {
 	FILE *in = o && o->in ? o->in : stdin, *outf = o && o->out ? o->out : stdout;
@@ -186,7 +191,7 @@ int tui_open(struct tui **out, const struct tui_opts *o)
 	nonl();
 	intrflush(stdscr, FALSE);
 	keypad(stdscr, TRUE);
-	set_escdelay(25);
+	set_escdelay(100); /* Esc alone vs. a key's escape sequence split on a slow link */
 	curs_set(0);
 	setup_colors(t);
 	*out = t;

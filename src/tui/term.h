@@ -75,6 +75,8 @@ bool tui_view_key(struct tui_view *v, int key, size_t n, size_t height);
 /* Colour pairs (attributes when the terminal has no colours). */
 enum tui_attr { TUI_NORMAL, TUI_TITLE, TUI_SELECTED, TUI_HOT, TUI_WARM, TUI_STATUS, TUI_MATCH };
 int tui_attr(const struct tui *t, enum tui_attr a);
+/* A share's attribute: TUI_HOT from 5%, TUI_WARM from 0.5% (perf's thresholds). */
+int tui_pct_attr(const struct tui *t, double pct);
 
 /*
  * Draw 'n' bytes of untrusted text at (y, x) in at most 'width' columns:

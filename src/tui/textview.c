@@ -54,6 +54,28 @@ static void text_release(void *ctx)
 	free(p);
 }
 
+static double text_lead_pct(void *ctx, size_t i)
+{
+	size_t len, k = 0;
+	const char *s = text_line(ctx, i, &len);
+	char num[32];
+
+	while (k < len && s[k] == ' ')
+		k++;
+	size_t n = 0;
+	while (k < len && n + 1 < sizeof(num) && ((s[k] >= '0' && s[k] <= '9') || s[k] == '.'))
+		num[n++] = s[k++];
+	num[n] = '\0';
+	if (n == 0 || num[0] == '.')
+		return -1;
+	return strtod(num, NULL);
+}
+
+void textview_src_lead_pct(struct textview_src *src)
+{
+	src->line_pct = text_lead_pct;
+}
+
 void textview_src_text(struct textview_src *src, const char *title, const char *text, size_t len)
 {
 	struct text_page *p = xcalloc(1, sizeof(*p));
@@ -149,6 +171,8 @@ static void draw_page(struct page_state *ps)
 			a = tui_attr(t, TUI_SELECTED);
 		else if (ps->search.pat && line_matches(ps->src, &ps->search, i, &ps->line))
 			a = tui_attr(t, TUI_MATCH);
+		else if (ps->src->line_pct)
+			a = tui_pct_attr(t, ps->src->line_pct(ps->src->ctx, i));
 		attrset(a);
 		const char *s = ps->src->line(ps->src->ctx, i, &len);
 		size_t skip = ps->hscroll < len ? ps->hscroll : len;

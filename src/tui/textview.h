@@ -31,6 +31,13 @@ void textview_run(struct tui *t, const struct textview_src *src, const struct te
  * line without one counts), titled 'title' (copied). src->release frees it.
  */
 void textview_src_text(struct textview_src *src, const char *title, const char *text, size_t len);
+/*
+ * For a page made by textview_src_text: colour each line by the number it
+ * starts with (after blanks) as a share in percent, as perf annotate
+ * --stdio's lines start ("   42.50 :   1c:  mov ..."); lines that start
+ * otherwise are not coloured.
+ */
+void textview_src_lead_pct(struct textview_src *src);
 
 /*
  * The first line after 'from' (before it, when !forward) that 'f'

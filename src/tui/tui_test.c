@@ -328,6 +328,17 @@ static void test_textview_lines(void **state)
 	tui_filter_release(&f);
 	src.release(src.ctx);
 
+	textview_src_text(&src, "t", "  42.50 :  1c: mov\n   0.00 : x\n 7 :\nmov 1\n\n.5\n", 46);
+	textview_src_lead_pct(&src);
+	assert_int_equal(src.n_lines(src.ctx), 6);
+	assert_true(src.line_pct(src.ctx, 0) == 42.5);
+	assert_true(src.line_pct(src.ctx, 1) == 0.0);
+	assert_true(src.line_pct(src.ctx, 2) == 7.0);
+	assert_true(src.line_pct(src.ctx, 3) < 0);
+	assert_true(src.line_pct(src.ctx, 4) < 0);
+	assert_true(src.line_pct(src.ctx, 5) < 0);
+	src.release(src.ctx);
+
 	textview_src_text(&src, "t", "one\n", 4);
 	assert_int_equal(src.n_lines(src.ctx), 1);
 	src.release(src.ctx);

@@ -3,11 +3,12 @@
 # (a synthetic profile): it opens on the hottest entry, selected; Enter
 # expands its callchain; '/' filters (substring and regex) and shows
 # names' escape sequences as text; 't' zooms to a thread; 'a' opens a
-# text page with search and 'q' comes back; 'h' shows help; resizing to
-# 20 columns, 3 rows and 1x1 and back redraws it; --refresh-ms refreshes
-# it. After q, SIGTERM, SIGHUP, Ctrl-C and an exit() from inside, the
-# shell gets the exit status it expects and the terminal its modes back
-# (stty -g unchanged, icanon and echo on, the alternate screen left).
+# text page (lines coloured by their share) with search, and 'q' comes
+# back; 'h' shows help; resizing to 20 columns, 3 rows and 1x1 and back
+# redraws it; --refresh-ms refreshes it. After q, SIGTERM, SIGHUP, Ctrl-C
+# and an exit() from inside, the shell gets the exit status it expects
+# and the terminal its modes back (stty -g unchanged, icanon and echo
+# on, the alternate screen left).
 . "$(dirname "$0")/lib.sh"
 : "${TUI_DEMO:?}"
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -102,6 +103,9 @@ line 24 | grep -q '1/300' || fail "zoom out: $(line 24)"
 keys a
 wait_for '^Annotate: hottest_function' "the annotate page"
 line 2 | grep -q 'Disassembly of hottest_function' || fail "page text: $(line 2)"
+# The 42.50% line is coloured hot (red), a 0.10% line is not.
+tm capture-pane -p -e -t k | grep ' 42\.50 :' | grep -q '\[31m' || fail "hot line not red"
+tm capture-pane -p -e -t k | grep ' 0\.10 :' | grep -q '\[3[12]m' && fail "cold line coloured"
 keys / end_of Enter
 screen | grep -q 'end_of_annotation' || fail "search in the page did not scroll to the match"
 line 24 | grep -q 'line 152 of 152' || fail "search selection: $(line 24)"
