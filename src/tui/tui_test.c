@@ -205,6 +205,12 @@ static void test_cap_and_cycle(void **state)
 	tui_rows_build(&r, &model, NULL, 3);
 	assert_string_equal(flat(&r), "-A/0/A -A1/1/A A1a/2/A");
 	assert_true(r.truncated);
+	tui_rows_build(&r, &model, NULL, 8); /* exactly the 8 rows there are */
+	assert_int_equal(r.r.n, 8);
+	assert_false(r.truncated);
+	tui_rows_build(&r, &model, NULL, 7);
+	assert_int_equal(r.r.n, 7);
+	assert_true(r.truncated);
 	/* A model whose node is its own child: bounded depth, no hang. */
 	memset(tm.expanded, 0, sizeof(tm.expanded));
 	tm.cycle = true;
