@@ -166,6 +166,7 @@ int tui_open(struct tui **out, const struct tui_opts *o)
 	}
 	set_term(t->screen);
 	if (tigetstr("cup") == NULL || tigetstr("cup") == (char *)-1) {
+		endwin(); /* newterm may have sent the terminal's init strings */
 		tui_close(t);
 		return -EINVAL;
 	}

@@ -8,7 +8,8 @@
 # redraws it; --refresh-ms refreshes it. After q, SIGTERM, SIGHUP, Ctrl-C
 # and an exit() from inside, the shell gets the exit status it expects
 # and the terminal its modes back (stty -g unchanged, icanon and echo
-# on, the alternate screen left).
+# on, the alternate screen left). Without a terminal, or on a dumb one,
+# it says so and exits 1.
 . "$(dirname "$0")/lib.sh"
 : "${TUI_DEMO:?}"
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -158,4 +159,12 @@ run --refresh-ms 50
 wait_for 'refresh ([3-9]|[1-9][0-9]+)$' "periodic refresh"
 keys q
 after 0
+# 11. No terminal, or one that cannot address the cursor: a message and exit 1, so a
+# command can print text instead; the terminal untouched.
+"$TUI_DEMO" </dev/null >"$T/out" 2>"$T/err" && fail "ran without a terminal"
+grep -q 'cannot use the terminal' "$T/err" || fail "no message without a terminal: $(cat "$T/err")"
+tm send-keys -t k "clear; b=\$(stty -g); TERM=dumb \"\$TUI_DEMO\"; echo rc=\$? \$(stty -g | grep -c \"^\$b\$\")" Enter
+wait_for '^rc=[0-9]+ [01]$' "TERM=dumb"
+screen | grep -q 'cannot use the terminal' || fail "no message for TERM=dumb"
+screen | grep -q '^rc=1 1$' || fail "TERM=dumb: $(screen | grep '^rc=')"
 echo "ok"
