@@ -13,7 +13,10 @@
  * Nodes are named by a uint64_t the model chooses (an index, a pointer):
  * the browser keeps them only between calls and compares them for
  * equality, so that the selection survives a refresh when the model
- * gives the same node the same value. 0 is never a node. The model owns
+ * gives the same node the same value. 0 is never a node. The browser asks
+ * again for every row after any callback that returns 1 (refresh, zoom,
+ * key) and after set_expanded; until then it may ask for the rows of the
+ * nodes it has, so a model keeps those valid until it returns 1. The model owns
  * which nodes are expanded (so top keeps them across refreshes) and what
  * a zoom means; the browser owns the selection, the scroll position and
  * the '/' filter (matched against each entry's 'key').
