@@ -62,6 +62,7 @@ after() {
 		fail "after exit status $1 the terminal is not as it was"
 	}
 	[ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "the alternate screen is still on ($1)"
+	wait_for '^[$]$' "the shell's prompt after exit status $1"
 }
 
 tm new-session -d -s k -x 80 -y 24 "env T='$T' TUI_DEMO='$TUI_DEMO' TERM=screen PS1='$ ' sh" ||
