@@ -289,6 +289,22 @@ static void m_help(void *ctx, struct buf *out)
 	buf_addstr(out, "Demo keys\n\n  X                   exit(3) from inside the browser\n");
 }
 
+static void demo_free(struct demo *d)
+{
+	for (size_t i = 0; i < d->nodes.n; i++) {
+		free(d->nodes.v[i].name);
+		VEC_FREE(&d->nodes.v[i].kids);
+	}
+	for (size_t z = 0; z < d->n_zoom; z++)
+		free(d->zoom_val[z]);
+	VEC_FREE(&d->nodes);
+	VEC_FREE(&d->entries);
+	VEC_FREE(&d->shown);
+	free(d->comm);
+	free(d->dso);
+	buf_release(&d->text);
+}
+
 int main(int argc, char **argv)
 {
 	struct demo d = {0};
@@ -332,23 +348,13 @@ int main(int argc, char **argv)
 	int err = tui_open(&t, &to);
 	if (err) {
 		fprintf(stderr, "tui-demo: cannot use the terminal: %s\n", strerror(-err));
+		demo_free(&d);
 		return 1;
 	}
 	struct browser_opts bo = {.refresh_ms = refresh_ms};
 	browser_run(t, &m, &bo);
 	tui_close(t);
 
-	for (size_t i = 0; i < d.nodes.n; i++) {
-		free(d.nodes.v[i].name);
-		VEC_FREE(&d.nodes.v[i].kids);
-	}
-	for (size_t z = 0; z < d.n_zoom; z++)
-		free(d.zoom_val[z]);
-	VEC_FREE(&d.nodes);
-	VEC_FREE(&d.entries);
-	VEC_FREE(&d.shown);
-	free(d.comm);
-	free(d.dso);
-	buf_release(&d.text);
+	demo_free(&d);
 	return 0;
 }
