@@ -33,6 +33,18 @@ wait_for() {
 }
 # line N: line N (1-based) of the pane.
 line() { screen | sed -n "${1}p"; }
+# expect N REGEX WHAT: until line N matches the extended regex (20 s at most:
+# a loaded machine may take its time to redraw).
+expect() {
+	i=0
+	while [ $i -lt 200 ]; do
+		line "$1" | grep -Eq -- "$2" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	screen >&2
+	fail "$3: line $1 is '$(line "$1")'"
+}
 keys() {
 	tm send-keys -t k "$@"
 	sleep 0.3
@@ -71,61 +83,60 @@ tm new-session -d -s k -x 80 -y 24 "env T='$T' TUI_DEMO='$TUI_DEMO' TERM=screen 
 # 1. Opens on the hottest entry, selected (reverse video), the next one not.
 run
 [ "$(line 1 | cut -c1-8)" = "Samples:" ] || fail "no title line: $(line 1)"
-line 3 | grep -q '^+  20.50%  cc1 .*hottest_function$' || fail "first row: $(line 3)"
+expect 3 '^\+  20\.50%  cc1 .*hottest_function$' "first row"
 tm capture-pane -p -e -t k | sed -n 3p | grep -Eq '\[([0-9]+;)*7m' || fail "first row not selected"
 tm capture-pane -p -e -t k | sed -n 4p | grep -Eq '\[([0-9]+;)*7m' && fail "second row selected too"
-line 24 | grep -q '1/300  ? help' || fail "status line: $(line 24)"
+expect 24 '1/300  \? help' "status line"
 
 # 2. Enter expands the callchain: child rows appear under it, indented.
 keys Enter
-line 3 | grep -q '^-  20.50%' || fail "the entry is not marked expanded: $(line 3)"
-line 4 | grep -Eq '^   [-+ ] [0-9]+\.[0-9]+% [a-z_]+_0$' || fail "no callchain row: $(line 4)"
+expect 3 '^-  20\.50%' "the entry is not marked expanded"
+expect 4 '^   [-+ ] [0-9]+\.[0-9]+% [a-z_]+_0$' "no callchain row"
 keys Enter
-line 4 | grep -q '^+  16.11%' || fail "Enter did not fold the callchain: $(line 4)"
+expect 4 '^\+  16\.11%' "Enter did not fold the callchain"
 
 # 3. '/' filters by symbol: a substring, then a regex; the hostile name shows as text.
 keys / evil Enter
-line 3 | grep -qF '[.] evil\x1b[31m_name' || fail "filter 'evil': $(line 3)"
+expect 24 'filter: evil  1/1' "filter status"
+expect 3 '\[\.\] evil\\x1b\[31m_name$' "filter 'evil'"
 [ -z "$(line 4)" ] || fail "filter 'evil' left other rows: $(line 4)"
-line 24 | grep -q 'filter: evil  1/1' || fail "filter status: $(line 24)"
 keys Escape
-line 24 | grep -q '/300' || fail "Esc did not clear the filter: $(line 24)"
+expect 24 '^3/300  \? help$' "Esc did not clear the filter (the selection stays on its entry)"
 keys / '^(hottest|evil)' Enter
-line 24 | grep -q '1/2  ' || fail "regex filter: $(line 24)"
+expect 24 'filter: .* 1/2  ' "regex filter"
 keys Escape Home
 
 # 4. 't' zooms to the selected entry's thread (cc1), 't' again zooms out.
 keys t
-line 24 | grep -q 'Thread: cc1' || fail "zoom status: $(line 24)"
+expect 24 'Thread: cc1' "zoom status"
 screen | sed -n '3,23p' | grep -v '^$' | grep -vq '^+ .*%  cc1 ' && fail "zoom kept other threads"
 keys t
-line 24 | grep -q '1/300' || fail "zoom out: $(line 24)"
+expect 24 '^1/300' "zoom out"
 
 # 5. 'a' annotates the selected entry in a text page; '/' searches it; q comes back.
 keys a
 wait_for '^Annotate: hottest_function' "the annotate page"
-line 2 | grep -q 'Disassembly of hottest_function' || fail "page text: $(line 2)"
+expect 2 'Disassembly of hottest_function' "page text"
 # The 42.50% line is coloured hot (red), a 0.10% line is not.
 tm capture-pane -p -e -t k | grep ' 42\.50 :' | grep -q '\[31m' || fail "hot line not red"
 tm capture-pane -p -e -t k | grep ' 0\.10 :' | grep -q '\[3[12]m' && fail "cold line coloured"
 keys / end_of Enter
+expect 24 'line 152 of 152' "search selection"
 screen | grep -q 'end_of_annotation' || fail "search in the page did not scroll to the match"
-line 24 | grep -q 'line 152 of 152' || fail "search selection: $(line 24)"
 keys q
 wait_for '^\+  20\.50%  cc1 ' "back from the annotate page"
 
 # 6. 'h' shows help; q comes back.
 keys h
-line 1 | grep -q '^Help' || fail "help page: $(line 1)"
+expect 1 '^Help' "help page"
 screen | grep -q 'expand/fold the selected callchain' || fail "help text"
 keys q
-line 3 | grep -q 'hottest_function' || fail "back from help: $(line 3)"
+expect 3 'hottest_function' "back from help"
 
 # 7. Resizes: 20 columns (rows cut, not wrapped), 3 rows, 1x1, and back.
 tm resize-window -t k -x 20 -y 24
-sleep 0.5
-[ "$(line 1)" = "Samples: 12K of even" ] || fail "title at 20 columns: '$(line 1)'"
-line 3 | grep -q '^+  20.50%  cc1 *$' || fail "row at 20 columns: '$(line 3)'"
+expect 1 '^Samples: 12K of even$' "title at 20 columns"
+expect 3 '^\+  20\.50%  cc1 *$' "row at 20 columns"
 [ "$(screen | awk 'length > 20' | wc -l)" = 0 ] || fail "lines wider than 20 columns"
 tm resize-window -t k -x 20 -y 3
 sleep 0.3
@@ -134,7 +145,7 @@ sleep 0.3
 tm resize-window -t k -x 80 -y 24
 wait_for 'Overhead  Command   Shared Object' "redraw at 80x24"
 keys Home
-line 3 | grep -q 'hottest_function' || fail "after the resizes: $(line 3)"
+expect 3 'hottest_function' "after the resizes"
 
 # 8. q quits: status 0, the terminal as it was.
 keys q
