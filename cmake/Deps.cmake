@@ -14,6 +14,8 @@ pkg_check_modules(LZMA REQUIRED IMPORTED_TARGET liblzma)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 # Capstone (libcapstone-dev, 4.x): in-process disassembly for annotate/.
 pkg_check_modules(CAPSTONE REQUIRED IMPORTED_TARGET capstone)
+# ncursesw (libncurses-dev): the terminal browser, tui/ (linked by it alone).
+pkg_check_modules(NCURSESW REQUIRED IMPORTED_TARGET ncursesw)
 if(KILN_TESTS)
 	pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
 endif()

@@ -19,8 +19,9 @@ allowed() {
 	aggregate) echo "aggregate symbolize base" ;;
 	annotate) echo "annotate symbolize dso base" ;;
 	output) echo "output annotate aggregate symbolize base" ;;
-	pipeline) echo "pipeline output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
-	cli) echo "cli pipeline output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	tui) echo "tui output annotate aggregate symbolize base" ;;
+	pipeline) echo "pipeline tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	cli) echo "cli pipeline tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
 	*) echo "" ;;
 	esac
 }

@@ -4,8 +4,8 @@
 # Arguments name extra packages (`make fuzz` adds clang and libFuzzer).
 set -e
 PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev libiberty-dev \
-zlib1g-dev libdeflate-dev liblzma-dev libcapstone-dev xz-utils binutils golang-go chromium \
-linux-perf libxml2-utils python3 util-linux procps bc man-db groff-base zsh \
+libncurses-dev zlib1g-dev libdeflate-dev liblzma-dev libcapstone-dev xz-utils binutils golang-go chromium \
+linux-perf tmux libxml2-utils python3 util-linux procps bc man-db groff-base zsh \
 libc6-dbg binutils-x86-64-linux-gnu-dbg libbinutils-dbg $*"
 missing=""
 for p in $PKGS; do
