@@ -25,8 +25,13 @@ cc -static -O1 -fno-omit-frame-pointer -DNAME=host_decoy_spin -o "$T/decoy" "$T/
 
 unshare --mount --root="$R" /kiln-ns-prog 20 &
 busy=$!
-sleep 0.3
-pid=$(pgrep -f '^/kiln-ns-prog' | head -1)
+# Wait for it to run (a loaded machine may take a while to exec it).
+pid=
+for i in $(seq 50); do
+	pid=$(pgrep -f '^/kiln-ns-prog' | head -1)
+	[ -n "$pid" ] && break
+	sleep 0.1
+done
 [ -n "$pid" ] || fail "the namespaced program did not start"
 [ "$(readlink /proc/$pid/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] || fail "not in another mount namespace"
 
