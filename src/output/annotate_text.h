@@ -63,4 +63,18 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
 int annotate_text_write_lines(FILE *f, const struct annotation *a, const struct strtab *strs,
 			      const char *dso_path, bool perf_threshold);
 
+/*
+ * The per-source-line view (kiln annotate --sort-by-lines): the header as
+ * above ("Source lines of DSO for ..."), the function's address and name,
+ * then one row per source line that has samples, hottest first, with the
+ * line's share of the symbol and its text when the file was found:
+ *
+ *      51.49 : inlines.c:18   x = x * 6364136223846793005ULL + ...;
+ *
+ * and a last "(no source line)" row for the share of instructions
+ * without a position (and samples outside the symbol). 0, or -EIO.
+ */
+int annotate_text_write_by_line(FILE *f, const struct annotation *a, const struct strtab *strs,
+				const struct annotate_text_opts *o);
+
 #endif
