@@ -213,8 +213,9 @@ static void report_misses(struct session *s, const struct symhist *h)
 			cli_err("note: %s: binary not found; its %llu samples are not annotated\n",
 				d->path, n);
 		else
-			cli_err("note: %s: %llu samples in no symbol are not annotated\n", d->path,
-				n);
+			cli_err("note: %s: %llu samples fall in no symbol of it (stripped, or a "
+				"debug-only file?) and are not annotated\n",
+				d->path, n);
 	}
 }
 

@@ -192,7 +192,7 @@ int annotate_text_write_by_line(FILE *f, const struct annotation *a, const struc
 	uint64_t unplaced = a->period;
 	for (size_t i = 0; i < a->lines.n; i++)
 		unplaced -= a->lines.v[i].period;
-	if (unplaced)
+	if (unplaced && a->dis.insns.n)
 		fprintf(f, " %7.2f : (no source line)\n", annotate_percent(unplaced, a->period));
 	return finish(f);
 }

@@ -71,8 +71,9 @@ int annotate_text_write_lines(FILE *f, const struct annotation *a, const struct 
  *
  *      51.49 : inlines.c:18   x = x * 6364136223846793005ULL + ...;
  *
- * and a last "(no source line)" row for the share of instructions
- * without a position (and samples outside the symbol). 0, or -EIO.
+ * and, when there are instructions, a last "(no source line)" row for the
+ * share of those without a position (and of samples outside the
+ * symbol). 0, or -EIO.
  */
 int annotate_text_write_by_line(FILE *f, const struct annotation *a, const struct strtab *strs,
 				const struct annotate_text_opts *o);

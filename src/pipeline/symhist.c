@@ -132,10 +132,15 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 	struct symhist *h = x->h;
 	const struct event *ev = smp->ev;
 	h->nsamples++;
-	if (!ev->attr)
+	if (!ev->attr || ev->attr < s->attrs->v.v || ev->attr >= s->attrs->v.v + s->attrs->v.n)
 		return 0;
 	uint32_t attr = (uint32_t)(ev->attr - s->attrs->v.v);
 	uint64_t period = sample_period(ev);
+	/* A pipe's attrs arrive as records: events are named when first sampled. */
+	while (h->events.n <= attr) {
+		struct symhist_event *ne = VEC_PUSH_ZERO(&h->events);
+		event_name(s, &s->attrs->v.v[h->events.n - 1], ne->name, sizeof(ne->name));
+	}
 	struct symhist_event *e = &h->events.v[attr];
 	e->samples++;
 	e->period = add_sat(e->period, period);
@@ -252,11 +257,6 @@ int symhist_load(struct session *s, struct symhist *h)
 	hashmap_init(&x.groups);
 	hashmap_init(&x.comms);
 	hashmap_init(&x.misses);
-	for (size_t i = 0; i < s->attrs->v.n; i++) {
-		struct symhist_event e = { .samples = 0 };
-		event_name(s, &s->attrs->v.v[i], e.name, sizeof(e.name));
-		VEC_PUSH(&h->events, e);
-	}
 	struct session_consumer c = {
 		.ctx = &x, .on_event = on_event, .on_sample = on_sample, .on_end = on_end,
 	};
