@@ -241,6 +241,8 @@ static int on_end(void *ctx, struct session *s)
 {
 	struct symhist_ctx *x = ctx;
 	finish(x, s);
+	/* Annotating asks for each instruction's source line once. */
+	s->sz.src.uncached = true;
 	x->h->unknown_records = perf_reader_stats(s->r)->unknown_records;
 	x->h->partial = s->partial;
 	if (s->partial)
