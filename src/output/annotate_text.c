@@ -75,6 +75,9 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
 	const struct disasm *d = &a->dis;
 	uint64_t top = d->insns.n ? d->insns.v[d->insns.n - 1].addr : d->start;
 	int aw = hex_width(top);
+	/* objdump's tab after "ADDR:", expanded by perf: to the next multiple
+	 * of 8 columns from the address field's start. */
+	int gap = 8 - (aw + 1) % 8;
 	char text[DISASM_MNEMONIC_MAX + DISASM_OPS_MAX + 2];
 
 	write_header(f, a, o, "Source code & Disassembly of");
@@ -96,8 +99,8 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
 			line = in->line;
 		}
 		disasm_insn_text(di, text, sizeof(text));
-		fprintf(f, " %7.2f :   %*" PRIx64 ":   %s\n", annotate_percent(in->period, a->period),
-			aw, di->addr, text);
+		fprintf(f, " %7.2f :   %*" PRIx64 ":%*s%s\n", annotate_percent(in->period, a->period),
+			aw, di->addr, gap, "", text);
 	}
 	return finish(f);
 }

@@ -13,8 +13,10 @@
  *      49.48 :   1234:   add    %rdx,%rdi
  *
  * Instruction rows are " %7.2f :   ADDR:   TEXT", the address in hex
- * right-aligned to the width of the highest one, the share that of the
- * symbol's period; the header counts its samples. Between them, where the innermost function changes,
+ * right-aligned to the width of the highest one and followed by spaces to
+ * the next multiple of 8 columns from its field's start (objdump's tab,
+ * expanded: "1210:   ", "3fc77:  ", "167ac0: ", "1b6abe0:        "),
+ * the share that of the symbol's period; the header counts its samples. Between them, where the innermost function changes,
  * "FUNC():", and where the source position changes, the line number
  * (left-aligned to the address width) and the line's text without its
  * leading blanks, or "FILE:LINE" when the file was not found. perf takes
