@@ -271,6 +271,23 @@ int symhist_load(struct session *s, struct symhist *h)
 	return err;
 }
 
+/* Branch and call targets named as kiln names functions elsewhere:
+ * demangled unless the session keeps names mangled. */
+struct target_names {
+	struct session *s;
+	const struct elf_image *syms;
+};
+
+static const char *target_name(void *ctx, uint64_t vaddr, uint64_t *start)
+{
+	struct target_names *t = ctx;
+	const char *raw = elf_image_lookup(t->syms, vaddr, start);
+	if (!raw || t->s->sz.no_demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
+		return raw;
+	uint32_t id = symbolize_display_name(&t->s->sz, strtab_intern_str(t->s->strs, raw));
+	return strtab_get(t->s->strs, id);
+}
+
 int symhist_annotate(struct session *s, const struct symhist *h, const struct symhist_group *g,
 		     const struct symhist_annotate_opts *o, struct annotation *a)
 {
@@ -284,10 +301,12 @@ int symhist_annotate(struct session *s, const struct symhist *h, const struct sy
 									 : "[kernel.kallsyms]");
 		return err_set(-EINVAL, "%s: the symbol's size is unknown", path);
 	}
+	struct target_names tn = { s, dso_symbols(&s->dsos, dso_set_get(&s->dsos, g->dso)) };
 	struct annotate_req r = {
 		.dsos = &s->dsos, .dso = g->dso, .lines = &s->sz.src, .strs = s->strs,
 		.start = g->start, .size = g->end - g->start, .samples = h->samples.v + g->first,
 		.nsamples = g->n, .src = o->src, .no_source = o->no_source,
+		.sym = tn.syms ? target_name : NULL, .sym_ctx = &tn,
 	};
 	return annotation_build(a, &r);
 }
