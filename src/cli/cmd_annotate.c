@@ -164,7 +164,7 @@ struct run {
 	struct session *s;
 	const struct symhist *h;
 	struct symhist_annotate_opts ao;
-	size_t shown;
+	size_t matched; /* groups selected (shown, or left out by --skip-missing) */
 };
 
 /* One group: built, written. 0, or -EIO. */
@@ -197,7 +197,6 @@ static int show(struct run *r, const struct symhist_group *g)
 	else
 		err = annotate_text_write(stdout, &an, s->strs, &to);
 	annotation_release(&an);
-	r->shown++;
 	return err ? -EIO : 0;
 }
 
@@ -235,6 +234,7 @@ static int annotate_all(struct run *r)
 		if (!wanted(r->a, r->s, h, g))
 			continue;
 		taken++;
+		r->matched++;
 		if (show(r, g))
 			return -EIO;
 	}
@@ -243,7 +243,7 @@ static int annotate_all(struct run *r)
 
 /* The input's problems said; the exit code. */
 static int finish(const struct annotate_args *a, struct session *s, struct symhist *h,
-		  size_t shown)
+		  size_t matched)
 {
 	const char *name = s->name;
 	if (h->lost)
@@ -261,12 +261,12 @@ static int finish(const struct annotate_args *a, struct session *s, struct symhi
 		cli_err("error: %s: no samples\n", name);
 		return KILN_EXIT_BADINPUT;
 	}
-	if (!shown && a->symbol) {
+	if (!matched && a->symbol) {
 		cli_err("error: %s: no samples in a symbol named '%s'%s\n", name, a->symbol,
 			a->dsos ? " in those binaries" : "");
 		return KILN_EXIT_BADINPUT;
 	}
-	if (!shown)
+	if (!matched)
 		cli_err("note: %s: no symbol to annotate\n", name);
 	return KILN_EXIT_OK;
 }
@@ -331,7 +331,7 @@ int cmd_annotate(int argc, char **argv, const struct kiln_env *env)
 			cli_err("error: cannot write to standard output\n");
 			code = KILN_EXIT_FAIL;
 		} else {
-			code = finish(&a, &s, &h, r.shown);
+			code = finish(&a, &s, &h, r.matched);
 		}
 	}
 	symhist_release(&h);

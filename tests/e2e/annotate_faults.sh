@@ -6,6 +6,8 @@
 #    message and exit code (4) kiln script gives;
 #  - a file that is not a perf.data, an empty one, a missing one: kiln
 #    script's message and exit code;
+#  - a kernel function: a note in its block; left out with --skip-missing
+#    (exit 0, not "no such symbol");
 #  - a symbol without samples: exit 3; a usage error: exit 2;
 #  - a recording on standard input (a file, and perf's pipe mode).
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +24,17 @@ export HOME="$T/home"
 	fail "kiln annotate failed: $(cat "$T/err")"
 grep -q '^ Percent |.* of prog for ' "$T/ok.txt" || fail "no annotation of prog: $(head -3 "$T/ok.txt")"
 grep -Eq '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+:   ' "$T/ok.txt" || fail "no instruction rows"
+
+# A kernel function (when one was sampled and named): its block holds a
+# note instead of code; --skip-missing leaves it out, exit 0.
+"$KILN" annotate -i "$T/p.data" >"$T/all.txt" 2>"$T/err" || fail "kiln annotate failed: $(cat "$T/err")"
+ksym=$(awk '/note: no code bytes for \[kernel.kallsyms\]/ { k = 1; next }
+	k && /^ +: [0-9a-f]+ <.*>:$/ { sub(/^ +: [0-9a-f]+ </, ""); sub(/>:$/, ""); print; exit }' "$T/all.txt")
+if [ -n "$ksym" ]; then
+	"$KILN" annotate -i "$T/p.data" --skip-missing "$ksym" >"$T/k.txt" 2>"$T/err" ||
+		fail "--skip-missing $ksym: exit $?: $(cat "$T/err")"
+	[ ! -s "$T/k.txt" ] || fail "--skip-missing printed $ksym: $(head -3 "$T/k.txt")"
+fi
 
 # Standard input: the file, and perf's pipe mode when perf is here.
 "$KILN" annotate -i - outer <"$T/p.data" >"$T/stdin.txt" 2>"$T/err" ||
