@@ -114,6 +114,12 @@ static void line_totals(struct annotation *a, const struct annotate_req *r)
 		qsort_r(a->lines.v, a->lines.n, sizeof(a->lines.v[0]), line_cmp, r->strs);
 }
 
+static void add_unit_path(void *ctx, const char *path)
+{
+	struct source_set *s = ctx;
+	VEC_PUSH(&s->cu_paths, xstrdup(path));
+}
+
 static void read_sources(struct annotation *a, const struct annotate_req *r, struct dso *d)
 {
 	char path[4096];
@@ -122,7 +128,10 @@ static void read_sources(struct annotation *a, const struct annotate_req *r, str
 
 	if (!a->lines.n)
 		return;
-	if (!symfile || source_set_load_unit(&a->sources, symfile, r->start)) {
+	/* The unit's file table through srclines' open DWARF handle (read
+	 * once per binary); the file itself when srclines has none. */
+	if (srclines_unit_files(r->lines, r->dso, r->start, add_unit_path, &a->sources) &&
+	    (!symfile || source_set_load_unit(&a->sources, symfile, r->start))) {
 		add_note(a, "no source file names in the debug info of %s", d->path);
 		return;
 	}

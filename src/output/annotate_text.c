@@ -55,22 +55,32 @@ static void source_row(FILE *f, const struct annotation *a, const struct strtab 
 	}
 }
 
-int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab *strs,
-			const struct annotate_text_opts *o)
+/* The header line ("WHAT DSO for EVENT (N samples, ...)"), the dashes, the notes. */
+static void write_header(FILE *f, const struct annotation *a, const struct annotate_text_opts *o,
+			 const char *what)
 {
-	const struct disasm *d = &a->dis;
-	uint64_t top = d->insns.n ? d->insns.v[d->insns.n - 1].addr : d->start;
-	int aw = hex_width(top);
-	char text[DISASM_MNEMONIC_MAX + DISASM_OPS_MAX + 2];
-
-	int hl = fprintf(f, " %-8.8s|\tSource code & Disassembly of %s for %s (%" PRIu64
-			 " samples, percent: %s)\n", "Percent", o->dso_name, o->event, a->samples,
+	int hl = fprintf(f, " %-8.8s|\t%s %s for %s (%" PRIu64 " samples, percent: %s)\n",
+			 "Percent", what, o->dso_name, o->event, a->samples,
 			 o->percent_type ? o->percent_type : "local period");
 	for (int i = 0; i < hl; i++)
 		fputc(i < DOTTED_MAX ? '-' : ' ', f);
 	fputs("----\n", f);
 	for (size_t i = 0; i < a->notes.n; i++)
 		fprintf(f, " %8s: note: %s\n", "", a->notes.v[i]);
+}
+
+int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab *strs,
+			const struct annotate_text_opts *o)
+{
+	const struct disasm *d = &a->dis;
+	uint64_t top = d->insns.n ? d->insns.v[d->insns.n - 1].addr : d->start;
+	int aw = hex_width(top);
+	/* objdump's tab after "ADDR:", expanded by perf: to the next multiple
+	 * of 8 columns from the address field's start. */
+	int gap = 8 - (aw + 1) % 8;
+	char text[DISASM_MNEMONIC_MAX + DISASM_OPS_MAX + 2];
+
+	write_header(f, a, o, "Source code & Disassembly of");
 	fprintf(f, " %8s:\n", "");
 	if (a->name != SRCLINE_NONE)
 		fprintf(f, " %8s: %016" PRIx64 " <%s>:\n", "", d->start, func_text(o, strs, a->name));
@@ -89,8 +99,8 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
 			line = in->line;
 		}
 		disasm_insn_text(di, text, sizeof(text));
-		fprintf(f, " %7.2f :   %*" PRIx64 ":   %s\n", annotate_percent(in->period, a->period),
-			aw, di->addr, text);
+		fprintf(f, " %7.2f :   %*" PRIx64 ":%*s%s\n", annotate_percent(in->period, a->period),
+			aw, di->addr, gap, "", text);
 	}
 	return finish(f);
 }
@@ -145,5 +155,47 @@ int annotate_text_write_lines(FILE *f, const struct annotation *a, const struct 
 		fprintf(f, " %7.2f %s:%" PRIu32 "\n", annotate_percent(rows.v[i].period, a->period),
 			strtab_get(strs, rows.v[i].file), rows.v[i].line);
 	VEC_FREE(&rows);
+	return finish(f);
+}
+
+int annotate_text_write_by_line(FILE *f, const struct annotation *a, const struct strtab *strs,
+				const struct annotate_text_opts *o)
+{
+	char loc[4096];
+	int lw = 0;
+
+	write_header(f, a, o, "Source lines of");
+	if (a->name != SRCLINE_NONE)
+		fprintf(f, " %8s: %016" PRIx64 " <%s>:\n", "", a->dis.start,
+			func_text(o, strs, a->name));
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < a->lines.n; i++) {
+			const struct annotate_line *l = &a->lines.v[i];
+			if (!l->period)
+				continue;
+			int n = snprintf(loc, sizeof(loc), "%s:%" PRIu32, strtab_get(strs, l->file),
+					 l->line);
+			if (!pass) {
+				lw = n > lw ? n : lw;
+				continue;
+			}
+			size_t len = 0;
+			const char *text = NULL;
+			if (l->src >= 0 && !o->no_source)
+				text = source_line(&a->sources.v.v[l->src], l->line, &len);
+			while (text && len && (*text == ' ' || *text == '\t'))
+				text++, len--;
+			if (text)
+				fprintf(f, " %7.2f : %-*s   %.*s\n", annotate_percent(l->period, a->period),
+					lw, loc, (int)len, text);
+			else
+				fprintf(f, " %7.2f : %s\n", annotate_percent(l->period, a->period), loc);
+		}
+	}
+	uint64_t unplaced = a->period;
+	for (size_t i = 0; i < a->lines.n; i++)
+		unplaced -= a->lines.v[i].period;
+	if (unplaced && a->dis.insns.n)
+		fprintf(f, " %7.2f : (no source line)\n", annotate_percent(unplaced, a->period));
 	return finish(f);
 }

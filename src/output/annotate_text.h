@@ -13,8 +13,10 @@
  *      49.48 :   1234:   add    %rdx,%rdi
  *
  * Instruction rows are " %7.2f :   ADDR:   TEXT", the address in hex
- * right-aligned to the width of the highest one, the share that of the
- * symbol's period; the header counts its samples. Between them, where the innermost function changes,
+ * right-aligned to the width of the highest one and followed by spaces to
+ * the next multiple of 8 columns from its field's start (objdump's tab,
+ * expanded: "1210:   ", "3fc77:  ", "167ac0: ", "1b6abe0:        "),
+ * the share that of the symbol's period; the header counts its samples. Between them, where the innermost function changes,
  * "FUNC():", and where the source position changes, the line number
  * (left-aligned to the address width) and the line's text without its
  * leading blanks, or "FILE:LINE" when the file was not found. perf takes
@@ -62,5 +64,20 @@ int annotate_text_write(FILE *f, const struct annotation *a, const struct strtab
  * left empty are not shown. 0, or -EIO. */
 int annotate_text_write_lines(FILE *f, const struct annotation *a, const struct strtab *strs,
 			      const char *dso_path, bool perf_threshold);
+
+/*
+ * The per-source-line view (kiln annotate --sort-by-lines): the header as
+ * above ("Source lines of DSO for ..."), the function's address and name,
+ * then one row per source line that has samples, hottest first, with the
+ * line's share of the symbol and its text when the file was found:
+ *
+ *      51.49 : inlines.c:18   x = x * 6364136223846793005ULL + ...;
+ *
+ * and, when there are instructions, a last "(no source line)" row for the
+ * share of those without a position (and of samples outside the
+ * symbol). 0, or -EIO.
+ */
+int annotate_text_write_by_line(FILE *f, const struct annotation *a, const struct strtab *strs,
+				const struct annotate_text_opts *o);
 
 #endif

@@ -199,12 +199,81 @@ static void test_summary(void **state)
 	release(&f);
 }
 
+/* The gap after the address is objdump's tab as perf expands it: to the
+ * next multiple of 8 columns from the address field's start. */
+static void test_address_gap(void **state)
+{
+	static const uint8_t ret[] = { 0xc3 };
+	static const struct {
+		uint64_t addr;
+		const char *row;
+	} cases[] = {
+		{ 0x1210, "  100.00 :   1210:   ret\n" },
+		{ 0x3fc77, "  100.00 :   3fc77:  ret\n" },
+		{ 0x167ac0, "  100.00 :   167ac0: ret\n" },
+		{ 0x1b6abe0, "  100.00 :   1b6abe0:        ret\n" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fx f;
+		memset(&f, 0, sizeof(f));
+		strtab_init(&f.strs);
+		source_set_init(&f.a.sources);
+		assert_int_equal(disasm_bytes(&f.a.dis, DISASM_X86_64, ret, cases[i].addr, 1, NULL,
+					      NULL), 0);
+		struct annotate_insn in = { .samples = 1, .period = 1, .file = SRCLINE_NONE,
+					    .func = SRCLINE_NONE, .src = -1 };
+		VEC_PUSH(&f.a.insns, in);
+		f.a.samples = f.a.period = 1;
+		f.a.name = SRCLINE_NONE;
+		char *out = render(&f, false, false, true);
+		const char *row = strstr(out, "  100.00 :");
+		assert_non_null(row);
+		assert_string_equal(row, cases[i].row);
+		free(out);
+		release(&f);
+	}
+}
+
+/* --sort-by-lines: lines with samples, hottest first, then what has no line. */
+static void test_by_line(void **state)
+{
+	static const uint64_t counts[] = { 4, 500, 495, 1 };
+	struct fx f;
+	char *out = NULL;
+	size_t len = 0;
+
+	(void)state;
+	build(&f, counts, 4);
+	struct annotate_line l7 = { .file = f.a.insns.v[1].file, .line = 7, .samples = 995,
+				    .period = 2985, .insns = 2, .src = -1 };
+	struct annotate_line l3 = { .file = f.a.insns.v[0].file, .line = 3, .samples = 4,
+				    .period = 12, .insns = 1, .src = -1 };
+	VEC_PUSH(&f.a.lines, l7);
+	VEC_PUSH(&f.a.lines, l3);
+	FILE *mf = open_memstream(&out, &len);
+	struct annotate_text_opts o = { .dso_name = "prog", .event = "cpu-clock:ppp" };
+	assert_int_equal(annotate_text_write_by_line(mf, &f.a, &f.strs, &o), 0);
+	fclose(mf);
+	const char *rows = strstr(out, "<outer>:\n");
+	assert_non_null(rows);
+	assert_string_equal(rows, "<outer>:\n"
+				  "   99.50 : t.c:7\n"
+				  "    0.40 : t.c:3\n"
+				  "    0.10 : (no source line)\n");
+	assert_non_null(strstr(out, "|\tSource lines of prog for cpu-clock:ppp (1000 samples,"));
+	free(out);
+	release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_notes_and_source),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_address_gap),
+		cmocka_unit_test(test_by_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1242,8 +1242,14 @@ size_t srclines_a2l(struct srclines *sl, uint32_t dso, uint64_t vaddr, const str
 	}
 	sl->misses++;
 	struct srcfile *f = open_file(sl, dso);
+	if (sl->uncached)
+		sl->recs.n = 0; /* the previous answer is no longer valid */
 	size_t at = sl->recs.n;
 	size_t n = a2l(sl, f, vaddr);
+	if (sl->uncached) {
+		*out = sl->recs.v ? sl->recs.v : NULL;
+		return n;
+	}
 	struct a2l_key k = { dso, (uint32_t)n, vaddr, at };
 	hashmap_put(&sl->cache, key, sl->keys.n);
 	VEC_PUSH(&sl->keys, k);
@@ -1326,4 +1332,24 @@ size_t srclines_decl(struct srclines *sl, uint32_t dso, uint64_t vaddr, struct s
 		out[i].line = dwarf_decl_line(d, &line) == 0 && line > 0 ? (uint32_t)line : 0;
 	}
 	return n;
+}
+
+int srclines_unit_files(struct srclines *sl, uint32_t dso, uint64_t vaddr,
+			void (*fn)(void *ctx, const char *path), void *ctx)
+{
+	struct srcfile *f = open_file(sl, dso);
+	struct hit h = { 0 };
+	if (!f->dw || !dwarf_lookup(sl, f, vaddr, &h) || !h.u)
+		return -ENOENT;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t n;
+	if (!dwarf_offdie(f->dw, h.u->off, &cu) || dwarf_getsrcfiles(&cu, &files, &n) != 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		const char *path = dwarf_filesrc(files, i, NULL, NULL);
+		if (path)
+			fn(ctx, path);
+	}
+	return 0;
 }

@@ -70,6 +70,9 @@ struct srclines {
 	 * (inline chains for folded stacks): line tables are then not read,
 	 * only which addresses they cover, and records carry no file:line. */
 	bool names_only;
+	/* Set when each address is asked once (annotate: every instruction of
+	 * a function): answers are not kept, only the last one. */
+	bool uncached;
 };
 
 void srclines_init(struct srclines *sl, struct dso_set *dsos, struct strtab *strs);
@@ -96,5 +99,14 @@ struct srcline_decl {
  */
 size_t srclines_decl(struct srclines *sl, uint32_t dso, uint64_t vaddr, struct srcline_decl *out,
 		     size_t cap);
+/*
+ * The file table of the unit srclines_a2l finds for 'vaddr' (the paths as
+ * DWARF spells them, in table order), each handed to fn; read through the
+ * file's open DWARF handle, so annotating many functions of one binary
+ * opens and decompresses it once. 0, or -ENOENT when there is no DWARF
+ * unit for the address.
+ */
+int srclines_unit_files(struct srclines *sl, uint32_t dso, uint64_t vaddr,
+			void (*fn)(void *ctx, const char *path), void *ctx);
 
 #endif

@@ -54,7 +54,7 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct sym *out)
 
 /* The name perf would show for a user-space symbol: demangled when it is
  * a C++ (_Z) or Rust (_R, or legacy _ZN...17h<hash>E) name. */
-static uint32_t display_name_id(struct symbolizer *s, uint32_t raw)
+uint32_t symbolize_display_name(struct symbolizer *s, uint32_t raw)
 {
 	const char *name = strtab_get(s->strs, raw);
 	if (s->no_demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
@@ -129,7 +129,7 @@ static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip
 	const char *name = elf_image_lookup(dso_symbols(ds, d), vaddr, &start);
 	if (name) {
 		out->raw = strtab_intern_str(s->strs, name);
-		out->name = display_name_id(s, out->raw);
+		out->name = symbolize_display_name(s, out->raw);
 		out->symoff = vaddr - start;
 	}
 }
@@ -247,7 +247,7 @@ size_t symbolize_inlines(struct symbolizer *s, const struct sym *sym, struct sym
 	const struct a2l_rec *r;
 	size_t n = sym->name == SYM_NONE ? 0 : frame_a2l(s, sym, &r, cap);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t name = display_name_id(s, rec_func(s, &r[i]));
+		uint32_t name = symbolize_display_name(s, rec_func(s, &r[i]));
 		out[i].name = name;
 		out[i].inlined = name != sym->name;
 		out[i].srcline = srcline_text(s, &r[i]);
@@ -296,7 +296,7 @@ size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, bool inlines
 		size_t k = n < cap ? n : cap;
 		for (size_t i = 0; i < k; i++) {
 			uint32_t raw = rec_func(s, &r[i]);
-			out[i] = (struct sym_line){ display_name_id(s, raw), raw, r[i].file, r[i].line,
+			out[i] = (struct sym_line){ symbolize_display_name(s, raw), raw, r[i].file, r[i].line,
 						    (uint16_t)i, (uint16_t)n };
 		}
 		return k;

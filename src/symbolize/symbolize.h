@@ -113,6 +113,10 @@ size_t symbolize_lines(struct symbolizer *s, const struct sym *sym, bool inlines
 size_t symbolize_decls(struct symbolizer *s, const struct sym *sym, struct srcline_decl *out,
 		       size_t cap);
 
+/* The name perf shows for a user-space name id as the binary spells it:
+ * demangled when it is a C++ or Rust name, unless no_demangle (cached). */
+uint32_t symbolize_display_name(struct symbolizer *s, uint32_t raw);
+
 /* The basename of the dso a symbol lies in ("libc.so.6", "[kernel.kallsyms]"),
  * or NULL if the address was in no mapping. Borrowed. */
 const char *sym_dso_basename(const struct symbolizer *s, const struct sym *sym);
