@@ -454,18 +454,20 @@ static int measure(struct stat_run *r, struct one_result *res, struct counting *
 		int err = live_workload_prepare(&w, r->argv);
 		if (err)
 			return err_set(err, "cannot start '%s': %s", r->argv[0], strerror(-err));
+	}
+	if (r->cpus) {
+		t.cpus = r->cpus;
+		t.ncpus = r->ncpus;
+	} else if (r->argv) {
 		tid = w.pid;
 		t.tids = &tid;
 		t.ntids = 1;
 		t.inherit = true;
 		t.enable_on_exec = true;
-	} else if (r->tids) {
+	} else {
 		t.tids = r->tids;
 		t.ntids = r->ntids;
 		t.inherit = true;
-	} else {
-		t.cpus = r->cpus;
-		t.ncpus = r->ncpus;
 	}
 	struct counting *c;
 	int err = counting_open(&c, r->evs, r->nev, &t, NULL);

@@ -428,9 +428,7 @@ int evcat_parse(const char *arg, struct evcat_event **v, size_t *n, char **bad)
 					free(mods);
 					return err;
 				}
-				char *nm = xasprintf("%s:%s", (*v)[i].name, mods);
-				free((*v)[i].name);
-				(*v)[i].name = nm;
+				/* perf names a group's members without the group's modifiers */
 			}
 			free(mods);
 			s += 1 + ml;
@@ -568,7 +566,7 @@ void evcat_list(struct evcat_entry **v, size_t *n, unsigned *notes)
 	}
 	size_t t0 = *n;
 	for (size_t i = 0; i < ns; i++) {
-		if (skip_dir(systems[i]) || !strcmp(systems[i], "ftrace"))
+		if (skip_dir(systems[i]))
 			continue;
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/%s", root, systems[i]);
