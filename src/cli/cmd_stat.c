@@ -358,6 +358,16 @@ static struct stat_row *make_rows(const struct stat_run *r, const struct countin
 			row->run = row->ena = 0;
 		row->value = row->kind == STAT_K_TASK_CLOCK ? sum / 1e6 : sum;
 	}
+	if (r->so.aggr == STAT_AGGR_THREAD) /* perf: each event's threads, biggest count first */
+		for (size_t e = 0; e < r->nev; e++) {
+			struct stat_row *b = rows + e * nkeys;
+			for (size_t i = 1; i < nkeys; i++)
+				for (size_t j = i; j > 0 && b[j - 1].value < b[j].value; j--) {
+					struct stat_row t = b[j];
+					b[j] = b[j - 1];
+					b[j - 1] = t;
+				}
+		}
 	free(order);
 	free(keys);
 	free(cell_key);
