@@ -90,6 +90,20 @@ static struct metric ratio_metric(double part, double whole, const char *fmt, co
 	return (struct metric){ fmt, unit, whole > 0 ? 100.0 * part / whole : 0 };
 }
 
+/* Miss ratios: a count over its base count of the same aggregate, in %. */
+static const struct {
+	enum stat_kind kind, base;
+	const char *fmt, *unit;
+} ratios[] = {
+	{ STAT_K_BRANCH_MISSES, STAT_K_BRANCHES, "%7.2f%%", "of all branches" },
+	{ STAT_K_CACHE_MISSES, STAT_K_CACHE_REFS, "%8.3f %%", "of all cache refs" },
+	{ STAT_K_L1D_LOAD_MISSES, STAT_K_L1D_LOADS, "%7.2f%%", "of all L1-dcache accesses" },
+	{ STAT_K_L1I_LOAD_MISSES, STAT_K_L1I_LOADS, "%7.2f%%", "of all L1-icache accesses" },
+	{ STAT_K_LLC_LOAD_MISSES, STAT_K_LLC_LOADS, "%7.2f%%", "of all LL-cache accesses" },
+	{ STAT_K_DTLB_LOAD_MISSES, STAT_K_DTLB_LOADS, "%7.2f%%", "of all dTLB cache accesses" },
+	{ STAT_K_ITLB_LOAD_MISSES, STAT_K_ITLB_LOADS, "%7.2f%%", "of all iTLB cache accesses" },
+};
+
 static struct metric metric_of(const struct stat_row *rows, size_t n, const struct stat_row *r,
 			       double elapsed_ns)
 {
@@ -109,32 +123,15 @@ static struct metric metric_of(const struct stat_row *rows, size_t n, const stru
 			return (struct metric){ NULL, "insn per cycle", 0 };
 		return (struct metric){ "%7.2f ", "insn per cycle", v / cyc };
 	}
-	case STAT_K_BRANCH_MISSES:
-		return ratio_metric(v, find(rows, n, r, STAT_K_BRANCHES), "%7.2f%%",
-				    "of all branches");
-	case STAT_K_CACHE_MISSES:
-		return ratio_metric(v, find(rows, n, r, STAT_K_CACHE_REFS), "%8.3f %%",
-				    "of all cache refs");
-	case STAT_K_L1D_LOAD_MISSES:
-		return ratio_metric(v, find(rows, n, r, STAT_K_L1D_LOADS), "%7.2f%%",
-				    "of all L1-dcache accesses");
-	case STAT_K_L1I_LOAD_MISSES:
-		return ratio_metric(v, find(rows, n, r, STAT_K_L1I_LOADS), "%7.2f%%",
-				    "of all L1-icache accesses");
-	case STAT_K_LLC_LOAD_MISSES:
-		return ratio_metric(v, find(rows, n, r, STAT_K_LLC_LOADS), "%7.2f%%",
-				    "of all LL-cache accesses");
-	case STAT_K_DTLB_LOAD_MISSES:
-		return ratio_metric(v, find(rows, n, r, STAT_K_DTLB_LOADS), "%7.2f%%",
-				    "of all dTLB cache accesses");
-	case STAT_K_ITLB_LOAD_MISSES:
-		return ratio_metric(v, find(rows, n, r, STAT_K_ITLB_LOADS), "%7.2f%%",
-				    "of all iTLB cache accesses");
 	case STAT_K_NONE:
 		return (struct metric){ NULL, NULL, 0 };
 	default:
 		break;
 	}
+	for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++)
+		if (ratios[i].kind == r->kind)
+			return ratio_metric(v, find(rows, n, r, ratios[i].base), ratios[i].fmt,
+					    ratios[i].unit);
 	if (task_ms < 0)
 		return (struct metric){ NULL, NULL, 0 };
 	char u;
