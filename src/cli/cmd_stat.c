@@ -56,6 +56,7 @@ struct stat_run {
 	bool to_file;
 	int sfd;              /* signalfd */
 	double interval_s;    /* -I, or 0 */
+	char **user_names;    /* per event: NAME:u, for counts perf's fallback made user-only */
 };
 
 #define SC_OFF(f) offsetof(struct stat_cli, f)
@@ -274,6 +275,25 @@ static int cmp_aggr(const struct stat_row *a, const struct stat_row *b)
 	return 0;
 }
 
+/* Whether the event is named NAME:u: it was counted in user space only
+ * (perf's fallback), or it is not supported where the others fell back
+ * (perf marks every event so). */
+static bool user_only(const struct stat_run *r, const struct counting *c, size_t e)
+{
+	if (!r->user_names)
+		return false;
+	if (counting_user_only(c, e))
+		return true;
+	const struct perf_event_attr *a = &r->evs[e].attr;
+	if (counting_supported(c, e) || a->type == PERF_TYPE_TRACEPOINT || a->exclude_kernel ||
+	    strchr(r->evs[e].name, ':'))
+		return false;
+	for (size_t i = 0; i < r->nev; i++)
+		if (counting_user_only(c, i))
+			return true;
+	return false;
+}
+
 /*
  * Rows from cell values 'vals' ([ev][cell]); names and comms live in
  * 'names' (freed by the caller). Rows come in perf's order: per CPU and
@@ -329,6 +349,8 @@ static struct stat_row *make_rows(const struct stat_run *r, const struct countin
 		struct stat_row *row = &rows[nr++];
 		*row = keys[key];
 		row->event = r->evs[e].name;
+		if (user_only(r, c, e))
+			row->event = r->user_names[e];
 		row->kind = kind_of(&r->evs[e].attr);
 		if (r->so.aggr == STAT_AGGR_THREAD) {
 			if (!(*comms)[key]) {
@@ -814,6 +836,9 @@ int cmd_stat(int argc, char **argv, const struct kiln_env *env)
 	}
 	if ((code = parse_events(&r, &sc)))
 		goto out;
+	r.user_names = xcalloc(r.nev ? r.nev : 1, sizeof(char *));
+	for (size_t i = 0; i < r.nev; i++)
+		r.user_names[i] = xasprintf("%s:u", r.evs[i].name);
 	char sepbuf[16] = "";
 	if (sc.big_num)
 		thousands_sep(&r, sepbuf, sizeof(sepbuf));
@@ -858,6 +883,10 @@ int cmd_stat(int argc, char **argv, const struct kiln_env *env)
 	}
 	buf_release(&r.out);
 out:
+	if (r.user_names)
+		for (size_t i = 0; i < r.nev; i++)
+			free(r.user_names[i]);
+	free(r.user_names);
 	evcat_events_free(r.evs, r.nev);
 	free(r.cpus);
 	free(r.tids);

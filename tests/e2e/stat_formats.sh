@@ -79,4 +79,21 @@ for args in "-x, -j -- true" "--append -- true" "-I 5 -- true" "-r 3" "--per-thr
 	[ $st = 2 ] || fail "kiln stat $args: exit $st, want 2"
 	grep -q '^error: ' "$T/err" || fail "kiln stat $args: $(cat "$T/err")"
 done
+# 7. As an unprivileged user (root runs this part as nobody): the events
+#    perf names, perf's :u fallback included where kernel counting is refused.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$T"
+	cp "$KILN" "$T/kiln-copy" && chmod 755 "$T/kiln-copy"
+	asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	if asnobody "$T/kiln-copy" stat -x, -- true 2>"$T/u.csv" >/dev/null; then
+		cut -d, -f3 "$T/u.csv" >"$T/u.k"
+		if [ -n "$have_perf" ] && asnobody perf stat -x, -- true 2>"$T/u.perf" >/dev/null; then
+			cut -d, -f3 "$T/u.perf" >"$T/u.p"
+			cmp -s "$T/u.k" "$T/u.p" || fail "unprivileged event names differ from perf's:
+$(diff "$T/u.k" "$T/u.p")"
+		fi
+	else
+		grep -q '^error: ' "$T/u.csv" || fail "unprivileged stat failed without a reason: $(cat "$T/u.csv")"
+	fi
+fi
 echo "ok"

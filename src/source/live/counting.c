@@ -20,6 +20,7 @@ struct counting {
 	int *leader;                   /* per event: its leader's index, or -1 */
 	int *errs;                     /* per event: the errno of a cell it failed on */
 	bool *supported;
+	bool *user_only;               /* per event: kernel counting refused, user space counted */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
@@ -54,6 +55,7 @@ int counting_open(struct counting **out, const struct evcat_event *evs, size_t n
 	c->vals = xcalloc(cells ? cells : 1, sizeof(*c->vals));
 	c->group_read = xcalloc(nev ? nev : 1, sizeof(bool));
 	c->supported = xcalloc(nev ? nev : 1, sizeof(bool));
+	c->user_only = xcalloc(nev ? nev : 1, sizeof(bool));
 	c->leader = xcalloc(nev ? nev : 1, sizeof(int));
 	c->errs = xcalloc(nev ? nev : 1, sizeof(int));
 	for (size_t e = 0; e < nev; e++) {
@@ -89,6 +91,14 @@ int counting_open(struct counting **out, const struct evcat_event *evs, size_t n
 				if (fd >= 0)
 					c->group_read[e] = false;
 			}
+			if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel &&
+			    a.type != PERF_TYPE_TRACEPOINT) {
+				/* perf's fallback: kernel.perf_event_paranoid >= 2 allows user space only */
+				a.exclude_kernel = a.exclude_hv = 1;
+				fd = sys_perf_event_open(&a, pid, cpu, gfd);
+				if (fd >= 0)
+					c->user_only[e] = true;
+			}
 			if (fd < 0) {
 				int err = errno;
 				c->errs[e] = err;
@@ -122,6 +132,7 @@ void counting_close(struct counting *c)
 	free(c->vals);
 	free(c->group_read);
 	free(c->supported);
+	free(c->user_only);
 	free(c->leader);
 	free(c->errs);
 	free(c);
@@ -212,6 +223,11 @@ size_t counting_ncells(const struct counting *c)
 bool counting_supported(const struct counting *c, size_t ev)
 {
 	return c->supported[ev];
+}
+
+bool counting_user_only(const struct counting *c, size_t ev)
+{
+	return c->user_only[ev];
 }
 
 int counting_errno(const struct counting *c, size_t ev)

@@ -58,6 +58,9 @@ size_t counting_ncells(const struct counting *c);
 /* Whether the kernel opened the event on at least one cell; else the errno. */
 bool counting_supported(const struct counting *c, size_t ev);
 int counting_errno(const struct counting *c, size_t ev);
+/* Whether the kernel refused to count the event in the kernel, so it was
+ * opened for user space only (perf's fallback; perf names it NAME:u). */
+bool counting_user_only(const struct counting *c, size_t ev);
 
 /* perf's scaling: the count over the whole enabled time; *counted false
  * when the event never ran (perf's <not counted>). */

@@ -340,6 +340,10 @@ static int parse_one(const char *spec, struct evcat_event **v, size_t *n)
 			push(v, n, spec, &a);
 		return err;
 	}
+	if (!mods_only && !evcat_tracefs())
+		return err_set(-EINVAL, "'%s': tracefs is not readable by this user (mount it, or "
+					"run as root)",
+			       spec);
 	if (!mods_only) {
 		size_t el = strcspn(mods, ":");
 		if (is_glob(base, bl) || is_glob(mods, el)) {
