@@ -96,4 +96,9 @@ $(diff "$T/u.k" "$T/u.p")"
 		grep -q '^error: ' "$T/u.csv" || fail "unprivileged stat failed without a reason: $(cat "$T/u.csv")"
 	fi
 fi
+long=$(printf '%0300d' 0 | tr 0 a)
+"$KILN" stat -e "$long" -- true 2>"$T/err"
+st=$?
+[ $st = 2 ] || fail "a 300-byte event name: exit $st, want 2"
+grep -q '^error: ' "$T/err" || fail "a 300-byte event name: $(cat "$T/err")"
 echo "ok"
