@@ -584,7 +584,8 @@ static int measure(struct stat_run *r, struct one_result *res, struct counting *
 	return 0;
 }
 
-/* Validate the options and set up the run. 0, or a usage error in p. */
+/* Validate the options and set up the run. 0; -1, a usage error in p; -2, a
+ * target that does not exist (reported). */
 static int setup(struct stat_run *r, struct stat_cli *sc, struct opts_parser *p, char **cmd)
 {
 	if (sc->json && sc->sep)
@@ -640,8 +641,9 @@ static int setup(struct stat_run *r, struct stat_cli *sc, struct opts_parser *p,
 				r->ntids += nt;
 				free(t);
 			} else if (sc->pid_list) {
+				cli_err("error: -p %d: no such process\n", v[i]);
 				free(v);
-				return opts_error(p, "no process %d", v[i]);
+				return -2;
 			} else {
 				XREALLOC_ARRAY(r->tids, r->ntids + 1);
 				r->tids[r->ntids++] = v[i];
@@ -830,8 +832,9 @@ int cmd_stat(int argc, char **argv, const struct kiln_env *env)
 	int first = cli_parse(&p, &stat_cmd, argc, argv, &sc, &code);
 	if (first < 0)
 		goto out;
-	if (setup(&r, &sc, &p, first < argc ? argv + first : NULL)) {
-		code = cli_usage_error(&p);
+	int bad = setup(&r, &sc, &p, first < argc ? argv + first : NULL);
+	if (bad) {
+		code = bad == -2 ? KILN_EXIT_FAIL : cli_usage_error(&p);
 		goto out;
 	}
 	if ((code = parse_events(&r, &sc)))

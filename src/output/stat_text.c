@@ -141,6 +141,20 @@ static struct metric metric_of(const struct stat_row *rows, size_t n, const stru
 				rate };
 }
 
+/* s as a JSON string's content (a thread's comm may hold anything). */
+static void json_text(struct buf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			buf_addf(out, "\\%c", c);
+		else if (c < 0x20)
+			buf_addf(out, "\\u%04x", c);
+		else
+			buf_addch(out, (char)c);
+	}
+}
+
 /* perf's aggr_printout: where a row was counted. */
 static void where(struct buf *out, const struct stat_opts *o, const struct stat_row *r)
 {
@@ -154,11 +168,14 @@ static void where(struct buf *out, const struct stat_opts *o, const struct stat_
 			buf_addf(out, "CPU%*d%s", csv ? 0 : -7, r->cpu, sep);
 		break;
 	case STAT_AGGR_THREAD:
-		if (json)
-			buf_addf(out, "\"thread\" : \"%s-%d\", ", r->comm ? r->comm : "", r->tid);
-		else
+		if (json) {
+			buf_addstr(out, "\"thread\" : \"");
+			json_text(out, r->comm ? r->comm : "");
+			buf_addf(out, "-%d\", ", r->tid);
+		} else {
 			buf_addf(out, "%*s-%*d%s", csv ? 0 : 16, r->comm ? r->comm : "",
 				 csv ? 0 : -8, r->tid, sep);
+		}
 		break;
 	case STAT_AGGR_CORE:
 		if (json)

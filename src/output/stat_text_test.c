@@ -149,6 +149,11 @@ static void test_runs_intervals(void **state)
 	r.cpu = 1;
 	render(&cpu, &r, 1, -1, 1e6, out, sizeof(out));
 	assert_true(strncmp(out, "CPU1                       50      page-faults", 46) == 0);
+	struct stat_opts thr = { .fmt = STAT_JSON, .aggr = STAT_AGGR_THREAD, .runs = 1 };
+	r.comm = "a\"b\\c";
+	r.tid = 42;
+	render(&thr, &r, 1, -1, 1e6, out, sizeof(out));
+	assert_non_null(strstr(out, "{\"thread\" : \"a\\\"b\\\\c-42\", \"counter-value\""));
 	struct buf b;
 	buf_init(&b, 4096);
 	stat_text_footer(&b, &o, 0.0008236, 0.0000497, false, 0, 0);

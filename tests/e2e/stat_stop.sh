@@ -42,4 +42,8 @@ start=$(date +%s)
 end=$(date +%s)
 [ $((end - start)) -le 10 ] || fail "-p did not stop when its target exited"
 grep -q "Performance counter stats for process id '$p':" "$T/c.txt" || fail "-p: $(cat "$T/c.txt")"
+"$KILN" stat -p 999999 -e task-clock 2>"$T/err"
+st=$?
+[ $st = 1 ] || fail "-p 999999: exit $st, want 1"
+grep -q "no such process" "$T/err" || fail "-p 999999: $(cat "$T/err")"
 echo "ok"
