@@ -93,7 +93,8 @@ static const struct opt stat_opts_table[] = {
 	OPT_BOOL('a', "all-cpus", SC_OFF(all), "count every task on every CPU"),
 	OPT_STRING('C', "cpu", SC_OFF(cpu_list), "CPUS", "count on these CPUs only (0,2-3)"),
 	OPT_STRING('p', "pid", SC_OFF(pid_list), "PID[,PID]",
-		   "count existing processes (all their threads)"),
+		   "count existing processes (all their threads); with a command, for as long "
+		   "as it runs"),
 	OPT_STRING('t', "tid", SC_OFF(tid_list), "TID[,TID]", "count existing threads"),
 	OPT_BOOL('A', "no-aggr", SC_OFF(per_cpu), "a count per CPU (with -a or -C)"),
 	{ .kind = OPT_KIND_BOOL, .long_name = "per-cpu", .offset = SC_OFF(per_cpu),
@@ -487,19 +488,19 @@ static int measure(struct stat_run *r, struct one_result *res, struct counting *
 		if (err)
 			return err_set(err, "cannot start '%s': %s", r->argv[0], strerror(-err));
 	}
-	if (r->cpus) {
+	if (r->cpus) { /* a command only times -a, -C, -p and -t */
 		t.cpus = r->cpus;
 		t.ncpus = r->ncpus;
-	} else if (r->argv) {
+	} else if (r->tids) {
+		t.tids = r->tids;
+		t.ntids = r->ntids;
+		t.inherit = true;
+	} else {
 		tid = w.pid;
 		t.tids = &tid;
 		t.ntids = 1;
 		t.inherit = true;
 		t.enable_on_exec = true;
-	} else {
-		t.tids = r->tids;
-		t.ntids = r->ntids;
-		t.inherit = true;
 	}
 	struct counting *c;
 	int err = counting_open(&c, r->evs, r->nev, &t, NULL);
@@ -601,8 +602,6 @@ static int setup(struct stat_run *r, struct stat_cli *sc, struct opts_parser *p,
 		return opts_error(p, "-r and -I cannot be used together");
 	if ((sc->pid_list || sc->tid_list) && (sc->all || sc->cpu_list))
 		return opts_error(p, "-p/-t and -a/-C cannot be used together");
-	if ((sc->pid_list || sc->tid_list) && cmd)
-		return opts_error(p, "give a command or -p/-t, not both");
 	if (!cmd && !sc->pid_list && !sc->tid_list && !sc->all && !sc->cpu_list)
 		return opts_error(p, "nothing to count: give a command, -p PID, -t TID, -a or -C");
 	bool cpus = sc->all || sc->cpu_list;
@@ -794,7 +793,7 @@ static int run_all(struct stat_run *r, struct stat_cli *sc)
 		header(r, sc);
 		stat_text_rows(&r->out, &r->so, rows, nrows, -1, elapsed * 1e9);
 		stat_text_footer(&r->out, &r->so, elapsed, sd,
-				 res.workload && !sc->all && !sc->cpu_list && n == 1, res.user,
+				 res.workload && !r->cpus && !r->tids && n == 1, res.user,
 				 res.sys);
 	}
 	if (flush_out(r))

@@ -2,7 +2,7 @@
 # How kiln stat stops: SIGTERM to kiln alone reaches the command, the
 # counts are printed and the exit status is the command's (128+15); without
 # a command (-a) SIGTERM ends counting with exit 0; -p stops by itself once
-# its target has exited. (SIGTERM, not SIGINT: a background job of a
+# its target has exited, or when a command given with it exits. (SIGTERM, not SIGINT: a background job of a
 # non-interactive shell has SIGINT ignored.)
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -42,6 +42,12 @@ start=$(date +%s)
 end=$(date +%s)
 [ $((end - start)) -le 10 ] || fail "-p did not stop when its target exited"
 grep -q "Performance counter stats for process id '$p':" "$T/c.txt" || fail "-p: $(cat "$T/c.txt")"
+# 4. -p with a command: counted for as long as the command runs.
+sleep 30 &
+p=$!
+"$KILN" stat -p $p -x, -e task-clock -- sleep 0.3 2>"$T/d.csv" || fail "-p with a command: $(cat "$T/d.csv")"
+kill $p
+grep -q '^[0-9.]*,msec,task-clock,' "$T/d.csv" || fail "-p with a command: $(cat "$T/d.csv")"
 "$KILN" stat -p 999999 -e task-clock 2>"$T/err"
 st=$?
 [ $st = 1 ] || fail "-p 999999: exit $st, want 1"
