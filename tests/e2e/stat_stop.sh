@@ -43,10 +43,8 @@ end=$(date +%s)
 [ $((end - start)) -le 10 ] || fail "-p did not stop when its target exited"
 grep -q "Performance counter stats for process id '$p':" "$T/c.txt" || fail "-p: $(cat "$T/c.txt")"
 # 4. -p with a command: counted for as long as the command runs.
-sleep 30 &
-p=$!
-"$KILN" stat -p $p -x, -e task-clock -- sleep 0.3 2>"$T/d.csv" || fail "-p with a command: $(cat "$T/d.csv")"
-kill $p
+start_busy
+"$KILN" stat -p $busy -x, -e task-clock -- sleep 0.3 2>"$T/d.csv" || fail "-p with a command: $(cat "$T/d.csv")"
 grep -q '^[0-9.]*,msec,task-clock,' "$T/d.csv" || fail "-p with a command: $(cat "$T/d.csv")"
 "$KILN" stat -p 999999 -e task-clock 2>"$T/err"
 st=$?
