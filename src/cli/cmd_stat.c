@@ -664,8 +664,10 @@ static int parse_events(struct stat_run *r, struct stat_cli *sc)
 	for (size_t i = 0; i < n; i++) {
 		char *bad = NULL;
 		err_clear();
-		int err = evcat_parse(sc->nevents ? sc->events[i] : default_events[i], &r->evs,
-				      &r->nev, &bad);
+		const char *arg = sc->nevents ? sc->events[i] : default_events[i];
+		if (!sc->nevents && i == 0 && r->cpus)
+			arg = "cpu-clock"; /* perf's default set counts CPUs with cpu-clock */
+		int err = evcat_parse(arg, &r->evs, &r->nev, &bad);
 		if (err) {
 			cli_error_last(NULL);
 			char *close = bad ? evcat_closest(bad) : NULL;

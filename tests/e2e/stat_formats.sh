@@ -33,6 +33,10 @@ if [ -n "$have_perf" ]; then
 $(diff "$T/k.mask" "$T/p.mask")"
 fi
 
+# The default set of -a names cpu-clock, as perf's.
+"$KILN" stat -a -x, -- sleep 0.1 2>"$T/a.csv" &&
+	{ head -1 "$T/a.csv" | grep -q '^[0-9.]*,msec,cpu-clock,' || fail "-a default set: $(head -1 "$T/a.csv")"; }
+
 # 2. JSON lines with perf's keys.
 "$KILN" stat -j -e page-faults,task-clock,cycles -- true 2>"$T/k.json" || fail "--json failed"
 [ "$(wc -l <"$T/k.json")" = 3 ] || fail "--json: $(cat "$T/k.json")"
