@@ -14,6 +14,8 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "source/live/evspec.h"
+#include "source/live/live.h"
+#include "source/live/tracedata.h"
 
 struct named {
 	const char *name, *alias;
@@ -107,18 +109,6 @@ static bool lookup_named(const struct named *t, size_t n, const char *base, uint
 	return false;
 }
 
-static int read_small(const char *path, char *out, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	size_t got = fread(out, 1, len - 1, f);
-	fclose(f);
-	out[got] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	return 0;
-}
-
 /* Put 'val' into the bits a PMU format file names ("config:0-7,32-35"). */
 static int apply_format(struct perf_event_attr *attr, const char *fmt, uint64_t val)
 {
@@ -187,10 +177,10 @@ static int apply_term(struct perf_event_attr *attr, const char *pmu, char *term,
 	}
 	char path[512], text[512];
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/%s", pmu, term);
-	if (read_small(path, text, sizeof(text)) == 0)
+	if (live_read_small(path, text, sizeof(text)) == 0)
 		return apply_format(attr, text, val);
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/events/%s", pmu, term);
-	if (!eq && depth == 0 && read_small(path, text, sizeof(text)) == 0)
+	if (!eq && depth == 0 && live_read_small(path, text, sizeof(text)) == 0)
 		return apply_terms(attr, pmu, text, depth + 1);
 	return -ENOENT;
 }
@@ -221,7 +211,7 @@ static int parse_pmu(const char *spec, struct perf_event_attr *attr)
 	if (strchr(pmu, '.'))
 		return err_set(-EINVAL, "unknown PMU '%s' in '%s'", pmu, spec);
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
-	if (read_small(path, text, sizeof(text)))
+	if (live_read_small(path, text, sizeof(text)))
 		return err_set(-EINVAL, "unknown PMU '%s' in '%s' (no %s)", pmu, spec, path);
 	attr->type = (uint32_t)strtoul(text, NULL, 10);
 	if (apply_terms(attr, pmu, terms, 0))
@@ -256,7 +246,7 @@ static int read_id(const char *root, const char *sys, const char *ev, uint64_t *
 {
 	char path[1024], text[32];
 	snprintf(path, sizeof(path), "%s/%s/%s/id", root, sys, ev);
-	if (read_small(path, text, sizeof(text)))
+	if (live_read_small(path, text, sizeof(text)))
 		return -ENOENT;
 	*id = strtoull(text, NULL, 10);
 	return 0;
@@ -473,49 +463,16 @@ static void add_entry(struct evcat_entry **v, size_t *n, enum evcat_kind k, cons
 					     .desc = desc ? xstrdup(desc) : NULL };
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in a directory (no dot entries), sorted. */
-static char **dir_names(const char *path, size_t *n)
-{
-	char **names = NULL;
-	*n = 0;
-	DIR *d = opendir(path);
-	if (!d)
-		return NULL;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		XREALLOC_ARRAY(names, *n + 1);
-		names[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(names, *n, sizeof(*names), cmp_str);
-	return names;
-}
-
-static void free_names(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 static void list_pmus(struct evcat_entry **v, size_t *n)
 {
 	const char *root = "/sys/bus/event_source/devices";
 	size_t np;
-	char **pmus = dir_names(root, &np);
+	char **pmus = live_list_dir(root, &np);
 	for (size_t i = 0; i < np; i++) {
 		char path[512];
 		snprintf(path, sizeof(path), "%s/%s/events", root, pmus[i]);
 		size_t ne;
-		char **evs = dir_names(path, &ne);
+		char **evs = live_list_dir(path, &ne);
 		for (size_t j = 0; j < ne; j++) {
 			size_t l = strlen(evs[j]);
 			/* .scale, .unit, .per-pkg, .snapshot: attributes of an event */
@@ -525,14 +482,14 @@ static void list_pmus(struct evcat_entry **v, size_t *n)
 			char desc[256];
 			char *dp = NULL;
 			snprintf(path, sizeof(path), "%s/%s/events/%s.desc", root, pmus[i], evs[j]);
-			if (read_small(path, desc, sizeof(desc)) == 0)
+			if (live_read_small(path, desc, sizeof(desc)) == 0)
 				dp = desc;
 			add_entry(v, n, EVCAT_PMU, name, NULL, dp);
 			free(name);
 		}
-		free_names(evs, ne);
+		live_list_free(evs, ne);
 	}
-	free_names(pmus, np);
+	live_list_free(pmus, np);
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -563,7 +520,7 @@ void evcat_list(struct evcat_entry **v, size_t *n, unsigned *notes)
 	list_pmus(v, n);
 	const char *root = evcat_tracefs();
 	size_t ns;
-	char **systems = root ? dir_names(root, &ns) : NULL;
+	char **systems = root ? live_list_dir(root, &ns) : NULL;
 	if (!root || !systems) {
 		*notes |= EVCAT_NO_TRACEFS;
 		return;
@@ -575,7 +532,7 @@ void evcat_list(struct evcat_entry **v, size_t *n, unsigned *notes)
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/%s", root, systems[i]);
 		size_t ne;
-		char **evs = dir_names(path, &ne);
+		char **evs = live_list_dir(path, &ne);
 		for (size_t j = 0; j < ne; j++) {
 			uint64_t id;
 			if (skip_dir(evs[j]) || read_id(root, systems[i], evs[j], &id))
@@ -584,9 +541,9 @@ void evcat_list(struct evcat_entry **v, size_t *n, unsigned *notes)
 			add_entry(v, n, EVCAT_TRACEPOINT, name, NULL, NULL);
 			free(name);
 		}
-		free_names(evs, ne);
+		live_list_free(evs, ne);
 	}
-	free_names(systems, ns);
+	live_list_free(systems, ns);
 	if (*n > t0)
 		qsort(*v + t0, *n - t0, sizeof(**v), cmp_entry);
 }
