@@ -3,14 +3,15 @@
  * perf list prints them (source/live/evcat finds them), with perf's
  * category words and glob filters, or as JSON.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "base/buf.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "output/export.h"
 #include "source/live/evcat.h"
 
 struct list_cli {
@@ -77,19 +78,11 @@ static bool wanted(const struct evcat_entry *e, char **args, int nargs)
 	return false;
 }
 
-static void json_str(struct buf *b, const char *s)
+static void json_field(FILE *f, const char *key, const char *val)
 {
-	buf_addch(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			buf_addf(b, "\\%c", c);
-		else if (c < 0x20)
-			buf_addf(b, "\\u%04x", c);
-		else
-			buf_addch(b, (char)c);
-	}
-	buf_addch(b, '"');
+	fprintf(f, ",\n\t\"%s\": \"", key);
+	json_put_escaped(f, val, strlen(val));
+	fputc('"', f);
 }
 
 int cmd_list(int argc, char **argv, const struct kiln_env *env)
@@ -107,44 +100,39 @@ int cmd_list(int argc, char **argv, const struct kiln_env *env)
 	size_t n;
 	unsigned notes;
 	evcat_list(&v, &n, &notes);
-	struct buf b;
-	buf_init(&b, (size_t)1 << 30);
+	FILE *f = stdout;
 	size_t shown = 0;
 	if (lc.json)
-		buf_addstr(&b, "[\n");
+		fputs("[\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct evcat_entry *e = &v[i];
 		if (!wanted(e, args, nargs))
 			continue;
 		if (lc.json) {
-			buf_addstr(&b, shown ? ",\n{\n\t\"EventName\": " : "{\n\t\"EventName\": ");
-			json_str(&b, e->name);
-			buf_addstr(&b, ",\n\t\"EventType\": ");
-			json_str(&b, kind_word[e->kind]);
-			if (e->alias) {
-				buf_addstr(&b, ",\n\t\"Alias\": ");
-				json_str(&b, e->alias);
-			}
-			if (e->desc) {
-				buf_addstr(&b, ",\n\t\"BriefDescription\": ");
-				json_str(&b, e->desc);
-			}
-			buf_addstr(&b, "\n}");
+			fputs(shown ? ",\n{\n\t\"EventName\": \"" : "{\n\t\"EventName\": \"", f);
+			json_put_escaped(f, e->name, strlen(e->name));
+			fputc('"', f);
+			json_field(f, "EventType", kind_word[e->kind]);
+			if (e->alias)
+				json_field(f, "Alias", e->alias);
+			if (e->desc)
+				json_field(f, "BriefDescription", e->desc);
+			fputs("\n}", f);
 		} else {
 			char name[512];
 			snprintf(name, sizeof(name), "%s%s%s", e->name, e->alias ? " OR " : "",
 				 e->alias ? e->alias : "");
-			buf_addf(&b, "  %-50s [%s]\n", name, kind_word[e->kind]);
+			fprintf(f, "  %-50s [%s]\n", name, kind_word[e->kind]);
 			if (e->desc)
-				buf_addf(&b, "       %s\n", e->desc);
+				fprintf(f, "       %s\n", e->desc);
 		}
 		shown++;
 	}
 	if (lc.json)
-		buf_addstr(&b, shown ? "\n]\n" : "]\n");
-	fwrite(buf_str(&b), 1, b.len, stdout);
-	code = fflush(stdout) ? KILN_EXIT_FAIL : KILN_EXIT_OK;
-	buf_release(&b);
+		fputs(shown ? "\n]\n" : "]\n", f);
+	code = fflush(f) || ferror(f) ? KILN_EXIT_FAIL : KILN_EXIT_OK;
+	if (code)
+		cli_err("error: writing the list: %s\n", strerror(errno));
 	bool want_tp = nargs == 0;
 	for (int i = 0; i < nargs; i++)
 		want_tp |= category(args[i]) == EVCAT_TRACEPOINT || category(args[i]) < 0;
