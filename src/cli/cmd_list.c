@@ -27,12 +27,12 @@ static const struct opt list_opts_table[] = {
 const struct opts_cmd list_cmd = {
 	.name = "list",
 	.summary = "List the events this machine can count or sample (perf list)",
-	.synopsis = "[options] [hw|sw|cache|pmu|tracepoint|GLOB...]",
+	.synopsis = "[options] [hw|sw|tool|cache|pmu|tracepoint|GLOB...]",
 	.description =
 		"List the hardware events the kernel accepts here, the software events, the\n"
 		"hardware cache events, the PMU events in sysfs (with their descriptions) and the\n"
 		"tracepoints in tracefs, grouped and named as perf list does. Arguments keep a\n"
-		"category (hw, sw, cache, pmu, tracepoint) or the events matching a glob\n"
+		"category (hw, sw, tool, cache, pmu, tracepoint) or the events matching a glob\n"
 		"('sched:*'). Needs no privilege for what the user may read; when tracefs is not\n"
 		"readable the tracepoints are left out and a note says so.\n",
 	.opts = list_opts_table,
@@ -44,7 +44,7 @@ const struct opts_cmd list_cmd = {
 };
 
 static const char *const kind_word[] = {
-	[EVCAT_HW] = "Hardware event",  [EVCAT_SW] = "Software event",
+	[EVCAT_HW] = "Hardware event",  [EVCAT_SW] = "Software event", [EVCAT_TOOL] = "Tool event",
 	[EVCAT_CACHE] = "Hardware cache event", [EVCAT_PMU] = "Kernel PMU event",
 	[EVCAT_TRACEPOINT] = "Tracepoint event",
 };
@@ -57,7 +57,7 @@ static int category(const char *w)
 	} words[] = {
 		{ "hw", EVCAT_HW },	   { "hardware", EVCAT_HW },	 { "sw", EVCAT_SW },
 		{ "software", EVCAT_SW },  { "cache", EVCAT_CACHE },	 { "hwcache", EVCAT_CACHE },
-		{ "pmu", EVCAT_PMU },	   { "tracepoint", EVCAT_TRACEPOINT },
+		{ "pmu", EVCAT_PMU },	   { "tracepoint", EVCAT_TRACEPOINT }, { "tool", EVCAT_TOOL },
 	};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strcmp(w, words[i].word))

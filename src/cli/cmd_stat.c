@@ -56,6 +56,7 @@ struct stat_run {
 	bool to_file;
 	int sfd;              /* signalfd */
 	double interval_s;    /* -I, or 0 */
+	double tool_ns[3];    /* duration_time, user_time, system_time of the run shown */
 	char **user_names;    /* per event: NAME:u, for counts perf's fallback made user-only */
 };
 
@@ -193,6 +194,8 @@ static int topo(int cpu, const char *what)
 
 static enum stat_kind kind_of(const struct perf_event_attr *a)
 {
+	if (a->type == EVCAT_TYPE_TOOL)
+		return STAT_K_TOOL;
 	if (a->type == PERF_TYPE_SOFTWARE &&
 	    (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK))
 		return STAT_K_TASK_CLOCK;
@@ -374,6 +377,13 @@ static struct stat_row *make_rows(const struct stat_run *r, const struct countin
 			row->run += v->run;
 			row->ena += v->ena;
 		}
+		if (r->evs[e].attr.type == EVCAT_TYPE_TOOL && r->evs[e].attr.config < 3) {
+			double t = r->tool_ns[r->evs[e].attr.config];
+			row->value = t;
+			row->run = row->ena = (uint64_t)t;
+			row->state = t > 0 ? STAT_COUNTED : STAT_NOT_COUNTED;
+			continue;
+		}
 		row->state = !counting_supported(c, e) ? STAT_NOT_SUPPORTED
 			     : any			   ? STAT_COUNTED
 							   : STAT_NOT_COUNTED;
@@ -467,6 +477,8 @@ static void print_interval(struct stat_run *r, const struct counting *c,
 		}
 	size_t nrows;
 	char **comms;
+	r->tool_ns[EVCAT_DURATION_TIME] = len_s * 1e9;
+	r->tool_ns[EVCAT_USER_TIME] = r->tool_ns[EVCAT_SYSTEM_TIME] = 0;
 	struct stat_row *rows = make_rows(r, c, d, &nrows, &comms);
 	stat_text_rows(&r->out, &r->so, rows, nrows, ts, len_s * 1e9);
 	free_comms(comms, nrows / (r->nev ? r->nev : 1));
@@ -758,6 +770,9 @@ static int run_all(struct stat_run *r, struct stat_cli *sc)
 		if (rows)
 			free_comms(comms, nrows / (r->nev ? r->nev : 1));
 		free(rows);
+		r->tool_ns[EVCAT_DURATION_TIME] = res.elapsed * 1e9;
+		r->tool_ns[EVCAT_USER_TIME] = res.user * 1e9;
+		r->tool_ns[EVCAT_SYSTEM_TIME] = res.sys * 1e9;
 		rows = make_rows(r, c, vals, &nrows, &comms);
 		free(vals);
 		counting_close(c);

@@ -233,7 +233,7 @@ static void one_row(struct buf *out, const struct stat_opts *o, const struct sta
 		    size_t n, const struct stat_row *r, const char *prefix, double elapsed_ns)
 {
 	bool clock = r->kind == STAT_K_TASK_CLOCK;
-	const char *unit = clock ? "msec" : "";
+	const char *unit = clock ? "msec" : r->kind == STAT_K_TOOL ? "ns" : "";
 	bool ok = r->state == STAT_COUNTED;
 	const char *state = r->state == STAT_NOT_SUPPORTED ? "<not supported>" : "<not counted>";
 	struct metric m = ok ? metric_of(rows, n, r, elapsed_ns)

@@ -47,6 +47,7 @@ enum stat_kind {
 	STAT_K_ITLB_LOADS,
 	STAT_K_ITLB_LOAD_MISSES,
 	STAT_K_NONE,        /* no derived figure (a tracepoint with no clock) */
+	STAT_K_TOOL,        /* duration_time, user_time, system_time: ns, a rate */
 };
 
 enum stat_state { STAT_COUNTED, STAT_NOT_COUNTED, STAT_NOT_SUPPORTED };

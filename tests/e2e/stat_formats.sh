@@ -37,6 +37,12 @@ fi
 "$KILN" stat -a -x, -- sleep 0.1 2>"$T/a.csv" &&
 	{ head -1 "$T/a.csv" | grep -q '^[0-9.]*,msec,cpu-clock,' || fail "-a default set: $(head -1 "$T/a.csv")"; }
 
+# Tool events: duration_time is the wall time, in ns.
+"$KILN" stat -x, -e duration_time -- sleep 0.2 2>"$T/d.csv" || fail "duration_time failed"
+d=$(cut -d, -f1 "$T/d.csv")
+[ "$(cut -d, -f2,3 "$T/d.csv")" = "ns,duration_time" ] || fail "duration_time: $(cat "$T/d.csv")"
+[ "$d" -ge 200000000 ] && [ "$d" -lt 5000000000 ] || fail "duration_time $d for sleep 0.2"
+
 # 2. JSON lines with perf's keys.
 "$KILN" stat -j -e page-faults,task-clock,cycles -- true 2>"$T/k.json" || fail "--json failed"
 [ "$(wc -l <"$T/k.json")" = 3 ] || fail "--json: $(cat "$T/k.json")"

@@ -63,6 +63,8 @@ int counting_open(struct counting **out, const struct evcat_event *evs, size_t n
 		bool is_leader = evs[e].leader == (int)e;
 		bool is_member = evs[e].leader >= 0 && !is_leader;
 		c->group_read[e] = is_leader && members(evs, nev, e) > 1;
+		if (evs[e].attr.type == EVCAT_TYPE_TOOL)
+			continue; /* measured by the caller */
 		for (size_t k = 0; k < c->ncells; k++) {
 			struct perf_event_attr a = evs[e].attr;
 			a.size = sizeof(a);

@@ -51,6 +51,8 @@ static const struct named sw_events[] = {
 	{ "task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK },
 };
 
+static const char *const tool_events[] = { "duration_time", "user_time", "system_time" };
+
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Hardware cache events: perf's names and which ops each cache has. */
@@ -314,6 +316,13 @@ static int parse_one(const char *spec, struct evcat_event **v, size_t *n)
 	base[bl] = '\0';
 	const char *mods = spec[bl] == ':' ? spec + bl + 1 : "";
 	bool mods_only = strspn(mods, "ukhpHGS") == strlen(mods);
+	for (unsigned i = 0; i < NELEM(tool_events); i++)
+		if (!strcmp(spec, tool_events[i])) {
+			a.type = EVCAT_TYPE_TOOL;
+			a.config = i;
+			push(v, n, spec, &a);
+			return 0;
+		}
 	uint64_t config;
 	uint32_t type = PERF_TYPE_MAX;
 	if (lookup_cache(base, &config))
@@ -507,6 +516,8 @@ void evcat_list(struct evcat_entry **v, size_t *n, unsigned *notes)
 			add_entry(v, n, EVCAT_HW, hw_events[i].name, hw_events[i].alias, NULL);
 	for (size_t i = 0; i < NELEM(sw_events); i++)
 		add_entry(v, n, EVCAT_SW, sw_events[i].name, sw_events[i].alias, NULL);
+	for (size_t i = 0; i < NELEM(tool_events); i++)
+		add_entry(v, n, EVCAT_TOOL, tool_events[i], NULL, NULL);
 	size_t c0 = *n;
 	char nm[64];
 	for (unsigned c = 0; c < NELEM(cache_names); c++)

@@ -20,6 +20,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* perf's tool events (duration_time, user_time, system_time): not kernel
+ * counters but times the tool measures; attr.type is this, attr.config the
+ * enum evcat_tool. */
+#define EVCAT_TYPE_TOOL 0x7ffffff0u
+enum evcat_tool { EVCAT_DURATION_TIME, EVCAT_USER_TIME, EVCAT_SYSTEM_TIME };
+
 struct evcat_event {
 	char *name;                  /* as perf prints it */
 	struct perf_event_attr attr; /* type, config(s), exclude bits */
@@ -37,7 +43,7 @@ void evcat_events_free(struct evcat_event *v, size_t n);
 /* The tracefs events directory, or NULL when neither place is readable. */
 const char *evcat_tracefs(void);
 
-enum evcat_kind { EVCAT_HW, EVCAT_SW, EVCAT_CACHE, EVCAT_PMU, EVCAT_TRACEPOINT };
+enum evcat_kind { EVCAT_HW, EVCAT_SW, EVCAT_TOOL, EVCAT_CACHE, EVCAT_PMU, EVCAT_TRACEPOINT };
 
 struct evcat_entry {
 	enum evcat_kind kind;
@@ -52,7 +58,7 @@ enum evcat_note {
 
 /*
  * Every event this machine offers, in perf list's order (hardware,
- * software, cache, PMU, tracepoints; names sorted within each). Hardware
+ * software, tool, cache, PMU, tracepoints; names sorted within each). Hardware
  * and cache events are listed when the kernel accepts them (opened for
  * this thread, user space only). *notes gets enum evcat_note bits.
  */
