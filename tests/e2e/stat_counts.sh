@@ -83,6 +83,11 @@ for glob in 'sched:*' 'syscalls:sys_enter_*'; do
 			fail "$glob: event sets differ: $(diff "$T/k.names" "$T/p.names" | head -5)"
 	fi
 done
+# One fd per event and CPU: a low soft limit on open files is raised.
+if "$KILN" stat -a -e sched:sched_switch -- true 2>/dev/null; then
+	(ulimit -S -n 20 && "$KILN" stat -a -x, -e 'sched:*' -- true) 2>"$T/lim.csv" ||
+		fail "-a 'sched:*' with 20 open files allowed: $(head -2 "$T/lim.csv")"
+fi
 "$KILN" stat -e sched:sched_swich -- true 2>"$T/err"
 st=$?
 [ $st = 2 ] || fail "unknown event: exit $st, want 2"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -42,6 +43,19 @@ static size_t members(const struct evcat_event *evs, size_t nev, size_t lead)
 	return m;
 }
 
+/* One fd per cell: raise the soft RLIMIT_NOFILE towards the hard one when
+ * they would not fit (as perf does; -a with many events and CPUs). */
+static void room_for_fds(size_t want)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= want + 64)
+		return;
+	rlim_t need = (rlim_t)want + 64;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int counting_open(struct counting **out, const struct evcat_event *evs, size_t nev,
 		  const struct counting_target *t, size_t *failed)
 {
@@ -49,6 +63,7 @@ int counting_open(struct counting **out, const struct evcat_event *evs, size_t n
 	c->nev = nev;
 	c->ncells = t->tids ? t->ntids : t->ncpus;
 	size_t cells = nev * c->ncells;
+	room_for_fds(cells);
 	c->fds = xmalloc((cells ? cells : 1) * sizeof(int));
 	for (size_t i = 0; i < cells; i++)
 		c->fds[i] = -1;
