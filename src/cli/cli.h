@@ -39,12 +39,15 @@ int cmd_script(int argc, char **argv, const struct kiln_env *env);
 int cmd_diff(int argc, char **argv, const struct kiln_env *env);
 int cmd_export(int argc, char **argv, const struct kiln_env *env);
 int cmd_annotate(int argc, char **argv, const struct kiln_env *env);
+int cmd_stat(int argc, char **argv, const struct kiln_env *env);
+int cmd_list(int argc, char **argv, const struct kiln_env *env);
 
 /* Each command's description (cli/opts.h): options, help, man page. */
 struct opts_cmd;
 extern const struct opts_cmd record_cmd, collapse_cmd, script_cmd, flame_cmd, diff_cmd,
 	export_cmd;
 extern const struct opts_cmd annotate_cmd;
+extern const struct opts_cmd stat_cmd, list_cmd;
 
 /* Shared helpers (cli/util.c). */
 /*

@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ &record_cmd, cmd_record },   { &collapse_cmd, cmd_collapse }, { &script_cmd, cmd_script },
 	{ &flame_cmd, cmd_flame },     { &diff_cmd, cmd_diff },         { &export_cmd, cmd_export },
 	{ &annotate_cmd, cmd_annotate },
+	{ &stat_cmd, cmd_stat },       { &list_cmd, cmd_list },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

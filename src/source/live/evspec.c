@@ -66,7 +66,7 @@ static int tracepoint_id(const char *sys, const char *ev, uint64_t *id)
 	return -ENOENT;
 }
 
-static int apply_modifiers(struct perf_event_attr *attr, const char *mods, const char *spec)
+int evspec_modifiers(struct perf_event_attr *attr, const char *mods, const char *spec)
 {
 	bool u = false, k = false, h = false;
 	for (const char *m = mods; *m; m++) {
@@ -149,7 +149,7 @@ int evspec_parse(const char *spec, struct perf_event_attr *attr, char **name)
 	}
 	if (!found)
 		return err_set(-EINVAL, "unknown event '%s'", spec);
-	int err = apply_modifiers(attr, mods, spec);
+	int err = evspec_modifiers(attr, mods, spec);
 	if (err)
 		return err;
 	*name = xstrdup(spec);

@@ -18,4 +18,8 @@
  * name it. 0, or -EINVAL with err_last() explaining. */
 int evspec_parse(const char *spec, struct perf_event_attr *attr, char **name);
 
+/* Apply perf's modifiers ("u", "k", "uk", "pp"...) to attr; 'spec' names
+ * the event in the error. 0, or -EINVAL with err_last() explaining. */
+int evspec_modifiers(struct perf_event_attr *attr, const char *mods, const char *spec);
+
 #endif

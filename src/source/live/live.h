@@ -76,6 +76,10 @@ int live_synth_kernel(const struct perf_event_attr *tracking, uint64_t id, live_
 /* The tids in /proc/PID/task, sorted. Caller frees *tids. 0 or -errno. */
 int live_list_threads(pid_t pid, pid_t **tids, size_t *n);
 
+/* Read a small file (sysfs, procfs) into out[max] as text, cut at the first
+ * newline. 0 or -errno. */
+int live_read_small(const char *path, char *out, size_t max);
+
 /* ---- workload (workload.c) ---- */
 
 struct live_workload {

@@ -80,7 +80,7 @@ static int finish(struct buf *b, live_record_fn fn, void *arg)
 	return fn(arg, b->p, b->len);
 }
 
-static int read_small(const char *path, char *out, size_t max)
+int live_read_small(const char *path, char *out, size_t max)
 {
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -224,7 +224,7 @@ int live_synth_process(pid_t pid, const struct perf_event_attr *a, uint64_t id, 
 		char path[96], comm[64];
 		uint32_t upid = (uint32_t)pid, utid = (uint32_t)tids[i];
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
-		if (read_small(path, comm, sizeof(comm)))
+		if (live_read_small(path, comm, sizeof(comm)))
 			continue;
 		if (tids[i] != pid) {
 			uint64_t zero = 0;

@@ -81,8 +81,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names in a directory (deterministic order). */
-static char **list_dir(const char *path, size_t *n)
+char **live_list_dir(const char *path, size_t *n)
 {
 	DIR *d = opendir(path);
 	char **v = NULL;
@@ -106,7 +105,7 @@ static char **list_dir(const char *path, size_t *n)
 	return v;
 }
 
-static void free_list(char **v, size_t n)
+void live_list_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
@@ -121,7 +120,7 @@ static int add_system(struct buf *o, const char *root, const char *sys,
 	char dir[1024];
 	size_t nev;
 	snprintf(dir, sizeof(dir), "%s/events/%s", root, sys);
-	char **evs = list_dir(dir, &nev);
+	char **evs = live_list_dir(dir, &nev);
 	struct buf part;
 	uint32_t count = 0;
 	int err = 0;
@@ -152,7 +151,7 @@ static int add_system(struct buf *o, const char *root, const char *sys,
 		(*nsys)++;
 	}
 	buf_release(&part);
-	free_list(evs, nev);
+	live_list_free(evs, nev);
 	return err;
 }
 
@@ -196,7 +195,7 @@ int live_tracing_data(const struct perf_event_attr *attrs, size_t n, uint8_t **o
 	put32(&o, 0, &bad);
 	size_t ns = 0;
 	snprintf(p, sizeof(p), "%s/events", root);
-	char **systems = list_dir(p, &ns);
+	char **systems = live_list_dir(p, &ns);
 	for (size_t i = 0; i < ns && !err; i++) {
 		if (!strcmp(systems[i], "ftrace"))
 			continue;
@@ -208,7 +207,7 @@ int live_tracing_data(const struct perf_event_attr *attrs, size_t n, uint8_t **o
 		closedir(probe);
 		err = add_system(&o, root, systems[i], attrs, n, &tmp, &nsys, &bad);
 	}
-	free_list(systems, ns);
+	live_list_free(systems, ns);
 	if (!err) {
 		memcpy(o.p + nsys_at, &nsys, 4);
 		put32(&o, 0, &bad); /* kallsyms: perf 6.1 resolves kernel addresses itself */

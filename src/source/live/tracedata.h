@@ -23,4 +23,9 @@
  */
 int live_tracing_data(const struct perf_event_attr *attrs, size_t n, uint8_t **out, size_t *len);
 
+/* The names in a directory but "." and "..", sorted (deterministic order);
+ * NULL (and *n 0) when it cannot be read. Free with live_list_free. */
+char **live_list_dir(const char *path, size_t *n);
+void live_list_free(char **v, size_t n);
+
 #endif
