@@ -165,6 +165,8 @@ static uint8_t kind_of(const char *s, size_t n, size_t index)
 			break;
 		}
 	}
+	if (n >= 9 && !memcmp(s, "[off-cpu", 8) && s[n - 1] == ']')
+		return FRAME_OFFCPU;
 	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
 		return FRAME_UNKNOWN;
 	return FRAME_USER;

@@ -39,6 +39,7 @@ enum frame_kind {
 	FRAME_JIT,         /* JIT-compiled code (perf map) */
 	FRAME_INLINE,      /* an inlined call */
 	FRAME_UNKNOWN,     /* no symbol: [dso] or [unknown] */
+	FRAME_OFFCPU,      /* the leaf of blocked time: [off-cpu: STATE] */
 	FRAME_KIND_COUNT
 };
 
