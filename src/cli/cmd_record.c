@@ -103,8 +103,8 @@ static void offcpu_report(const struct offcpu_stats *s, bool quiet)
 				"were not followed\n",
 			OFFCPU_MAX_THREADS, (unsigned long long)s->threads_over);
 	if (s->unpaired)
-		cli_err("warning: off-CPU: %llu switch-outs had no switch-in (records lost): "
-				"left out\n",
+		cli_err("warning: off-CPU: %llu switch-outs had no switch-in after them (lost "
+				"records, or CPUs' clocks apart): left out\n",
 			(unsigned long long)s->unpaired);
 	if (s->malformed)
 		cli_err("warning: off-CPU: %llu sched_switch records too short for their "

@@ -24,6 +24,11 @@ struct pend {
 	char state;
 };
 
+struct chain_pool {
+	uint64_t *v;
+	size_t n, cap;
+};
+
 struct othread {
 	uint32_t pid, tid;
 	bool open;
@@ -45,7 +50,7 @@ struct offcpu {
 	struct offcpu_stats st;
 	struct hashmap ids;     /* the sched_switch event's ids */
 	VEC(struct pend) pend;
-	VEC(uint64_t) pool;     /* the pending switch-outs' callchains */
+	struct chain_pool pool; /* the pending switch-outs' callchains */
 	uint64_t seq;
 	uint64_t max_time, round_limit;
 	struct hashmap tids;    /* tid -> index in threads */
@@ -343,19 +348,23 @@ static void flush(struct offcpu *oc, uint64_t limit)
 	size_t i = 0;
 	for (; i < oc->pend.n && oc->pend.v[i].time <= limit; i++)
 		apply(oc, &oc->pend.v[i]);
-	/* Keep the rest, their callchains moved to the front of the pool. */
-	size_t k = 0, used = 0;
+	/* Keep the rest, their callchains copied into a new pool (in time
+	 * order, which is not the order they arrived in). */
+	size_t k = 0;
+	struct chain_pool keep = { 0 };
 	for (; i < oc->pend.n; i++, k++) {
 		struct pend e = oc->pend.v[i];
 		if (e.chain_n) {
-			memmove(oc->pool.v + used, oc->pool.v + e.chain_off, (size_t)e.chain_n * 8);
-			e.chain_off = (uint32_t)used;
-			used += e.chain_n;
+			VEC_RESERVE(&keep, keep.n + e.chain_n);
+			memcpy(keep.v + keep.n, oc->pool.v + e.chain_off, (size_t)e.chain_n * 8);
+			e.chain_off = (uint32_t)keep.n;
+			keep.n += e.chain_n;
 		}
 		oc->pend.v[k] = e;
 	}
 	oc->pend.n = k;
-	oc->pool.n = used;
+	VEC_FREE(&oc->pool);
+	oc->pool = keep;
 }
 
 void offcpu_round(struct offcpu *oc)

@@ -46,7 +46,7 @@ __attribute__((noinline)) static void compute(double secs)
 }
 struct arg {
 	int id, rfd;
-	double t0, t1, piped;
+	double t0, t1, piped, slept;
 };
 static void *worker(void *p)
 {
@@ -58,6 +58,7 @@ static void *worker(void *p)
 	wait_sleep();
 	wait_sleep();
 	double r0 = now();
+	a->slept = r0 - a->t0;
 	wait_pipe(a->rfd);
 	a->piped = now() - r0;
 	compute(0.5);
@@ -86,7 +87,7 @@ int main(void)
 			return 2;
 	for (int i = 0; i < N; i++) {
 		pthread_join(th[i], NULL);
-		printf("waiter%d %.9f %.9f\n", i, a[i].t1 - a[i].t0, a[i].piped);
+		printf("waiter%d %.9f %.9f %.9f\n", i, a[i].t1 - a[i].t0, a[i].piped, a[i].slept);
 	}
 	return 0;
 }
@@ -104,18 +105,21 @@ near() {
 for th in waiter0 waiter1; do
 	wall=$(awk -v t=$th '$1 == t { print $2 }' "$T/times")
 	piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times")
+	slept=$(awk -v t=$th '$1 == t { print $4 }' "$T/times")
 	[ -n "$wall" ] || fail "the program did not report $th"
 	sl=$(awk -v t=$th 'index($0, t ";") == 1 && /nanosleep/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
 	rd=$(awk -v t=$th 'index($0, t ";") == 1 && /pipe_read|;(__libc_)?read;|wait_pipe/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
 	wt=$(awk -v t=$th 'index($0, t ";") == 1 { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/wall.folded")
-	near "$sl" 1.0 2 || fail "$th: $sl s off-CPU under nanosleep, not 1.0 s"
+	# 1.0 s, and what the program measured (a loaded machine wakes it late)
+	near "$sl" 1.0 2 || near "$sl" "$slept" 2 ||
+		fail "$th: $sl s off-CPU under nanosleep, not 1.0 s (the program measured $slept s)"
 	near "$rd" "$piped" 2 || fail "$th: $rd s off-CPU under the pipe read, the program measured $piped s"
 	near "$wt" "$wall" 3 || fail "$th: --wall total $wt s, its wall time $wall s"
 	grep "^$th;" "$T/off.folded" | grep nanosleep | grep -qv '\[off-cpu: S\] [0-9]*$' &&
 		fail "$th: a nanosleep stack not in state S"
 	grep "^$th;" "$T/off.folded" | grep -E 'pipe_read|;read;' | grep -q '\[off-cpu: S\] [0-9]*$' ||
 		fail "$th: the pipe read is not in state S"
-	echo "$th: nanosleep $sl s, pipe $rd s (measured $piped), wall $wt s (measured $wall)"
+	echo "$th: nanosleep $sl s (measured $slept), pipe $rd s (measured $piped), wall $wt s (measured $wall)"
 done
 # The on-CPU view leaves blocked time out, and says so.
 "$KILN" collapse "$T/oc.data" >"$T/on.folded" 2>"$T/on.err" || fail "collapse failed"
