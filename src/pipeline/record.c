@@ -349,6 +349,9 @@ static int open_events(struct session *s)
 	struct live_opts lo = { .attrs = s->attrs, .nattrs = s->n, .tids = s->tids,
 				.ntids = s->ntids, .system_wide = o->system_wide,
 				.mmap_pages = o->mmap_pages ? o->mmap_pages : default_pages() };
+	/* Every switch is a record with a callchain: a root's rings get 2 MiB. */
+	if (!o->mmap_pages && s->sched_idx && geteuid() == 0)
+		lo.mmap_pages *= 4;
 	for (int attempt = 0; attempt < 4; attempt++) {
 		size_t bad = 0;
 		int err = live_open(&s->live, &lo, &bad);
