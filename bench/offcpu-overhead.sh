@@ -67,6 +67,9 @@ for n in 1 2 3 4 5 6; do
 	awk -v n="$name" -v p="$p" -v c="$c" -v b="$bare" -v s="$size" -v sw="$sw" 'BEGIN {
 		printf "%-38s %8.3f s %+8.1f%% %8.3f s %6.1f MB %9.0f\n", n, p, (p - b) / b * 100, c,
 		       s / 1048576, sw }'
+	if [ $n = 4 ] && ! perf evlist -i "$T/out4.data" 2>/dev/null | grep -q offcpu-time; then
+		echo "    (this perf accepted --off-cpu but wrote no offcpu-time event: built without BPF skeletons)"
+	fi
 	[ -s "$T/lost$n" ] && sed 's/^/    /' "$T/lost$n" | sort | uniq -c | head -3
 done
 exit 0

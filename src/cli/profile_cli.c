@@ -146,6 +146,10 @@ static int report_perfdata(struct profile_cli *pc, const struct profile_stats *s
 		cli_err("note: %s: %llu off-CPU stacks (offcpu-time) are not in this on-CPU "
 				"view: see them with --off-cpu or --wall\n",
 			name, (unsigned long long)st->offcpu_skipped);
+	if (pc->po.weight == PROFILE_WEIGHT_WALL && !st->offcpu_samples && st->samples)
+		cli_err("note: %s: no off-CPU samples: --wall shows on-CPU time only (record "
+				"blocked time with 'kiln record --off-cpu')\n",
+			name);
 	if (st->wall_untimed)
 		cli_err("warning: %s: %llu samples of an event counted by a fixed period (-c) "
 				"have no time: left out of --wall (record with -F or a clock event)\n",

@@ -405,6 +405,7 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 	const struct profile_opts *o = x->o;
 	const struct event *ev = smp->ev;
 	bool off = is_offcpu(ev);
+	x->st->offcpu_samples += off;
 	uint64_t weight = sample_weight(x, ev, off);
 	if (!weight)
 		return 0;

@@ -86,6 +86,7 @@ struct profile_stats {
 	char event[64];
 	bool event_time;
 	uint64_t mixed_events;
+	uint64_t offcpu_samples; /* offcpu-time samples read */
 	uint64_t offcpu_skipped; /* offcpu-time samples the on-CPU view left out */
 	uint64_t wall_untimed;   /* --wall: samples of an event that has no time (fixed -c count) */
 	uint64_t other_skipped;  /* --off-cpu: on-CPU samples left out */
