@@ -139,6 +139,18 @@ if command -v perf >/dev/null; then
 		fail "perf script cannot read the --off-cpu file: $(head -3 "$T/perf.err")"
 	fi
 fi
+# --off-cpu-thresh: the 0.5 s sleeps are under 600ms, the whole time is not.
+"$KILN" record -q --off-cpu --off-cpu-thresh 600ms -o "$T/th.data" -- "$T/waiter" >/dev/null ||
+	fail "record --off-cpu-thresh failed"
+"$KILN" collapse --off-cpu "$T/th.data" >"$T/th.folded" || fail "collapse of the threshold file failed"
+grep '^waiter[01];' "$T/th.folded" | grep -q nanosleep && fail "0.5 s sleeps kept under a 600ms threshold"
+grep -q '^waiter;.*nanosleep' "$T/th.folded" || fail "the main thread's 1.5 s sleep left out by a 600ms threshold"
+"$KILN" record -q --off-cpu-thresh 5ms -o "$T/u.data" -- true 2>/dev/null
+[ $? -eq 2 ] || fail "--off-cpu-thresh without --off-cpu is not a usage error"
+"$KILN" record -q --off-cpu --off-cpu-thresh 5parsecs -o "$T/u.data" -- true 2>/dev/null
+[ $? -eq 2 ] || fail "a bad --off-cpu-thresh is not a usage error"
+"$KILN" collapse --off-cpu "$T/off.folded" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--off-cpu on folded text is not a usage error"
 # --off-cpu=bpf: not in this build.
 "$KILN" record -q --off-cpu=bpf -o "$T/b.data" -- true 2>"$T/bpf.err"
 [ $? -eq 1 ] || fail "--off-cpu=bpf did not exit 1"
