@@ -138,17 +138,50 @@ grep -q '"unit":"nanoseconds"' "$T/wall.json" || fail "speedscope --wall is not 
 if command -v perf >/dev/null; then
 	if perf script -i "$T/oc.data" >"$T/perf.txt" 2>"$T/perf.err"; then
 		grep -q 'offcpu-time' "$T/perf.txt" || fail "perf script shows no offcpu-time samples"
-		# kiln script prints them as this perf does (perf 6.1 adds the empty BPF output line)
-		"$KILN" script -i "$T/oc.data" >"$T/kiln.txt" 2>/dev/null || fail "kiln script failed"
-		if ! same_script "$T/perf.txt" "$T/kiln.txt"; then
+		# kiln script prints them as this perf does (perf 6.1 adds the empty BPF
+		# output line); the offcpu-time samples are compared (a sample in the
+		# program's own PLT is named apart: perf 6.1 says _init+OFF there)
+		"$KILN" script -i "$T/oc.data" >"$T/kiln.all" 2>/dev/null || fail "kiln script failed"
+		offcpu_blocks() { awk '/offcpu-time: $/ { on = 1 } /cpu-clock: / { on = 0 } on' "$1"; }
+		offcpu_blocks "$T/perf.txt" >"$T/perf.off"
+		offcpu_blocks "$T/kiln.all" >"$T/kiln.off"
+		[ -s "$T/perf.off" ] || fail "no offcpu-time blocks in perf script's output"
+		if ! same_script "$T/perf.off" "$T/kiln.off"; then
 			perf --version | grep -q '^perf version 6\.1\.' &&
-				fail "kiln script differs from perf script: $(diff "$T/perf.txt" "$T/kiln.txt" | head -5)"
+				fail "kiln script differs from perf script: $(diff "$T/perf.off" "$T/kiln.off" | head -5)"
 			echo "note: kiln script differs from this perf's ($(perf --version)) on offcpu-time"
 		fi
 	elif "$KILN" record -q -o "$T/plain.data" -- true && perf script -i "$T/plain.data" >/dev/null 2>&1; then
 		fail "perf script cannot read the --off-cpu file: $(head -3 "$T/perf.err")"
 	fi
 fi
+# -p (existing threads) and -a (switch-ins from sched_switch's next_pid):
+# the pipe reads as the program measured them.
+"$T/waiter" >"$T/times_p" &
+wpid=$!
+sleep 0.3
+"$KILN" record -q --off-cpu -p $wpid -o "$T/p.data" 2>"$T/p.err" || fail "record --off-cpu -p failed: $(cat "$T/p.err")"
+wait $wpid
+"$KILN" record -q --off-cpu -a -o "$T/a.data" -- "$T/waiter" >"$T/times_a" 2>"$T/a.err" ||
+	fail "record --off-cpu -a failed: $(cat "$T/a.err")"
+# With -a on a heavily loaded machine a thread's blocked intervals have
+# been seen to go missing (an open problem, see docs/cmd/record.md): there,
+# one thread of the two must match.
+for m in p a; do
+	"$KILN" collapse --off-cpu "$T/$m.data" >"$T/$m.folded" 2>/dev/null || fail "collapse of the -$m file failed"
+	good=0
+	for th in waiter0 waiter1; do
+		piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times_$m")
+		rd=$(awk -v t=$th 'index($0, t ";") == 1 && /pipe_read|;(__libc_)?read;|wait_pipe/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/$m.folded")
+		echo "-$m: $th: pipe $rd s (measured $piped)"
+		if near "$rd" "$piped" 2; then
+			good=$((good + 1))
+		elif [ $m = p ]; then
+			fail "-p: $th: $rd s off-CPU under the pipe read, the program measured $piped s"
+		fi
+	done
+	[ $good -ge 1 ] || fail "-$m: no thread's pipe read matches: $(cat "$T/$m.err" 2>/dev/null)"
+done
 # --off-cpu-thresh: the 0.5 s sleeps are under 600ms, the whole time is not.
 "$KILN" record -q --off-cpu --off-cpu-thresh 600ms -o "$T/th.data" -- "$T/waiter" >/dev/null ||
 	fail "record --off-cpu-thresh failed"
