@@ -106,6 +106,11 @@ static void offcpu_report(const struct offcpu_stats *s, bool quiet)
 		cli_err("warning: off-CPU: %llu switch-outs had no switch-in after them (lost "
 				"records, or CPUs' clocks apart): left out\n",
 			(unsigned long long)s->unpaired);
+	if (s->throttled)
+		cli_err("warning: off-CPU: the kernel throttled the sched_switch event %llu times "
+				"(over kernel.perf_event_max_sample_rate): switches were dropped and "
+				"their intervals left out\n",
+			(unsigned long long)s->throttled);
 	if (s->malformed)
 		cli_err("warning: off-CPU: %llu sched_switch records too short for their "
 				"format: left out\n",

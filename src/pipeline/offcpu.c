@@ -212,6 +212,11 @@ bool offcpu_take(struct offcpu *oc, const void *rec, size_t len)
 			push(oc, P_IN, rd64(end - 24), rd32(end - 32), rd32(end - 28));
 		return true;
 	}
+	if (h.type == PERF_RECORD_THROTTLE && len >= 8 + 16 &&
+	    hashmap_get(&oc->ids, rd64(r + 16), NULL)) {
+		oc->st.throttled++; /* time, id, stream_id: the kernel dropped switches */
+		return false;
+	}
 	if (h.type == PERF_RECORD_EXIT && len >= 8 + 24) {
 		/* pid, ppid, tid, ptid, time */
 		push(oc, P_EXIT, rd64(r + 24), rd32(r + 8), rd32(r + 16));

@@ -81,6 +81,7 @@ struct offcpu_stats {
 	uint64_t unpaired;       /* a switch-out with no switch-in before the next (lost records) */
 	uint64_t at_exit, at_end; /* intervals closed by the thread's exit, by the end */
 	uint64_t malformed;      /* records too short for their layout */
+	uint64_t throttled;      /* THROTTLE records of the sched_switch event: switches dropped */
 	uint64_t stacks;         /* distinct sums written */
 	uint64_t over_cap;       /* intervals summed without their stack (OFFCPU_MAX_STACKS) */
 	uint64_t threads_over;   /* switch-outs of threads past OFFCPU_MAX_THREADS */

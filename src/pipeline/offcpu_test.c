@@ -255,6 +255,14 @@ static void test_foreign_records(void **state)
 	memcpy(shortrec, &h, 8);
 	assert_true(offcpu_take(oc, shortrec, sizeof(shortrec)));
 	assert_int_equal(offcpu_stats(oc)->malformed, 1);
+	/* the kernel throttling the sched event: counted, the record kept */
+	uint64_t thr[4] = { 0, 1000, SCHED_ID, 0 };
+	struct perf_event_header th = { PERF_RECORD_THROTTLE, 0, sizeof(thr) };
+	memcpy(thr, &th, 8);
+	assert_false(offcpu_take(oc, thr, sizeof(thr)));
+	thr[2] = 99;
+	assert_false(offcpu_take(oc, thr, sizeof(thr)));
+	assert_int_equal(offcpu_stats(oc)->throttled, 1);
 	offcpu_free(oc);
 }
 
