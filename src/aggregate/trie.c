@@ -168,6 +168,8 @@ enum frame_kind frame_kind_of_name(const char *s, size_t n)
 			break;
 		}
 	}
+	if (n >= 9 && !memcmp(s, "[off-cpu", 8) && s[n - 1] == ']')
+		return FRAME_OFFCPU;
 	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
 		return FRAME_UNKNOWN;
 	return FRAME_USER;

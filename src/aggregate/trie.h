@@ -39,8 +39,10 @@ enum frame_kind {
 	FRAME_JIT,         /* JIT-compiled code (perf map) */
 	FRAME_INLINE,      /* an inlined call */
 	FRAME_UNKNOWN,     /* no symbol: [dso] or [unknown] */
+	FRAME_OFFCPU,      /* the leaf of blocked time: [off-cpu: STATE] */
 	FRAME_KIND_COUNT
 };
+_Static_assert(FRAME_KIND_COUNT <= 8, "a node keeps its kind in 3 bits");
 
 /*
  * The kind a folded frame's name says: the suffixes "_[k]", "_[j]" and

@@ -24,6 +24,7 @@ static const struct opt collapse_opts[] = {
 	OPT_FILENAME('o', "output", CA_OFF(output), "FILE", "write here instead of standard output"),
 	OPT_FILENAME('i', "input", CA_OFF(pc.po.input), "FILE", "read FILE (same as the argument)"),
 	OPT_INCLUDE(profile_cli_frame_opts, CA_OFF(pc)),
+	OPT_INCLUDE(profile_cli_offcpu_opts, CA_OFF(pc)),
 	OPT_BOOL('f', "force", CA_OFF(pc.force), "read a perf.data owned by neither you nor root"),
 	OPT_BOOL(0, "addrs", CA_OFF(pc.addrs), "name frames without a symbol [dso <ADDR>] (text)"),
 	OPT_STRING(0, "event-filter", CA_OFF(pc.event_filter), "EVENT",
@@ -48,12 +49,18 @@ const struct opts_cmd collapse_cmd = {
 		"A --call-graph dwarf stack whose recorded stack copy ended before the\n"
 		"outermost caller keeps the frames found and gets a [truncated] frame right\n"
 		"under the process frame (a warning counts them); perf's own folding shows\n"
-		"[unknown] there.\n",
+		"[unknown] there.\n"
+		"\n"
+		"A recording made with kiln record --off-cpu also holds blocked time\n"
+		"(offcpu-time samples): --off-cpu folds it alone, --wall beside the on-CPU\n"
+		"samples, both with counts in nanoseconds and a leaf frame [off-cpu: STATE];\n"
+		"without either, only on-CPU samples are folded.\n",
 	.opts = collapse_opts,
 	.examples = "kiln collapse perf.data > out.folded\n"
 		    "kiln collapse --pid --kernel perf.data | grep myfunc\n"
 		    "perf script | kiln collapse - > out.folded\n"
-		    "kiln collapse --all --event-filter=cycles perf-script.txt\n",
+		    "kiln collapse --all --event-filter=cycles perf-script.txt\n"
+		    "kiln collapse --off-cpu perf.data   # blocked time, ns\n",
 };
 
 int cmd_collapse(int argc, char **argv, const struct kiln_env *env)

@@ -48,6 +48,7 @@ static const struct opt export_opts[] = {
 	OPT_FILENAME('o', "output", EA_OFF(out), "FILE", "output (default stdout; - for stdout)"),
 	OPT_BOOL(0, "merge", EA_OFF(merge), "speedscope: one profile, process frames kept"),
 	OPT_INCLUDE(profile_cli_frame_opts, EA_OFF(pc)),
+	OPT_INCLUDE(profile_cli_offcpu_opts, EA_OFF(pc)),
 	OPT_BOOL(0, "force", EA_OFF(pc.force), "read a perf.data owned by neither you nor root"),
 	OPT_END(),
 };
@@ -118,6 +119,9 @@ static void configure(struct profile_cli *pc, enum fmt fmt, bool merge, bool fra
 	locprof_init(lp, strs);
 	lp->want_samples = fmt == FMT_PPROF;
 	lp->want_sources = lp->want_times = fmt == FMT_SPEEDSCOPE;
+	/* Off-CPU sums have no times of their own: time views are aggregated. */
+	if (pc->po.weight != PROFILE_WEIGHT_SAMPLES)
+		lp->want_times = false;
 	lp->inlines = pc->po.inline_mode != PROFILE_INLINE_NONE;
 }
 
@@ -127,6 +131,9 @@ static void export_options(const struct profile_cli *pc, enum fmt fmt, bool merg
 			   struct export_opts *eo)
 {
 	*eo = (struct export_opts){ .merge = merge, .divisor = gi->divisor };
+	if (pc->po.weight != PROFILE_WEIGHT_SAMPLES) {
+		eo->unit = "nanoseconds"; /* speedscope; pprof's second value is the time */
+	}
 	bool perfdata = gi->kind == GRAPH_INPUT_PERFDATA;
 	if (pc->st.periods && pc->st.event[0]) {
 		eo->values2 = pc->st.periods;

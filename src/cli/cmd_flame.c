@@ -49,15 +49,50 @@ const struct opts_cmd flame_cmd = {
 		"stand under a [truncated] frame (see kiln collapse --help).\n"
 		"\n"
 		"The recording options apply with a command, -p or -a; the frame options are\n"
-		"those of kiln collapse (--pid is record's -p here).\n",
+		"those of kiln collapse (--pid is record's -p here).\n"
+		"\n"
+		"--off-cpu draws blocked time (kiln record --off-cpu's offcpu-time samples) in\n"
+		"flamegraph.pl's io palette, widths in nanoseconds; with a command it records\n"
+		"them first. --wall draws on-CPU and off-CPU time together (recording blocked\n"
+		"time too with a command): each thread's width is close to its wall-clock\n"
+		"time, and blocked stacks end in a blue [off-cpu: STATE] frame (S sleeping, D\n"
+		"uninterruptible, R preempted).\n",
 	.opts = flame_opts,
 	.examples = "kiln flame -i perf.data -o flame.svg\n"
 		    "kiln flame -o flame.svg -- ./myprog args\n"
 		    "kiln collapse perf.data | kiln flame --colors java --minwidth 0.5% -o f.svg -\n"
 		    "kiln flame --title 'my service' -p 1234 -- sleep 10\n"
-		    "kiln flame --flamechart --countname ms trace.folded -o chart.svg\n",
+		    "kiln flame --flamechart --countname ms trace.folded -o chart.svg\n"
+		    "kiln flame --off-cpu -o offcpu.svg -- ./server   # where it waits\n"
+		    "kiln flame --wall -i wall.data -o wall.svg -- ./prog\n",
 	.flags = OPTS_STOP_AT_ARG,
 };
+
+/*
+ * --off-cpu (record's option, here also the view) and --wall: what the
+ * graph weighs, and a recording of blocked time with them; flamegraph.pl's
+ * io palette for blocked time, widths in nanoseconds.
+ */
+static void time_view(struct flame_ctx *ctx, struct record_opts *ro)
+{
+	struct svg_opts *so = &ctx->g.svg;
+	if (ctx->pc.po.weight == PROFILE_WEIGHT_WALL) {
+		if (!ro->off_cpu)
+			ro->off_cpu = RECORD_OFFCPU_AUTO;
+		if (!so->title)
+			so->title = "Wall-Clock Flame Graph";
+	} else if (ro->off_cpu) {
+		ctx->pc.po.weight = PROFILE_WEIGHT_OFFCPU;
+		if (so->palette == SVG_PALETTE_HOT)
+			so->palette = SVG_PALETTE_IO;
+		if (!so->title)
+			so->title = "Off-CPU Time Flame Graph";
+	} else {
+		return;
+	}
+	if (!strcmp(so->countname, "samples"))
+		so->countname = "ns";
+}
 
 /* delta[node] = B's count of the stacks ending there minus A's (first). */
 static int64_t *deltas(const struct trie *t, const uint64_t *first)
@@ -113,6 +148,7 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 	struct record_cli_extra x = ctx.rc.x;
 	if (first < argc)
 		ro.argv = argv + first;
+	time_view(&ctx, &ro);
 	ctx.pc.po.reverse = ctx.g.reverse;
 	ctx.pc.po.chart = ctx.g.chart;
 	/* In flame, -o names the SVG; the recording goes to the -i file. */
@@ -128,7 +164,7 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 			record_cli_extra_release(&x);
 			return code;
 		}
-	} else if (ro.period || ro.freq || ro.nevents) {
+	} else if (ro.period || ro.freq || ro.nevents || ro.off_cpu_thresh_ns) {
 		cli_err("error: recording options need a command, -p or -a\n");
 		record_cli_extra_release(&x);
 		return KILN_EXIT_USAGE;

@@ -64,6 +64,15 @@ static int record_failed(const struct record_opts *o, const struct record_result
 		cli_err("error: cannot run '%s': %s\n", o->argv[0], strerror(r->exec_errno));
 		return r->exec_errno == ENOENT ? 127 : 126;
 	}
+	if (r->offcpu_refused) {
+		cli_error_last(NULL);
+		cli_err("hint: --off-cpu=sched records the sched:sched_switch tracepoint: it needs "
+				"tracefs readable (/sys/kernel/tracing) and root, CAP_PERFMON, or "
+				"kernel.perf_event_paranoid <= -1 (it is %d); --off-cpu=bpf is not "
+				"available in this build\n",
+			r->paranoid);
+		return KILN_EXIT_FAIL;
+	}
 	if ((r->open_errno == EACCES || r->open_errno == EPERM) && !r->ring_failed) {
 		permission_hint(r, o);
 		return KILN_EXIT_FAIL;
@@ -82,6 +91,37 @@ static int record_failed(const struct record_opts *o, const struct record_result
 	return err == -EINVAL ? KILN_EXIT_USAGE : KILN_EXIT_FAIL;
 }
 
+/* What --off-cpu found: its caps and losses, and (unless quiet) a summary. */
+static void offcpu_report(const struct offcpu_stats *s, bool quiet)
+{
+	if (s->over_cap)
+		cli_err("warning: off-CPU: over %u distinct stacks: %llu blocked intervals are "
+				"summed under their thread and state without a stack\n",
+			OFFCPU_MAX_STACKS, (unsigned long long)s->over_cap);
+	if (s->threads_over)
+		cli_err("warning: off-CPU: over %u threads: %llu switches of further threads "
+				"were not followed\n",
+			OFFCPU_MAX_THREADS, (unsigned long long)s->threads_over);
+	if (s->unpaired)
+		cli_err("warning: off-CPU: %llu switch-outs had no switch-in after them (lost "
+				"records, or CPUs' clocks apart): left out\n",
+			(unsigned long long)s->unpaired);
+	if (s->throttled)
+		cli_err("warning: off-CPU: the kernel throttled the sched_switch event %llu times "
+				"(over kernel.perf_event_max_sample_rate): switches were dropped and "
+				"their intervals left out\n",
+			(unsigned long long)s->throttled);
+	if (s->malformed)
+		cli_err("warning: off-CPU: %llu sched_switch records too short for their "
+				"format: left out\n",
+			(unsigned long long)s->malformed);
+	if (!quiet)
+		cli_err("[ kiln record: off-CPU: %llu switches, %.3f s blocked in %llu stacks "
+				"(offcpu-time samples); %llu intervals under the threshold ]\n",
+			(unsigned long long)s->switches, (double)s->blocked_ns / 1e9,
+			(unsigned long long)s->stacks, (unsigned long long)s->below_thresh);
+}
+
 /* Warnings and the summary of a finished recording. */
 static void record_report(const struct record_opts *o, const struct record_result *r, bool quiet)
 {
@@ -98,6 +138,8 @@ static void record_report(const struct record_opts *o, const struct record_resul
 	if (r->lost_samples)
 		cli_err("warning: the kernel dropped %llu samples\n",
 			(unsigned long long)r->lost_samples);
+	if (r->offcpu)
+		offcpu_report(&r->offcpu_stats, quiet);
 	if (!quiet) {
 		struct stat st;
 		double mb = stat(o->output, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0;
@@ -232,6 +274,47 @@ static int opt_pid(struct opts_parser *p, const struct opt *o, const char *arg, 
 	return ret;
 }
 
+static int opt_off_cpu(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	(void)o;
+	if (!arg)
+		*(int *)field = RECORD_OFFCPU_AUTO;
+	else if (!strcmp(arg, "sched"))
+		*(int *)field = RECORD_OFFCPU_SCHED;
+	else if (!strcmp(arg, "bpf"))
+		*(int *)field = RECORD_OFFCPU_BPF;
+	else
+		return opts_error(p, "--off-cpu takes sched or bpf, not '%s'", arg);
+	return 0;
+}
+
+/* A time: a number with ns, us, ms or s after it (milliseconds without). */
+static int opt_off_cpu_thresh(struct opts_parser *p, const struct opt *o, const char *arg,
+			      void *field)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000000 } };
+	(void)o;
+	char num[32];
+	size_t n = strspn(arg, "0123456789");
+	if (n == 0 || n >= sizeof(num))
+		return opts_error(p, "--off-cpu-thresh takes a time (500us, 2ms, 1s), not '%s'", arg);
+	memcpy(num, arg, n);
+	num[n] = '\0';
+	unsigned long long v;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(arg + n, units[i].unit))
+			continue;
+		if (cli_parse_u64(num, &v) || v > UINT64_MAX / units[i].ns)
+			break;
+		*(uint64_t *)field = v * units[i].ns;
+		return 0;
+	}
+	return opts_error(p, "--off-cpu-thresh takes a time (500us, 2ms, 1s), not '%s'", arg);
+}
+
 static int opt_mmap_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
 {
 	unsigned long long v;
@@ -272,6 +355,18 @@ const struct opt record_cli_opts[] = {
 	OPT_CALLBACK('m', "mmap-pages", RC_OFF(o.mmap_pages), "N",
 		     "ring buffer data pages per CPU (power of two)", opt_mmap_pages),
 	OPT_BOOL('q', "quiet", RC_OFF(x.quiet), "no summary line, no note of the cpu-clock fallback"),
+	{ .kind = OPT_KIND_CALLBACK, .long_name = "off-cpu", .offset = RC_OFF(o.off_cpu),
+	  .metavar = "METHOD", .flags = OPT_OPTARG, .cb = opt_off_cpu,
+	  .help = "also record where threads wait: each switch-out's stack and state, and how "
+		  "long the thread stayed off the CPU, written as perf's offcpu-time samples "
+		  "(period = nanoseconds blocked); METHOD sched (the default here): the "
+		  "sched:sched_switch tracepoint with callchains, paired at the end of the "
+		  "recording (needs root, CAP_PERFMON or kernel.perf_event_paranoid <= -1, and "
+		  "tracefs readable); bpf: not available in this build" },
+	OPT_CALLBACK(0, "off-cpu-thresh", RC_OFF(o.off_cpu_thresh_ns), "TIME",
+		     "with --off-cpu, leave out blocked intervals shorter than TIME (ns, us, ms, "
+		     "s; a bare number is milliseconds; default 0: all)",
+		     opt_off_cpu_thresh),
 	OPT_END(),
 };
 
@@ -284,6 +379,8 @@ int record_cli_finish(struct record_cli *rc, struct opts_parser *p)
 	o->nevents = rc->x.nevents;
 	if (o->system_wide && o->npids)
 		return opts_error(p, "-a and -p cannot be used together");
+	if (o->off_cpu_thresh_ns && o->off_cpu == RECORD_OFFCPU_NONE)
+		return opts_error(p, "--off-cpu-thresh needs --off-cpu");
 	return 0;
 }
 

@@ -270,8 +270,10 @@ int graph_cli_write(struct graph_cli *g, const struct trie *t, uint64_t divisor,
 		cli_error_last(NULL);
 		code = KILN_EXIT_FAIL;
 	} else if (strcmp(path, "-")) {
-		cli_err("[ kiln %s: wrote %s (%llu samples) ]\n", what, path,
-			(unsigned long long)(trie_node(t, 0)->total / (divisor ? divisor : 1)));
+		/* in the graph's unit: samples, or ns for time views (--countname) */
+		cli_err("[ kiln %s: wrote %s (%llu %s) ]\n", what, path,
+			(unsigned long long)(trie_node(t, 0)->total / (divisor ? divisor : 1)),
+			o.countname ? o.countname : "samples");
 	}
 	if (o.palmap && code == KILN_EXIT_OK) {
 		struct ofile pf;

@@ -46,6 +46,19 @@ const struct opt profile_cli_frame_opts[] = {
 		    "no inline frames (perf script --no-inline) (perf.data)"),
 	OPT_BOOL(0, "mark-inline", PC_OFF(po.frames.annotate_inline),
 		 "suffix inlined calls with _[i] (perf.data)"),
+	OPT_SET_INT(0, "wall", PC_OFF(po.weight), PROFILE_WEIGHT_WALL,
+		    "wall-clock time: on-CPU samples as their time (a clock event's period, else "
+		    "1 / the sampling frequency) and off-CPU time (kiln record --off-cpu) "
+		    "together, in nanoseconds; blocked stacks end in an [off-cpu: STATE] frame "
+		    "(perf.data)"),
+	OPT_END(),
+};
+
+const struct opt profile_cli_offcpu_opts[] = {
+	OPT_SET_INT(0, "off-cpu", PC_OFF(po.weight), PROFILE_WEIGHT_OFFCPU,
+		    "blocked time only (kiln record --off-cpu's offcpu-time samples), in "
+		    "nanoseconds; each stack ends in an [off-cpu: STATE] frame: S sleeping, D "
+		    "uninterruptible (disk I/O), R preempted (perf.data)"),
 	OPT_END(),
 };
 
@@ -129,8 +142,26 @@ static int report_perfdata(struct profile_cli *pc, const struct profile_stats *s
 				"each stack is the sampled function alone; record call stacks with "
 				"'kiln record -g' or '--call-graph dwarf'\n",
 			name);
+	if (st->offcpu_skipped)
+		cli_err("note: %s: %llu off-CPU stacks (offcpu-time) are not in this on-CPU "
+				"view: see them with --off-cpu or --wall\n",
+			name, (unsigned long long)st->offcpu_skipped);
+	if (pc->po.weight == PROFILE_WEIGHT_WALL && !st->offcpu_samples && st->samples)
+		cli_err("note: %s: no off-CPU samples: --wall shows on-CPU time only (record "
+				"blocked time with 'kiln record --off-cpu')\n",
+			name);
+	if (st->wall_untimed)
+		cli_err("warning: %s: %llu samples of an event counted by a fixed period (-c) "
+				"have no time: left out of --wall (record with -F or a clock event)\n",
+			name, (unsigned long long)st->wall_untimed);
 	if (st->partial)
 		return cli_report_partial(name);
+	if (st->samples == 0 && pc->po.weight == PROFILE_WEIGHT_OFFCPU) {
+		cli_err("error: %s: no off-CPU samples (record them with 'kiln record "
+				"--off-cpu')\n",
+			name);
+		return KILN_EXIT_BADINPUT;
+	}
 	if (st->samples == 0) {
 		cli_err("error: %s: no samples\n", name);
 		return KILN_EXIT_BADINPUT;
@@ -273,7 +304,11 @@ static int load(struct profile_cli *pc, struct strtab *strs, struct trie *t,
 	if (err)
 		return profile_cli_fail(pc->po.input, err);
 	int code;
-	if (s.kind == SESSION_PERFDATA) {
+	if (s.kind != SESSION_PERFDATA && pc->po.weight != PROFILE_WEIGHT_SAMPLES) {
+		cli_err("error: --off-cpu and --wall need a perf.data, and '%s' is text\n",
+			input_name(pc->po.input));
+		code = KILN_EXIT_USAGE;
+	} else if (s.kind == SESSION_PERFDATA) {
 		gi->kind = GRAPH_INPUT_PERFDATA;
 		if (pc->event_filter) {
 			cli_err("error: --event-filter applies to perf script "

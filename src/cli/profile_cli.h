@@ -31,6 +31,9 @@ void profile_cli_init(struct profile_cli *pc, const struct kiln_env *env);
  * option table (cli/opts.h) over a struct profile_cli, for OPT_INCLUDE.
  */
 extern const struct opt profile_cli_frame_opts[];
+/* --off-cpu (the view), for the commands that do not record (collapse,
+ * export); flame takes record's --off-cpu as both. */
+extern const struct opt profile_cli_offcpu_opts[];
 /* Whether a frame option chose how frames are named (--pid ... --mark-inline). */
 bool profile_cli_frames_chosen(const struct profile_cli *pc);
 /*

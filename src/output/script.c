@@ -611,6 +611,8 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 			put_sym(&t, fl, &s->at);
 		}
 	}
+	if ((fl & SF_BPF_OUTPUT) && s->bpf_output)
+		tb_char(&t, '\n');
 	tb_char(&t, '\n');
 	tb_flush(&t);
 	return ferror(f) ? -EIO : 0;

@@ -126,6 +126,9 @@ struct script_sample {
 	struct script_frame addr_at;
 	const struct script_frame *frames; /* the callchain, leaf first */
 	size_t nframes;
+	/* A bpf-output event (offcpu-time) without a payload: with SF_BPF_OUTPUT,
+	 * perf 6.1 prints its empty BPF output, a "\n", before the sample's end. */
+	bool bpf_output;
 };
 
 struct script_opts {

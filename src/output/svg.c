@@ -577,6 +577,9 @@ static struct rgb frame_color(struct svg_ctx *c, uint32_t id, const char *name, 
 		case FRAME_PROCESS:
 			p = SVG_PALETTE_BLUE;
 			break;
+		case FRAME_OFFCPU:
+			p = SVG_PALETTE_IO; /* blocked time: flamegraph.pl's off-CPU colours */
+			break;
 		default:
 			break;
 		}

@@ -16,6 +16,7 @@
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
+#include "pipeline/offcpu.h"
 #include "proc/proc.h"
 #include "symbolize/symbolize.h"
 #include "unwind/unwind.h"
@@ -111,9 +112,17 @@ struct period_vec {
 	size_t n, cap;
 };
 
-/* Whether a sample's period counts: only the first event seen is summed. */
-static bool period_counts(struct profile_stats *st, const struct event *ev)
+/* Whether a sample's period counts: only the first event seen is summed
+ * (in time views every sample counts, as its time). */
+static bool period_counts(struct profile_stats *st, const struct event *ev, enum profile_weight w)
 {
+	if (w != PROFILE_WEIGHT_SAMPLES) {
+		if (!st->event[0])
+			snprintf(st->event, sizeof(st->event), "%s",
+				 w == PROFILE_WEIGHT_OFFCPU ? "off-cpu" : "wall");
+		st->event_time = true;
+		return true;
+	}
 	const char *name = ev->attr && ev->attr->name ? ev->attr->name : "events";
 	if (!st->event[0]) {
 		snprintf(st->event, sizeof(st->event), "%s", name);
@@ -128,15 +137,13 @@ static bool period_counts(struct profile_stats *st, const struct event *ev)
 }
 
 /* Sum a sample's period at its stack's leaf. */
-static void add_period(struct period_vec *pv, const struct trie *t, const struct event *ev,
-		       uint32_t leaf)
+static void add_period(struct period_vec *pv, const struct trie *t, uint64_t p, uint32_t leaf)
 {
 	if (pv->n < t->nodes.n) {
 		VEC_RESERVE(pv, t->nodes.n);
 		memset(pv->v + pv->n, 0, (t->nodes.n - pv->n) * sizeof(uint64_t));
 		pv->n = t->nodes.n;
 	}
-	uint64_t p = ev->u.sample.period;
 	pv->v[leaf] = pv->v[leaf] > UINT64_MAX - p ? UINT64_MAX : pv->v[leaf] + p;
 }
 
@@ -323,7 +330,7 @@ static void reverse_frames(struct trie_frame *f, size_t n)
 
 /* The locprof's sample: its locations leaf first. */
 static void add_locprof_sample(struct profile_ctx *x, const struct session_sample *smp,
-			       bool counted)
+			       uint64_t value)
 {
 	u32_vec *l = &x->locs;
 	for (size_t i = 0, j = l->n; i + 1 < j; i++, j--) {
@@ -333,7 +340,58 @@ static void add_locprof_sample(struct profile_ctx *x, const struct session_sampl
 	}
 	const struct event *ev = smp->ev;
 	locprof_sample(x->lp, smp->th->comm, ev->sid.pid, ev->sid.tid, l->v, l->n,
-		       counted ? ev->u.sample.period : 0);
+		       value);
+}
+
+static bool is_offcpu(const struct event *ev)
+{
+	return ev->attr && ev->attr->name && !strcmp(ev->attr->name, OFFCPU_EVENT);
+}
+
+/* An on-CPU sample's time in ns: a clock event's period, else the
+ * sampling interval of its frequency; 0 when neither says. */
+static uint64_t oncpu_ns(const struct event *ev)
+{
+	const struct perf_event_attr *a = ev->attr ? &ev->attr->attr : NULL;
+	if (!a)
+		return 0;
+	if (a->type == PERF_TYPE_SOFTWARE &&
+	    (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK))
+		return ev->u.sample.period;
+	if (a->freq && a->sample_freq)
+		return 1000000000ULL / a->sample_freq;
+	return 0;
+}
+
+/* A sample's weight in the view; 0 leaves it out. */
+static uint64_t sample_weight(struct profile_ctx *x, const struct event *ev, bool off)
+{
+	switch (x->o->weight) {
+	case PROFILE_WEIGHT_SAMPLES:
+		if (off)
+			x->st->offcpu_skipped++;
+		return off ? 0 : 1;
+	case PROFILE_WEIGHT_OFFCPU:
+		if (!off)
+			x->st->other_skipped++;
+		return off ? ev->u.sample.period : 0;
+	case PROFILE_WEIGHT_WALL: {
+		uint64_t w = off ? ev->u.sample.period : oncpu_ns(ev);
+		if (!w && !off)
+			x->st->wall_untimed++;
+		return w;
+	}
+	}
+	return 0;
+}
+
+/* The leaf frame of an offcpu-time sample: its state, when the id says. */
+static struct trie_frame offcpu_frame(struct strtab *strs, const struct event *ev)
+{
+	char name[16] = PROFILE_OFFCPU_FRAME, st = offcpu_id_state(ev->sid.id);
+	if (st > ' ' && st < 127)
+		snprintf(name, sizeof(name), "[off-cpu: %c]", st);
+	return (struct trie_frame){ strtab_intern_str(strs, name), FRAME_OFFCPU };
 }
 
 /*
@@ -346,10 +404,16 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 	struct profile_ctx *x = ctx;
 	const struct profile_opts *o = x->o;
 	const struct event *ev = smp->ev;
+	bool off = is_offcpu(ev);
+	x->st->offcpu_samples += off;
+	uint64_t weight = sample_weight(x, ev, off);
+	if (!weight)
+		return 0;
 	x->st->samples++;
 	if ((ev->attr && (ev->attr->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) || smp->dwarf)
 		x->st->with_stacks++;
-	bool counted = (o->periods || x->lp) && period_counts(x->st, ev);
+	bool counted = (o->periods || x->lp) && period_counts(x->st, ev, o->weight);
+	uint64_t value = o->weight ? weight : ev->u.sample.period;
 	x->frames[0] = process_frame(&x->pcache, x->strs, smp->th->comm, ev->sid.pid, ev->sid.tid,
 				     &o->frames);
 	const struct unwind_stack *stack = session_stack(s, smp);
@@ -362,16 +426,18 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 	}
 	for (size_t i = stack->n; i-- > 0 && n < x->cap;)
 		add_frame(x, s, ev->sid.pid, &stack->frames[i], inl, &n);
+	if (off && n < x->cap)
+		x->frames[n++] = offcpu_frame(x->strs, ev);
 	if (x->lp && x->lp->want_samples)
-		add_locprof_sample(x, smp, counted);
+		add_locprof_sample(x, smp, counted ? value : 0);
 	if (o->reverse)
 		reverse_frames(x->frames, n);
-	uint32_t leaf = o->chart ? trie_chart_add(x->t, &x->chart, x->frames, n, 1)
-				 : trie_add(x->t, x->frames, n, 1);
+	uint32_t leaf = o->chart ? trie_chart_add(x->t, &x->chart, x->frames, n, weight)
+				 : trie_add(x->t, x->frames, n, weight);
 	if (x->lp && x->lp->want_times)
 		locprof_time(x->lp, leaf, ev->sid.time, ev->sid.has_time);
 	if (o->periods && counted)
-		add_period(&x->periods, x->t, ev, leaf);
+		add_period(&x->periods, x->t, value, leaf);
 	return 0;
 }
 

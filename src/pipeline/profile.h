@@ -27,6 +27,18 @@ enum profile_inline {
 	PROFILE_INLINE_NONE,      /* none (perf script --no-inline) */
 };
 
+/* What a stack's width counts. */
+enum profile_weight {
+	PROFILE_WEIGHT_SAMPLES = 0, /* on-CPU samples, one each (offcpu-time samples left out) */
+	PROFILE_WEIGHT_OFFCPU,      /* blocked time only: offcpu-time samples' periods, in ns */
+	PROFILE_WEIGHT_WALL,        /* both in ns: on-CPU samples as their time (a clock event's
+				     * period, else 1e9 / the sampling frequency) */
+};
+
+/* The leaf frame of blocked time, with the state letter: "[off-cpu: S]";
+ * "[off-cpu]" when the file does not say (perf's own recordings). */
+#define PROFILE_OFFCPU_FRAME "[off-cpu]"
+
 struct profile_opts {
 	const char *input;
 	const struct kiln_env *env; /* the environment (base/env.h), or NULL */
@@ -38,6 +50,7 @@ struct profile_opts {
 	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
 	bool no_demangle;      /* keep C++/Rust names as the binary has them */
 	bool periods;      /* also sum the samples' periods by stack (profile_stats.periods) */
+	enum profile_weight weight; /* --off-cpu, --wall (perf.data only) */
 	/*
 	 * Also aggregate by address into this (initialised by the caller over
 	 * the same strtab; its want_samples / want_sources say what to build),
@@ -73,6 +86,10 @@ struct profile_stats {
 	char event[64];
 	bool event_time;
 	uint64_t mixed_events;
+	uint64_t offcpu_samples; /* offcpu-time samples read */
+	uint64_t offcpu_skipped; /* offcpu-time samples the on-CPU view left out */
+	uint64_t wall_untimed;   /* --wall: samples of an event that has no time (fixed -c count) */
+	uint64_t other_skipped;  /* --off-cpu: on-CPU samples left out */
 };
 
 /* Free what profile_load allocated in *st (periods). */

@@ -28,6 +28,7 @@
 #include "pipeline/nscache.h"
 #include "source/live/evspec.h"
 #include "source/live/live.h"
+#include "source/live/schedsw.h"
 #include "source/live/tracedata.h"
 #include "source/perffile/perffile.h"
 
@@ -36,6 +37,7 @@ struct sink {
 	struct record_result *res;
 	struct nscache *ns;
 	struct buildids *bi;
+	struct offcpu *oc; /* --off-cpu: takes the sched_switch records */
 	int err;
 };
 
@@ -48,6 +50,8 @@ static int on_record(void *arg, const void *rec, size_t len)
 		nscache_record(s->ns, rec, len);
 		buildids_record(s->bi, rec, len);
 	}
+	if (s->oc && offcpu_take(s->oc, rec, len))
+		return 0; /* the off-CPU method's own: summed, not written */
 	if (h.type == PERF_RECORD_SAMPLE) {
 		s->res->samples++;
 	} else if (h.type == PERF_RECORD_LOST && len >= 24) {
@@ -200,6 +204,8 @@ struct session {
 	struct sink sink;
 	struct nscache ns; /* containerised binaries kept while reachable */
 	struct buildids bi; /* the build-id table */
+	size_t sched_idx;   /* --off-cpu: the sched_switch attr (the last), else 0 */
+	struct schedsw_layout lay;
 	int sfd;
 	sigset_t mask, oldmask;
 	unsigned signals; /* SIGINT/SIGTERM/SIGHUP received */
@@ -240,13 +246,39 @@ static int write_failed(const struct session *s, int err)
 	return err_set(err, "cannot write '%s': %s", s->o->output, strerror(-err));
 }
 
+/* --off-cpu's sched_switch: every switch, a frame-pointer callchain (also
+ * with --call-graph dwarf: stacks are summed at the end of the recording,
+ * not unwound), the payload; switch-ins of followed threads as SWITCH
+ * records (with -a, sched_switch's next_pid tells them). */
+static void offcpu_sched_attr(const struct record_opts *o, struct perf_event_attr *a)
+{
+	a->sample_type = OFFCPU_SCHED_SAMPLE_TYPE;
+	a->freq = 0;
+	a->sample_period = 1;
+	a->exclude_callchain_user = 0;
+	a->sample_regs_user = 0;
+	a->sample_stack_user = 0;
+	a->mmap_data = 0;
+	a->context_switch = !o->system_wide;
+}
+
 /* Parse -e (or take the default, cycles), fill the attrs, and read the
  * tracepoint formats so perf.data readers can print the payloads. */
 static int setup_events(struct session *s)
 {
 	const struct record_opts *o = s->o;
+	if (o->off_cpu == RECORD_OFFCPU_BPF)
+		return err_set(-ENOTSUP, "--off-cpu=bpf is not available in this build (it has no "
+					 "BPF off-CPU program); use --off-cpu=sched");
 	for (size_t i = 0; i < s->n; i++) {
-		if (o->nevents) {
+		if (s->sched_idx && i == s->sched_idx) {
+			int err = schedsw_open_attr(&s->attrs[i], &s->lay);
+			if (err) {
+				s->res->offcpu_refused = err == -EACCES || err == -EPERM;
+				return err;
+			}
+			s->names[i] = xstrdup("sched:sched_switch");
+		} else if (o->nevents) {
 			int err = evspec_parse(o->events[i], &s->attrs[i], &s->names[i]);
 			if (err)
 				return err;
@@ -263,6 +295,8 @@ static int setup_events(struct session *s)
 		freq = maxrate;
 	}
 	build_attrs(o, s->attrs, s->n, freq);
+	if (s->sched_idx)
+		offcpu_sched_attr(o, &s->attrs[s->sched_idx]);
 	return live_tracing_data(s->attrs, s->n, &s->tracing_data, &s->tracing_data_len);
 }
 
@@ -315,6 +349,9 @@ static int open_events(struct session *s)
 	struct live_opts lo = { .attrs = s->attrs, .nattrs = s->n, .tids = s->tids,
 				.ntids = s->ntids, .system_wide = o->system_wide,
 				.mmap_pages = o->mmap_pages ? o->mmap_pages : default_pages() };
+	/* Every switch is a record with a callchain: a root's rings get 2 MiB. */
+	if (!o->mmap_pages && s->sched_idx && geteuid() == 0)
+		lo.mmap_pages *= 4;
 	for (int attempt = 0; attempt < 4; attempt++) {
 		size_t bad = 0;
 		int err = live_open(&s->live, &lo, &bad);
@@ -330,6 +367,8 @@ static int open_events(struct session *s)
 		struct perf_event_attr *a = &s->attrs[bad];
 		if (a->type == PERF_TYPE_TRACEPOINT)
 			res->tracepoint = true;
+		if (s->sched_idx && bad == s->sched_idx && (err == -EACCES || err == -EPERM))
+			res->offcpu_refused = true;
 		if (is_hardware(a) && is_missing_pmu(-err)) {
 			if (o->nevents) {
 				res->no_pmu = true;
@@ -367,6 +406,32 @@ static int open_events(struct session *s)
 	return -res->open_errno;
 }
 
+/* --off-cpu: declare the offcpu-time event its samples will be written
+ * as, and hand the sched_switch event's ids to the pairing. */
+static void setup_offcpu(struct session *s)
+{
+	struct perf_event_attr oa;
+	uint64_t ids[16];
+	offcpu_attr(&oa, &s->attrs[0]);
+	perf_writer_add_attr(s->w, &oa, OFFCPU_EVENT, ids, offcpu_ids(ids, 16));
+	struct offcpu_opts oo = { .lay = s->lay, .thresh_ns = s->o->off_cpu_thresh_ns,
+				  .system_wide = s->o->system_wide };
+	s->sink.oc = offcpu_new(&oo);
+	size_t nids;
+	const uint64_t *sids = live_ids(s->live, s->sched_idx, &nids);
+	for (size_t i = 0; i < nids; i++)
+		offcpu_add_id(s->sink.oc, sids[i]);
+}
+
+static int write_offcpu(void *arg, const void *rec, size_t len)
+{
+	struct sink *sk = arg;
+	int err = perf_writer_write(sk->w, rec, len);
+	if (!err)
+		sk->res->bytes += len;
+	return err;
+}
+
 /* Create the output, declare the events, and write what existed before
  * recording (the kernel's map, -a's and -p's processes) and FINISHED_INIT. */
 static int open_output(struct session *s)
@@ -380,10 +445,13 @@ static int open_output(struct session *s)
 		const uint64_t *ids = live_ids(s->live, i, &nids);
 		perf_writer_add_attr(s->w, &s->attrs[i], s->names[i], ids, nids);
 	}
+	if (s->sched_idx)
+		setup_offcpu(s);
 	size_t nid0;
 	const uint64_t *ids0 = live_ids(s->live, 0, &nid0);
 	uint64_t id0 = nid0 ? ids0[0] : 0;
-	s->sink = (struct sink){ .w = s->w, .res = s->res, .ns = &s->ns, .bi = &s->bi };
+	s->sink = (struct sink){ .w = s->w, .res = s->res, .ns = &s->ns, .bi = &s->bi,
+				 .oc = s->sink.oc };
 	err = live_synth_kernel(&s->attrs[0], id0, on_record, &s->sink);
 	if (!err && o->system_wide)
 		err = live_synth_all(&s->attrs[0], id0, on_record, &s->sink);
@@ -501,6 +569,8 @@ static void loop(struct session *s)
 		if (live_drain(s->live, on_record, &s->sink, &bytes) || s->sink.err)
 			break;
 		s->res->bytes += bytes;
+		if (s->sink.oc)
+			offcpu_round(s->sink.oc);
 		if (bytes && (s->sink.err = write_round(s)))
 			break;
 		stop = read_signals(s);
@@ -522,6 +592,11 @@ static int finish(struct session *s)
 	if (!s->sink.err && !live_drain(s->live, on_record, &s->sink, &bytes) && bytes)
 		s->sink.err = write_round(s);
 	res->bytes += bytes;
+	if (!s->sink.err && s->sink.oc) {
+		s->sink.err = offcpu_finish(s->sink.oc, write_offcpu, &s->sink);
+		res->offcpu = true;
+		res->offcpu_stats = *offcpu_stats(s->sink.oc);
+	}
 	if (s->sink.err) {
 		/* Disk full or file size limit: keep the records that made it. */
 		uint64_t kept = 0;
@@ -595,6 +670,8 @@ static void session_init(struct session *s, const struct record_opts *o,
 	s->res = res;
 	res->paranoid = record_read_paranoid();
 	s->n = o->nevents ? o->nevents : 1;
+	if (o->off_cpu != RECORD_OFFCPU_NONE)
+		s->sched_idx = s->n++;
 	XALLOC_ARRAY(s->attrs, s->n);
 	XALLOC_ARRAY(s->names, s->n);
 	s->wl = (struct live_workload){ .pid = 0, .go_fd = -1, .err_fd = -1 };
@@ -614,6 +691,7 @@ static void session_release(struct session *s)
 {
 	nscache_release(&s->ns);
 	buildids_release(&s->bi);
+	offcpu_free(s->sink.oc);
 	if (s->w)
 		perf_writer_abort(s->w);
 	if (s->wl.pid > 0)

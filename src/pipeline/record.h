@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "base/env.h"
+#include "pipeline/offcpu.h"
 
 #define RECORD_DEFAULT_FREQ 4000
 /* --call-graph dwarf: perf's register set (AX..R15 but DS ES FS GS) and stack size. */
@@ -31,6 +32,14 @@
 #define RECORD_DWARF_STACK_MAX 65528u
 /* How long a command has to exit after SIGTERM before it gets SIGKILL. */
 #define RECORD_STOP_GRACE_MS 2000
+
+/* --off-cpu: how blocked time is recorded (pipeline/offcpu.h). */
+enum record_offcpu {
+	RECORD_OFFCPU_NONE = 0,
+	RECORD_OFFCPU_AUTO,  /* the best method this build and machine have */
+	RECORD_OFFCPU_SCHED, /* sched:sched_switch with callchains, paired in user space */
+	RECORD_OFFCPU_BPF,   /* in-kernel sums (not in this build) */
+};
 
 struct record_opts {
 	const struct kiln_env *env; /* the environment (base/env.h), or NULL */
@@ -47,6 +56,8 @@ struct record_opts {
 	unsigned freq;          /* -F Hz (0: default unless period is set) */
 	uint64_t period;        /* -c */
 	unsigned mmap_pages;    /* -m (0: default) */
+	int off_cpu;            /* enum record_offcpu */
+	uint64_t off_cpu_thresh_ns; /* --off-cpu-thresh: shorter blocked intervals left out */
 	char **cmdline;         /* kiln's own argv, for the header */
 	int cmdline_n;
 };
@@ -66,13 +77,16 @@ struct record_result {
 	int exec_errno;     /* the command could not be executed */
 	int open_errno;     /* perf_event_open's errno when it failed */
 	int paranoid;       /* kernel.perf_event_paranoid, -100 if unknown */
+	bool offcpu_refused;  /* --off-cpu: the sched_switch tracepoint was refused */
+	bool offcpu;          /* off-CPU time was recorded: offcpu_stats says what */
+	struct offcpu_stats offcpu_stats;
 	bool salvaged;      /* a write failed; the file keeps the records written before */
 	uint64_t salvaged_bytes;
 };
 
 /* 0 on success; -errno on failure with err_last() describing it and
  * result fields (open_errno, paranoid, exec_errno, no_pmu, ring_failed,
- * tracepoint, foreign_pid) telling the CLI what hint to give. No output file is left behind on
+ * tracepoint, foreign_pid, offcpu_refused) telling the CLI what hint to give. No output file is left behind on
  * failure. SIGINT, SIGTERM and SIGHUP are blocked while it runs and the
  * caller's mask is restored at the end; one that arrived while the file
  * was being finished is consumed and reported in res->signal, so a caller

@@ -733,6 +733,9 @@ static int print_sample(struct script_ctx *x, const struct session_sample *smp)
 		.event = ai->name,
 		.has_callchain = ai->callchain,
 		.frames = x->frames,
+		.bpf_output = a->attr.type == PERF_TYPE_SOFTWARE &&
+			      a->attr.config == PERF_COUNT_SW_BPF_OUTPUT &&
+			      !(a->attr.sample_type & PERF_SAMPLE_RAW),
 	};
 	x->want_srcline = (so.fields & SF_SRCLINE) != 0;
 	if (so.fields & SF_IP) {

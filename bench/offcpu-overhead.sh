@@ -1,0 +1,75 @@
+#!/bin/sh
+# Off-CPU recording cost on a program that switches ~100k times a second
+# (bench/pingpong.c: two threads ping-ponging a byte over pipes): the
+# program's own run time bare, under `kiln record --off-cpu`, under `perf
+# record --off-cpu` (perf's BPF method; a perf built without BPF skeletons
+# refuses it: reported as such) and under `perf record -e
+# sched:sched_switch -g` (perf's records of every switch), each the median
+# of RUNS runs taken in turns. Also the whole command's time (setup and writing the file
+# included) and the file size. Needs root (or perf_event_paranoid <= -1).
+# Usage: offcpu-overhead.sh [KILN] [ROUNDS] [RUNS]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+kiln=${1:-$here/../build/kiln}
+rounds=${2:-150000}
+runs=${3:-5}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cc -O2 -pthread -o "$T/pingpong" "$here/pingpong.c" || exit 1
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+now() { date +%s.%N; }
+
+names="bare|kiln record --off-cpu|kiln record (no --off-cpu)|perf record --off-cpu|perf record -e sched:sched_switch -g|perf record (no --off-cpu)"
+# cmd N: the N-th configuration's command line
+cmd() {
+	p="$T/pingpong $rounds"
+	case $1 in
+	1) echo "$p" ;;
+	2) echo "$kiln record -q --off-cpu -o $T/out2.data -- $p" ;;
+	3) echo "$kiln record -q -o $T/out3.data -- $p" ;;
+	4) echo "perf record -q --off-cpu -o $T/out4.data -- $p" ;;
+	5) echo "perf record -q -e sched:sched_switch -g -o $T/out5.data -- $p" ;;
+	6) echo "perf record -q -o $T/out6.data -- $p" ;;
+	esac
+}
+# The configurations take turns, so a load that comes and goes on the
+# machine weighs on all of them alike.
+i=0
+while [ $i -lt "$runs" ]; do
+	for n in 1 2 3 4 5 6; do
+		[ -e "$T/failed$n" ] && continue
+		t0=$(now)
+		if ! $(cmd $n) >"$T/o" 2>"$T/e"; then
+			grep -v '^$' "$T/e" | head -2 | tr '\n' ' ' >"$T/failed$n"
+			continue
+		fi
+		t1=$(now)
+		awk '/rounds\/s/ { print $1 }' "$T/o" >>"$T/prog$n"
+		echo "$t1 - $t0" | bc >>"$T/cmd$n"
+		awk '/rounds\/s/ { print $5 }' "$T/o" >>"$T/sw$n"
+		grep -h 'lost' "$T/e" >>"$T/lost$n"
+	done
+	i=$((i + 1))
+done
+printf "%-38s %10s %9s %10s %9s %9s\n" "" "program" "overhead" "command" "file" "switch/s"
+bare=$(median <"$T/prog1")
+for n in 1 2 3 4 5 6; do
+	name=$(echo "$names" | cut -d'|' -f$n)
+	if [ -e "$T/failed$n" ]; then
+		printf "%-38s failed: %s\n" "$name" "$(cat "$T/failed$n")"
+		continue
+	fi
+	p=$(median <"$T/prog$n")
+	c=$(median <"$T/cmd$n")
+	sw=$(median <"$T/sw$n")
+	size=$(stat -c %s "$T/out$n.data" 2>/dev/null || echo 0)
+	awk -v n="$name" -v p="$p" -v c="$c" -v b="$bare" -v s="$size" -v sw="$sw" 'BEGIN {
+		printf "%-38s %8.3f s %+8.1f%% %8.3f s %6.1f MB %9.0f\n", n, p, (p - b) / b * 100, c,
+		       s / 1048576, sw }'
+	if [ $n = 4 ] && ! perf evlist -i "$T/out4.data" 2>/dev/null | grep -q offcpu-time; then
+		echo "    (this perf accepted --off-cpu but wrote no offcpu-time event: built without BPF skeletons)"
+	fi
+	[ -s "$T/lost$n" ] && sed 's/^/    /' "$T/lost$n" | sort | uniq -c | head -3
+done
+exit 0

@@ -1,0 +1,214 @@
+#!/bin/sh
+# kiln record --off-cpu: threads that sleep 2 x 0.5 s in nanosleep, block
+# on a pipe about 0.5 s and compute 0.5 s. Off-CPU time under nanosleep is
+# 1.0 s within 2%, under the pipe read the time the program measured within
+# 2%, both in state S; the --wall total of each thread is its wall time
+# within 3%; perf script reads the file and shows offcpu-time samples; the
+# on-CPU view leaves them out; --off-cpu=bpf and a refused tracepoint are
+# told.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+command -v cc >/dev/null || skip "no C compiler"
+"$KILN" record -q --off-cpu -o "$T/probe.data" -- true 2>"$T/probe.err" ||
+	skip "cannot record sched_switch here: $(head -1 "$T/probe.err")"
+cat >"$T/waiter.c" <<'PROG'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+static volatile unsigned long sink;
+__attribute__((noinline)) static void wait_sleep(void)
+{
+	struct timespec ts = { 0, 500000000 };
+	nanosleep(&ts, NULL);
+}
+__attribute__((noinline)) static void wait_pipe(int fd)
+{
+	char c;
+	if (read(fd, &c, 1) != 1)
+		exit(3);
+}
+__attribute__((noinline)) static void compute(double secs)
+{
+	double t0 = now();
+	while (now() - t0 < secs)
+		for (int i = 0; i < 10000; i++)
+			sink += (unsigned long)i * i;
+}
+struct arg {
+	int id, rfd;
+	double t0, t1, piped, slept;
+};
+static void *worker(void *p)
+{
+	struct arg *a = p;
+	char name[16];
+	snprintf(name, sizeof(name), "waiter%d", a->id);
+	prctl(PR_SET_NAME, name);
+	a->t0 = now();
+	wait_sleep();
+	wait_sleep();
+	double r0 = now();
+	a->slept = r0 - a->t0;
+	wait_pipe(a->rfd);
+	a->piped = now() - r0;
+	compute(0.5);
+	a->t1 = now();
+	return NULL;
+}
+int main(void)
+{
+	enum { N = 2 };
+	struct arg a[N];
+	pthread_t th[N];
+	int wfd[N];
+	for (int i = 0; i < N; i++) {
+		int fds[2];
+		if (pipe(fds))
+			return 2;
+		a[i] = (struct arg){ .id = i, .rfd = fds[0] };
+		wfd[i] = fds[1];
+		pthread_create(&th[i], NULL, worker, &a[i]);
+	}
+	/* The workers read their pipes after two sleeps; write 0.5 s later. */
+	struct timespec ts = { 1, 500000000 };
+	nanosleep(&ts, NULL);
+	for (int i = 0; i < N; i++)
+		if (write(wfd[i], "x", 1) != 1)
+			return 2;
+	for (int i = 0; i < N; i++) {
+		pthread_join(th[i], NULL);
+		printf("waiter%d %.9f %.9f %.9f\n", i, a[i].t1 - a[i].t0, a[i].piped, a[i].slept);
+	}
+	return 0;
+}
+PROG
+cc -O1 -g -fno-omit-frame-pointer -pthread -o "$T/waiter" "$T/waiter.c" || skip "cannot build the test program"
+"$KILN" record --off-cpu -o "$T/oc.data" -- "$T/waiter" >"$T/times" 2>"$T/rec.err" ||
+	fail "record --off-cpu failed: $(cat "$T/rec.err")"
+grep -q 'off-CPU: .* s blocked' "$T/rec.err" || fail "no off-CPU summary: $(cat "$T/rec.err")"
+"$KILN" collapse --off-cpu "$T/oc.data" >"$T/off.folded" || fail "collapse --off-cpu failed"
+"$KILN" collapse --wall "$T/oc.data" >"$T/wall.folded" || fail "collapse --wall failed"
+# within PCT percent: $1 measured, $2 expected (seconds)
+near() {
+	awk -v m="$1" -v e="$2" -v p="$3" 'BEGIN { d = m - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }'
+}
+for th in waiter0 waiter1; do
+	wall=$(awk -v t=$th '$1 == t { print $2 }' "$T/times")
+	piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times")
+	slept=$(awk -v t=$th '$1 == t { print $4 }' "$T/times")
+	[ -n "$wall" ] || fail "the program did not report $th"
+	sl=$(awk -v t=$th 'index($0, t ";") == 1 && /nanosleep/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
+	rd=$(awk -v t=$th 'index($0, t ";") == 1 && /pipe_read|;(__libc_)?read;|wait_pipe/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
+	wt=$(awk -v t=$th 'index($0, t ";") == 1 { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/wall.folded")
+	# 1.0 s, and what the program measured (a loaded machine wakes it late)
+	near "$sl" 1.0 2 || near "$sl" "$slept" 2 ||
+		fail "$th: $sl s off-CPU under nanosleep, not 1.0 s (the program measured $slept s)"
+	near "$rd" "$piped" 2 || fail "$th: $rd s off-CPU under the pipe read, the program measured $piped s"
+	near "$wt" "$wall" 3 || fail "$th: --wall total $wt s, its wall time $wall s"
+	grep "^$th;" "$T/off.folded" | grep nanosleep | grep -qv '\[off-cpu: S\] [0-9]*$' &&
+		fail "$th: a nanosleep stack not in state S"
+	grep "^$th;" "$T/off.folded" | grep -E 'pipe_read|;read;' | grep -q '\[off-cpu: S\] [0-9]*$' ||
+		fail "$th: the pipe read is not in state S"
+	echo "$th: nanosleep $sl s (measured $slept), pipe $rd s (measured $piped), wall $wt s (measured $wall)"
+done
+# The on-CPU view leaves blocked time out, and says so.
+"$KILN" collapse "$T/oc.data" >"$T/on.folded" 2>"$T/on.err" || fail "collapse failed"
+grep -q 'off-cpu' "$T/on.folded" && fail "off-CPU stacks in the on-CPU view"
+grep -q 'not in this on-CPU view' "$T/on.err" || fail "no note of the off-CPU stacks left out"
+grep -q '^waiter[01];.*compute' "$T/on.folded" || fail "no on-CPU samples of compute"
+# Each blocked stack is whole: the kernel's part ends in __schedule, right at the state.
+grep '__schedule;' "$T/off.folded" | grep -qv '__schedule;\[off-cpu: .\] [0-9]*$' &&
+	fail "a stack goes on past __schedule: $(grep '__schedule;' "$T/off.folded" | grep -v '__schedule;\[off-cpu' | head -1)"
+# The views render; speedscope in nanoseconds.
+"$KILN" flame --off-cpu -i "$T/oc.data" -o "$T/off.svg" || fail "flame --off-cpu failed"
+grep -q 'off-cpu: S' "$T/off.svg" || fail "no state frame in the off-CPU graph"
+"$KILN" export -f speedscope --wall -o "$T/wall.json" "$T/oc.data" || fail "export --wall failed"
+grep -q '"unit":"nanoseconds"' "$T/wall.json" || fail "speedscope --wall is not in nanoseconds"
+# perf reads the file (unless this perf cannot read kiln's files at all).
+if command -v perf >/dev/null; then
+	if perf script -i "$T/oc.data" >"$T/perf.txt" 2>"$T/perf.err"; then
+		grep -q 'offcpu-time' "$T/perf.txt" || fail "perf script shows no offcpu-time samples"
+		# kiln script prints them as this perf does (perf 6.1 adds the empty BPF
+		# output line); the offcpu-time samples are compared (a sample in the
+		# program's own PLT is named apart: perf 6.1 says _init+OFF there)
+		"$KILN" script -i "$T/oc.data" >"$T/kiln.all" 2>/dev/null || fail "kiln script failed"
+		offcpu_blocks() { awk '/offcpu-time: $/ { on = 1 } /cpu-clock: / { on = 0 } on' "$1"; }
+		offcpu_blocks "$T/perf.txt" >"$T/perf.off"
+		offcpu_blocks "$T/kiln.all" >"$T/kiln.off"
+		[ -s "$T/perf.off" ] || fail "no offcpu-time blocks in perf script's output"
+		if ! same_script "$T/perf.off" "$T/kiln.off"; then
+			perf --version | grep -q '^perf version 6\.1\.' &&
+				fail "kiln script differs from perf script: $(diff "$T/perf.off" "$T/kiln.off" | head -5)"
+			echo "note: kiln script differs from this perf's ($(perf --version)) on offcpu-time"
+		fi
+	elif "$KILN" record -q -o "$T/plain.data" -- true && perf script -i "$T/plain.data" >/dev/null 2>&1; then
+		fail "perf script cannot read the --off-cpu file: $(head -3 "$T/perf.err")"
+	fi
+fi
+# -p (existing threads) and -a (switch-ins from sched_switch's next_pid):
+# the pipe reads as the program measured them.
+"$T/waiter" >"$T/times_p" &
+wpid=$!
+sleep 0.3
+"$KILN" record -q --off-cpu -p $wpid -o "$T/p.data" 2>"$T/p.err" || fail "record --off-cpu -p failed: $(cat "$T/p.err")"
+wait $wpid
+"$KILN" record -q --off-cpu -a -o "$T/a.data" -- "$T/waiter" >"$T/times_a" 2>"$T/a.err" ||
+	fail "record --off-cpu -a failed: $(cat "$T/a.err")"
+# With -a on a heavily loaded machine a thread's blocked intervals have
+# been seen to go missing (an open problem, see docs/cmd/record.md): there,
+# one thread of the two must match.
+for m in p a; do
+	"$KILN" collapse --off-cpu "$T/$m.data" >"$T/$m.folded" 2>/dev/null || fail "collapse of the -$m file failed"
+	good=0
+	for th in waiter0 waiter1; do
+		piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times_$m")
+		rd=$(awk -v t=$th 'index($0, t ";") == 1 && /pipe_read|;(__libc_)?read;|wait_pipe/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/$m.folded")
+		echo "-$m: $th: pipe $rd s (measured $piped)"
+		if near "$rd" "$piped" 2; then
+			good=$((good + 1))
+		elif [ $m = p ]; then
+			fail "-p: $th: $rd s off-CPU under the pipe read, the program measured $piped s"
+		fi
+	done
+	[ $good -ge 1 ] || fail "-$m: no thread's pipe read matches: $(cat "$T/$m.err" 2>/dev/null)"
+done
+# --off-cpu-thresh: the 0.5 s sleeps are under 600ms, the whole time is not.
+"$KILN" record -q --off-cpu --off-cpu-thresh 600ms -o "$T/th.data" -- "$T/waiter" >/dev/null ||
+	fail "record --off-cpu-thresh failed"
+"$KILN" collapse --off-cpu "$T/th.data" >"$T/th.folded" || fail "collapse of the threshold file failed"
+grep '^waiter[01];' "$T/th.folded" | grep -q nanosleep && fail "0.5 s sleeps kept under a 600ms threshold"
+grep -q '^waiter;.*nanosleep' "$T/th.folded" || fail "the main thread's 1.5 s sleep left out by a 600ms threshold"
+"$KILN" record -q --off-cpu-thresh 5ms -o "$T/u.data" -- true 2>/dev/null
+[ $? -eq 2 ] || fail "--off-cpu-thresh without --off-cpu is not a usage error"
+"$KILN" record -q --off-cpu --off-cpu-thresh 5parsecs -o "$T/u.data" -- true 2>/dev/null
+[ $? -eq 2 ] || fail "a bad --off-cpu-thresh is not a usage error"
+"$KILN" collapse --off-cpu "$T/off.folded" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--off-cpu on folded text is not a usage error"
+# --off-cpu=bpf: not in this build.
+"$KILN" record -q --off-cpu=bpf -o "$T/b.data" -- true 2>"$T/bpf.err"
+[ $? -eq 1 ] || fail "--off-cpu=bpf did not exit 1"
+grep -q 'not available in this build' "$T/bpf.err" || fail "no message for --off-cpu=bpf"
+[ -e "$T/b.data" ] && fail "a file was left behind"
+# An unprivileged user is refused, with what it needs.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	chmod 755 "$T"
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		"$KILN" record -q --off-cpu -o "$T/n.data" -- true 2>"$T/nobody.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		[ $rc -eq 1 ] || fail "refused --off-cpu exited $rc, not 1"
+		grep -q 'sched_switch tracepoint: it needs' "$T/nobody.err" ||
+			fail "no message naming what --off-cpu needs: $(cat "$T/nobody.err")"
+	fi
+fi
+echo "ok"
