@@ -19,7 +19,7 @@ allowed() {
 	aggregate) echo "aggregate symbolize base" ;;
 	annotate) echo "annotate symbolize dso base" ;;
 	output) echo "output annotate aggregate symbolize base" ;;
-	trace) echo "trace source/live tracefmt event base" ;;
+	trace) echo "trace trace/bpf source/live tracefmt event base" ;;
 	trace/bpf) echo "trace/bpf" ;;
 	pipeline) echo "pipeline trace output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
 	cli) echo "cli trace pipeline output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;

@@ -138,6 +138,62 @@ static void pad_result(struct buf *l, size_t entry_len)
 	buf_addstr(l, "= ");
 }
 
+/* Keep the entry (its strings copied) to format when it is printed: at
+ * the exit, whose event may bring strings the entry could not read, or
+ * when another line interrupts it. */
+static void keep_entry(struct tr_thread *t, const struct tr_event *e)
+{
+	t->ev = *e;
+	t->formatted = false;
+	for (unsigned a = 0; a < TR_MAXARGS; a++) {
+		if (!e->str[a])
+			continue;
+		size_t n = e->slen[a] < TR_STRMAX ? e->slen[a] : TR_STRMAX;
+		memcpy(t->strs[a], e->str[a], n);
+		t->strs[a][n] = '\0';
+		t->ev.str[a] = t->strs[a];
+		t->ev.slen[a] = (uint16_t)n;
+	}
+	t->ev.comm = NULL;
+}
+
+/* Strings an exit event brings for arguments the entry could not read. */
+static void merge_strings(struct tr_thread *t, const struct tr_event *e)
+{
+	for (unsigned a = 0; a < TR_MAXARGS; a++) {
+		if (!e->str[a] || t->ev.str[a])
+			continue;
+		size_t n = e->slen[a] < TR_STRMAX ? e->slen[a] : TR_STRMAX;
+		memcpy(t->strs[a], e->str[a], n);
+		t->strs[a][n] = '\0';
+		t->ev.str[a] = t->strs[a];
+		t->ev.slen[a] = (uint16_t)n;
+		t->ev.strunc[a] = e->strunc[a];
+	}
+}
+
+/* Only the path an fd-making call was given (its line is not printed). */
+static void format_entry_path(struct tr_thread *t)
+{
+	t->path[0] = '\0';
+	for (unsigned a = 0; a < TR_MAXARGS; a++) {
+		if (t->ev.str[a] && !t->ev.strunc[a]) {
+			snprintf(t->path, sizeof(t->path), "%s", t->ev.str[a]);
+			break;
+		}
+	}
+}
+
+static void format_entry(struct tr_core *c, struct tr_thread *t)
+{
+	if (t->formatted)
+		return;
+	buf_reset(&t->entry);
+	argfmt_entry(&t->entry, c->tab, &t->ev, &c->fds);
+	t->formatted = true;
+	format_entry_path(t);
+}
+
 /* The current thread's entry, printed before another line interrupts it. */
 static void flush_interrupted(struct tr_core *c, uint32_t except)
 {
@@ -147,6 +203,7 @@ static void flush_interrupted(struct tr_core *c, uint32_t except)
 	c->current = 0;
 	if (!t || !t->pending || t->shown || t->hidden)
 		return;
+	format_entry(c, t);
 	head(c, t, t->entry_time, true, 0, false);
 	buf_add(&c->line, t->entry.p, t->entry.len);
 	buf_addch(&c->line, ')');
@@ -168,21 +225,13 @@ static void on_enter(struct tr_core *c, struct tr_thread *t, const struct tr_eve
 	t->nr = e->nr;
 	t->a0 = e->args[0];
 	t->a1 = e->args[1];
-	t->path[0] = '\0';
-	for (unsigned a = 0; a < TR_MAXARGS; a++) {
-		if (e->str[a] && !e->strunc[a]) { /* the path an open-like call was given */
-			size_t n = e->slen[a] < sizeof(t->path) - 1 ? e->slen[a] : sizeof(t->path) - 1;
-			memcpy(t->path, e->str[a], n);
-			t->path[n] = '\0';
-			break;
-		}
-	}
 	t->hidden = !filter_call(&c->filter, systab_name(c->tab, e->nr, nb), t->pid, t->tid, t->comm);
-	buf_reset(&t->entry);
+	t->path[0] = '\0';
+	keep_entry(t, e);
 	if (t->hidden || !c->lines)
 		return;
-	argfmt_entry(&t->entry, c->tab, e, &c->fds);
 	if (sc && sc->ret == RK_NONE) {
+		format_entry(c, t);
 		/* exit, exit_group: no sys_exit follows. */
 		t->pending = false;
 		c->res->calls++;
@@ -232,6 +281,13 @@ static void on_return(struct tr_core *c, struct tr_thread *t, const struct tr_ev
 				      t->comm);
 	bool err = argfmt_is_error(sc, e->ret);
 	c->res->calls++;
+	if (known) {
+		merge_strings(t, e);
+		if (!hidden && c->lines && !t->shown)
+			format_entry(c, t);
+		else if (!t->formatted)
+			format_entry_path(t);
+	}
 	fd_effects(c, t, sc, e->ret);
 	bool shown = t->shown;
 	t->pending = false;
@@ -272,6 +328,22 @@ void core_event(struct tr_core *c, const struct tr_event *e)
 		on_enter(c, t, e);
 	else
 		on_return(c, t, e);
+}
+
+void core_exec_name(struct tr_core *c, uint32_t tid, const char *name, size_t len)
+{
+	struct tr_thread *t = thread_find(c, tid);
+	if (!t || !t->pending || t->formatted || t->ev.str[0] || t->ev.args[0] == 0)
+		return;
+	const struct tr_syscall *sc = systab_get(c->tab, t->nr);
+	if (!sc || !sc->nargs || sc->kind[0] != AK_STR)
+		return;
+	if (len > TR_STRMAX)
+		len = TR_STRMAX;
+	memcpy(t->strs[0], name, len);
+	t->strs[0][len] = '\0';
+	t->ev.str[0] = t->strs[0];
+	t->ev.slen[0] = (uint16_t)len;
 }
 
 /* ---- summaries ---- */

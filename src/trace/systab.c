@@ -52,8 +52,8 @@ static enum tr_argkind arg_kind(const char *call, const char *name, const char *
 					    "sched_setaffinity", "sched_getaffinity", "getpgid",
 					    "setpgid", "getsid", "prlimit64", "pidfd_open", NULL };
 	bool ptr = strchr(type, '*') != NULL;
-	if (ptr && strstr(type, "char") && strncmp(type, "const ", 6) == 0 && strcmp(name, "buf") &&
-	    strcmp(name, "ubuf"))
+	if (ptr && strchr(type, '*') == strrchr(type, '*') && strstr(type, "char") &&
+	    strncmp(type, "const ", 6) == 0 && strcmp(name, "buf") && strcmp(name, "ubuf"))
 		return AK_STR;
 	if (ptr)
 		return AK_PTR;

@@ -148,6 +148,9 @@ struct tr_thread {
 	uint64_t a0, a1;   /* its first two arguments (close, dup2: the fds) */
 	char path[TR_STRMAX + 1]; /* its first string argument, if read whole */
 	bool hidden;       /* filtered out */
+	bool formatted;    /* entry holds the text of ev */
+	struct tr_event ev; /* the entry, its strings in strs */
+	char strs[TR_MAXARGS][TR_STRMAX + 1];
 	struct buf entry;  /* "name(args" */
 	uint64_t nevents;
 };
@@ -177,6 +180,9 @@ void core_event(struct tr_core *c, const struct tr_event *e);
 void core_comm(struct tr_core *c, uint32_t pid, uint32_t tid, const char *comm);
 /* A FORK record: the child inherits the parent's comm. */
 void core_fork(struct tr_core *c, uint32_t pid, uint32_t tid, uint32_t ptid);
+/* The file an execve in progress runs, for its filename when the entry
+ * could not read it. */
+void core_exec_name(struct tr_core *c, uint32_t tid, const char *name, size_t len);
 /* End: entries still pending are printed as unfinished; then the summaries. */
 void core_finish(struct tr_core *c);
 
@@ -213,7 +219,5 @@ int perfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targ
 /* 0, or -errno with err_last() saying why BPF cannot be used (not built,
  * not allowed). */
 int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t);
-/* Add a process to follow (the command, once forked). */
-int bpfsrc_follow(struct tr_source *s, uint32_t pid);
 
 #endif
