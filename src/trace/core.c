@@ -295,7 +295,9 @@ static void on_return(struct tr_core *c, struct tr_thread *t, const struct tr_ev
 		c->current = 0;
 	if (hidden)
 		return;
-	stats_add(&c->stats, t->tid, e->nr, err, dur);
+	/* A new task's first return (0 from clone in the child) is the parent's call. */
+	if (known || !(sc && sc->ret == RK_PID && e->ret == 0))
+		stats_add(&c->stats, t->tid, e->nr, err, dur);
 	if (!c->lines || (c->o->failure && !err) ||
 	    (c->o->duration_ms > 0 && (!known || dur <= c->o->duration_ms)))
 		return;
