@@ -24,8 +24,16 @@ const volatile __u32 trace_self = 0; /* kiln's own tgid, never traced */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
+	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
+
+/* Wake kiln only once a quarter of the ring is full (it also reads every
+ * 100 ms): a wakeup per event would cost more than the event. */
+static __always_inline __u64 wakeup(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= (4 << 20) ? BPF_RB_FORCE_WAKEUP
+									 : BPF_RB_NO_WAKEUP;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -120,7 +128,7 @@ int on_enter(struct trace_event_raw_sys_enter *ctx)
 		fill(h, pt, nr, 1);
 		for (int i = 0; i < 6; i++)
 			h->args[i] = a[i];
-		bpf_ringbuf_submit(h, 0);
+		bpf_ringbuf_submit(h, wakeup());
 		return 0;
 	}
 	struct systrace_strs *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
@@ -160,7 +168,7 @@ int on_enter(struct trace_event_raw_sys_enter *ctx)
 		n++;
 	}
 	s->h.nstr = n;
-	bpf_ringbuf_submit(s, 0);
+	bpf_ringbuf_submit(s, wakeup());
 	if (rt.mask) {
 		__u32 tid = (__u32)pt;
 		bpf_map_update_elem(&retries, &tid, &rt, BPF_ANY);
@@ -196,7 +204,7 @@ static __always_inline int exit_retry(struct trace_event_raw_sys_exit *ctx, __u6
 		s->slen[1] = (__s16)bpf_probe_read_user_str(s->str[1], SYSTRACE_STRMAX,
 							    (const void *)r.ptr1);
 	s->h.nstr = 2;
-	bpf_ringbuf_submit(s, 0);
+	bpf_ringbuf_submit(s, wakeup());
 	return 1;
 }
 
@@ -215,7 +223,7 @@ int on_exit(struct trace_event_raw_sys_exit *ctx)
 	}
 	fill(h, pt, ctx->id, 0);
 	h->args[0] = ctx->ret;
-	bpf_ringbuf_submit(h, 0);
+	bpf_ringbuf_submit(h, wakeup());
 	return 0;
 }
 
@@ -257,6 +265,6 @@ int on_exec(struct trace_event_raw_sched_process_exec *ctx)
 	s->slen[1] = -1;
 	s->sidx[1] = 0;
 	s->h.nstr = 2;
-	bpf_ringbuf_submit(s, 0);
+	bpf_ringbuf_submit(s, wakeup());
 	return 0;
 }
