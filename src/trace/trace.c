@@ -95,7 +95,7 @@ static int open_source(struct session *s)
 			 err_last()->msg);
 		err_clear();
 	}
-	unsigned pages = o->mmap_pages ? o->mmap_pages : (geteuid() == 0 ? 256 : 16);
+	unsigned pages = o->mmap_pages ? o->mmap_pages : (geteuid() == 0 ? 1024 : 16);
 	int err = perfsrc_open(&s->src, &s->core, &t, pages);
 	if (err) {
 		s->res->open_errno = -err;
