@@ -237,11 +237,21 @@ void argfmt_result(struct buf *out, const struct tr_syscall *sc, int64_t ret)
 	}
 	if (argfmt_is_error(sc, ret)) {
 		int e = (int)-ret;
+		/* The kernel's own, seen when a signal interrupts a call (as strace names them). */
+		static const char *const restart[][2] = {
+			{ "ERESTARTSYS", "To be restarted if SA_RESTART is set" },
+			{ "ERESTARTNOINTR", "To be restarted" },
+			{ "ERESTARTNOHAND", "To be restarted if no handler" },
+			{ "ENOIOCTLCMD", "No ioctl command" },
+			{ "ERESTART_RESTARTBLOCK", "Interrupted by signal" },
+		};
 		const char *name = strerrorname_np(e);
 		if (name)
 			buf_addf(out, "-1 %s (%s)", name, strerror(e));
+		else if (e >= 512 && e <= 516)
+			buf_addf(out, "-1 %s (%s)", restart[e - 512][0], restart[e - 512][1]);
 		else
-			buf_addf(out, "-1 errno %d", e); /* kernel-internal: ERESTARTSYS... */
+			buf_addf(out, "-1 errno %d", e);
 		return;
 	}
 	if (sc && sc->ret == RK_HEX)

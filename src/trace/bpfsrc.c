@@ -24,8 +24,8 @@
 int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t)
 {
 	(void)out, (void)c, (void)t;
-	return err_set(-ENOTSUP, "this kiln was built without BPF (clang, bpftool, libbpf-dev "
-				 "or the build machine's BTF were missing)");
+	return err_set(-ENOTSUP, "this kiln was built without BPF (building it needs clang, "
+				 "bpftool, libbpf-dev and the build machine's BTF)");
 }
 
 #else

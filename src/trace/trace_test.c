@@ -105,6 +105,9 @@ static void test_entry(void **state)
 	argfmt_result(&b, &t.v[NR_OPENAT], -2);
 	assert_string_equal(buf_str(&b), "-1 ENOENT (No such file or directory)");
 	buf_reset(&b);
+	argfmt_result(&b, &t.v[NR_READ], -512);
+	assert_string_equal(buf_str(&b), "-1 ERESTARTSYS (To be restarted if SA_RESTART is set)");
+	buf_reset(&b);
 	argfmt_result(&b, &t.v[NR_EXIT_GROUP], 0);
 	assert_string_equal(buf_str(&b), "?");
 	buf_release(&b);
