@@ -72,6 +72,11 @@ int cli_parse(struct opts_parser *p, const struct opts_cmd *cmd, int argc, char 
 void cli_error_last(const char *file);
 /* Parse a decimal unsigned number; 0 on success. */
 int cli_parse_u64(const char *s, unsigned long long *v);
+/* A command's wait status as kiln's exit code: its own, 128+N if signal N killed it. */
+int cli_status_code(int status);
+/* Die of 'sig' (blocked until now, the report written) so callers see it;
+ * returns 128+sig should kiln survive it. */
+int cli_die_of(int sig);
 /* perf's ownership rule for input files: a file owned by neither the
  * effective user nor root is refused unless 'force' (-f). 0 to go on, or
  * KILN_EXIT_FAIL with the message printed. Standard input ("-") and

@@ -124,24 +124,11 @@ int record_cli_run(const struct record_opts *o, bool quiet)
 		code = record_failed(o, &r, err);
 	} else {
 		record_report(o, &r, quiet);
-		code = KILN_EXIT_OK;
-		if (r.workload && WIFEXITED(r.workload_status))
-			code = WEXITSTATUS(r.workload_status);
-		else if (r.workload && WIFSIGNALED(r.workload_status))
-			code = 128 + WTERMSIG(r.workload_status);
+		code = r.workload ? cli_status_code(r.workload_status) : KILN_EXIT_OK;
 	}
-	if (!err && r.signal) {
-		/* Finished cleanly; now die of the signal we got, so callers see it
-		 * (the others, still blocked, die with us). */
-		fflush(stderr);
-		signal(r.signal, SIG_DFL);
-		raise(r.signal);
-		sigset_t one;
-		sigemptyset(&one);
-		sigaddset(&one, r.signal);
-		sigprocmask(SIG_UNBLOCK, &one, NULL);
-		code = 128 + r.signal;
-	}
+	if (!err && r.signal) /* finished cleanly; now die of the signal we got (the others,
+			       * still blocked, die with us) */
+		code = cli_die_of(r.signal);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return code;
 }

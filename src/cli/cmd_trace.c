@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "base/err.h"
 #include "base/ofile.h"
@@ -232,13 +231,8 @@ int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 	int err = trace_run(&o, &r);
 	if (err)
 		code = trace_failed(&o, &r);
-	else {
-		code = KILN_EXIT_OK;
-		if (r.workload && WIFEXITED(r.workload_status))
-			code = WEXITSTATUS(r.workload_status);
-		else if (r.workload && WIFSIGNALED(r.workload_status))
-			code = 128 + WTERMSIG(r.workload_status);
-	}
+	else
+		code = r.workload ? cli_status_code(r.workload_status) : KILN_EXIT_OK;
 	if (to_file) {
 		if (ofile_close(&of, err) && !err) {
 			cli_error_last(NULL);
@@ -251,16 +245,8 @@ int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 	if (!err && r.lost)
 		cli_err("warning: kiln trace: %llu events lost (buffers full): use a bigger -m\n",
 			(unsigned long long)r.lost);
-	if (!err && r.signal) {
-		fflush(stderr);
-		signal(r.signal, SIG_DFL);
-		raise(r.signal);
-		sigset_t one;
-		sigemptyset(&one);
-		sigaddset(&one, r.signal);
-		sigprocmask(SIG_UNBLOCK, &one, NULL);
-		code = 128 + r.signal;
-	}
+	if (!err && r.signal) /* die of it, the summary written */
+		code = cli_die_of(r.signal);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
 	free(a.pids);

@@ -73,15 +73,18 @@ static struct tr_thread *thread_get(struct tr_core *c, uint32_t pid, uint32_t ti
 		*slot = c->th.n + 1;
 		struct tr_thread t = { .tid = tid, .pid = pid };
 		if (comm)
-			snprintf(t.comm, sizeof(t.comm), "%s", comm);
+			memcpy(t.comm, comm, strnlen(comm, TR_COMM - 1));
 		else
 			read_comm(pid, tid, t.comm);
 		buf_init(&t.entry, 1 << 16);
 		VEC_PUSH(&c->th, t);
 	}
 	struct tr_thread *t = &c->th.v[*slot - 1];
-	if (comm && strncmp(t->comm, comm, TR_COMM - 1) != 0)
-		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	/* comm: TR_COMM bytes, zero-padded (a task's comm as the kernel keeps it). */
+	if (comm && memcmp(t->comm, comm, TR_COMM - 1) != 0) {
+		memset(t->comm, 0, sizeof(t->comm));
+		memcpy(t->comm, comm, strnlen(comm, TR_COMM - 1));
+	}
 	t->pid = pid;
 	return t;
 }
@@ -102,7 +105,7 @@ void core_fork(struct tr_core *c, uint32_t pid, uint32_t tid, uint32_t ptid)
 	struct tr_thread *p = thread_find(c, ptid);
 	char comm[TR_COMM];
 	if (p)
-		snprintf(comm, sizeof(comm), "%s", p->comm);
+		memcpy(comm, p->comm, sizeof(comm));
 	thread_get(c, pid, tid, p ? comm : NULL);
 }
 
@@ -112,19 +115,47 @@ static void emit(struct tr_core *c)
 	buf_reset(&c->line);
 }
 
+static const char spaces[] = "                                                                      ";
+
+/* ns as milliseconds with 3 decimals, right-aligned in 'width' ("%*.3f"
+ * without the cost of printf's floating point: lines are the hot path). */
+static void add_ms(struct buf *b, uint64_t ns, int width)
+{
+	uint64_t us = (ns + 500) / 1000;
+	char tmp[32];
+	int n = 0;
+	for (int i = 0; i < 3; i++, us /= 10)
+		tmp[n++] = (char)('0' + us % 10);
+	tmp[n++] = '.';
+	do {
+		tmp[n++] = (char)('0' + us % 10);
+		us /= 10;
+	} while (us);
+	if (n < width)
+		buf_add(b, spaces, (size_t)(width - n));
+	while (n)
+		buf_addch(b, tmp[--n]);
+}
+
 /* "     1.311 ( 0.020 ms): cat/6439 " */
 static void head(struct tr_core *c, const struct tr_thread *t, uint64_t when, bool known,
-		 double dur, bool has_dur)
+		 uint64_t dur, bool has_dur)
 {
-	if (known)
-		buf_addf(&c->line, "%10.3f ", (double)(when - c->base) / 1e6);
-	else
+	if (known) {
+		add_ms(&c->line, when > c->base ? when - c->base : 0, 10);
+		buf_addch(&c->line, ' ');
+	} else {
 		buf_addstr(&c->line, "         ? ");
-	if (has_dur)
-		buf_addf(&c->line, "(%6.3f ms): ", dur);
-	else
+	}
+	if (has_dur) {
+		buf_addch(&c->line, '(');
+		add_ms(&c->line, dur, 6);
+		buf_addstr(&c->line, " ms): ");
+	} else {
 		buf_addstr(&c->line, "(         ): ");
-	buf_addf(&c->line, "%s/%u ", t->comm, t->tid);
+	}
+	buf_addstr(&c->line, t->comm);
+	buf_addf(&c->line, "/%u ", t->tid);
 }
 
 /* ")" then perf's padding to the " = " column. */
@@ -133,8 +164,7 @@ static void pad_result(struct buf *l, size_t entry_len)
 	size_t printed = entry_len + 1;
 	size_t n = printed < ALIGN ? ALIGN - printed : 1;
 	buf_addch(l, ')');
-	for (size_t i = 0; i < n; i++)
-		buf_addch(l, ' ');
+	buf_add(l, spaces, n);
 	buf_addstr(l, "= ");
 }
 
@@ -208,8 +238,8 @@ static void flush_interrupted(struct tr_core *c, uint32_t except)
 	buf_add(&c->line, t->entry.p, t->entry.len);
 	buf_addch(&c->line, ')');
 	size_t len = t->entry.len + 1;
-	for (size_t i = len; i < ALIGN - 4; i++)
-		buf_addch(&c->line, ' ');
+	if (len < ALIGN - 4)
+		buf_add(&c->line, spaces, ALIGN - 4 - len);
 	buf_addstr(&c->line, " ...\n");
 	emit(c);
 	t->shown = true;
@@ -302,7 +332,7 @@ static void on_return(struct tr_core *c, struct tr_thread *t, const struct tr_ev
 	    (c->o->duration_ms > 0 && (!known || dur <= c->o->duration_ms)))
 		return;
 	flush_interrupted(c, t->tid);
-	head(c, t, t->entry_time, known, dur, known);
+	head(c, t, t->entry_time, known, known ? e->time - t->entry_time : 0, known);
 	size_t start = c->line.len;
 	if (known && !shown)
 		buf_add(&c->line, t->entry.p, t->entry.len);

@@ -92,7 +92,7 @@ static void dispatch(struct perfsrc *ps, const uint8_t *p, size_t len)
 	struct tr_core *c = ps->s.core;
 	const struct tr_systab *t = c->tab;
 	if (h->type == PERF_RECORD_COMM) {
-		char comm[TR_COMM];
+		char comm[TR_COMM] = { 0 };
 		size_t n = len - 8 - 8 - 24;
 		if (n > TR_COMM - 1)
 			n = TR_COMM - 1;

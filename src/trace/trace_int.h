@@ -72,7 +72,7 @@ struct tr_event {
 	const char *str[TR_MAXARGS]; /* strings read at entry, or NULL */
 	uint16_t slen[TR_MAXARGS];
 	bool strunc[TR_MAXARGS];   /* the string went on past what was read */
-	const char *comm;          /* the task's comm, if the source knows it */
+	const char *comm;          /* the task's comm (TR_COMM bytes, zero-padded), or NULL */
 };
 
 /* ---- fdcache.c ---- */
@@ -176,7 +176,7 @@ int core_init(struct tr_core *c, const struct trace_opts *o, struct trace_result
 	      struct tr_systab *tab);
 void core_release(struct tr_core *c);
 void core_event(struct tr_core *c, const struct tr_event *e);
-/* A COMM record (exec or prctl): the thread's new name. */
+/* A COMM record (exec or prctl): the thread's new name (TR_COMM bytes, zero-padded). */
 void core_comm(struct tr_core *c, uint32_t pid, uint32_t tid, const char *comm);
 /* A FORK record: the child inherits the parent's comm. */
 void core_fork(struct tr_core *c, uint32_t pid, uint32_t tid, uint32_t ptid);

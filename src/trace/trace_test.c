@@ -163,12 +163,14 @@ static char *run_core(const struct tr_event *ev, size_t n, struct trace_opts *o)
 #define B 0x7ffffff2u
 #define MS 1000000ull
 
+static const char comm_a[TR_COMM] = "a", comm_b[TR_COMM] = "b";
+
 static const struct tr_event interleaved[] = {
-	{ .time = 1 * MS, .pid = A, .tid = A, .nr = NR_READ, .enter = true, .args = { 3, 0, 100 }, .comm = "a" },
-	{ .time = 2 * MS, .pid = B, .tid = B, .nr = NR_WRITE, .enter = true, .args = { 1, 0, 5 }, .comm = "b" },
-	{ .time = 3 * MS, .pid = B, .tid = B, .nr = NR_WRITE, .ret = 5, .comm = "b" },
-	{ .time = 5 * MS, .pid = A, .tid = A, .nr = NR_READ, .ret = -11, .comm = "a" },
-	{ .time = 6 * MS, .pid = A, .tid = A, .nr = NR_EXIT_GROUP, .enter = true, .comm = "a" },
+	{ .time = 1 * MS, .pid = A, .tid = A, .nr = NR_READ, .enter = true, .args = { 3, 0, 100 }, .comm = comm_a },
+	{ .time = 2 * MS, .pid = B, .tid = B, .nr = NR_WRITE, .enter = true, .args = { 1, 0, 5 }, .comm = comm_b },
+	{ .time = 3 * MS, .pid = B, .tid = B, .nr = NR_WRITE, .ret = 5, .comm = comm_b },
+	{ .time = 5 * MS, .pid = A, .tid = A, .nr = NR_READ, .ret = -11, .comm = comm_a },
+	{ .time = 6 * MS, .pid = A, .tid = A, .nr = NR_EXIT_GROUP, .enter = true, .comm = comm_a },
 };
 
 static void test_interleave(void **state)
