@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/ofile.h"
@@ -160,9 +161,12 @@ static int trace_failed(const struct trace_opts *o, const struct trace_result *r
 			"kernel.perf_event_paranoid <= -1 (it is %d): sysctl -w "
 			"kernel.perf_event_paranoid=-1\n",
 			r->paranoid);
+	else if (r->no_tracefs && geteuid() != 0)
+		cli_err("hint: tracing system calls needs root (or CAP_PERFMON with tracefs "
+			"readable and kernel.perf_event_paranoid <= -1, it is %d)\n",
+			r->paranoid);
 	else if (r->no_tracefs)
-		cli_err("hint: kiln trace reads the syscall formats from tracefs; mount it or "
-			"run as root\n");
+		cli_err("hint: kiln trace reads the syscall formats from tracefs: mount it\n");
 	return KILN_EXIT_FAIL;
 }
 

@@ -111,7 +111,9 @@ static enum tr_retkind ret_kind(const char *call)
 	return RK_INT;
 }
 
-static char *find_tracefs(const char *want)
+/* The tracefs root, or NULL with *denied set when one exists but may not
+ * be read by this user. */
+static char *find_tracefs(const char *want, bool *denied)
 {
 	if (want)
 		return xstrdup(want);
@@ -121,6 +123,8 @@ static char *find_tracefs(const char *want)
 		snprintf(p, sizeof(p), "%s/events/raw_syscalls", dirs[i]);
 		if (access(p, R_OK) == 0)
 			return xstrdup(dirs[i]);
+		if (errno == EACCES)
+			*denied = true;
 	}
 	return NULL;
 }
@@ -233,7 +237,11 @@ static void load_args(struct tr_systab *t, struct tr_syscall *sc)
 int systab_load(struct tr_systab *t, const char *tracefs)
 {
 	memset(t, 0, sizeof(*t));
-	t->tracefs = find_tracefs(tracefs);
+	bool denied = false;
+	t->tracefs = find_tracefs(tracefs, &denied);
+	if (!t->tracefs && denied)
+		return err_set(-EACCES, "cannot read the tracepoint formats in /sys/kernel/tracing: "
+					"Permission denied");
 	if (!t->tracefs)
 		return err_set(-ENOENT, "no tracefs: neither /sys/kernel/tracing nor "
 					"/sys/kernel/debug/tracing has raw_syscalls events "

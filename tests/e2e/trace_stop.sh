@@ -3,7 +3,8 @@
 # status passed on as 128+N, every event printed: the kill call is the
 # last line), and Ctrl-C on a command that ignores SIGINT/SIGTERM (kiln
 # prints the lines and the summary so far, the command is killed, kiln
-# dies of the SIGINT it got).
+# dies of the SIGINT it got); unprivileged, a message naming what is
+# needed.
 . "$(dirname "$0")/lib.sh"
 "$KILN" trace -o "$T/probe.txt" -- true 2>"$T/probe.err" ||
 	skip "cannot trace here: $(head -1 "$T/probe.err")"
@@ -29,4 +30,19 @@ rc=$?
 [ $rc = 130 ] || fail "kiln after SIGINT: status $rc, not 130 ($(cat "$T/int.err"))"
 grep -q '^ Summary of events:$' "$T/int" || fail "no summary after SIGINT"
 grep -qE '/[0-9]+ (clone|clone3|wait4)\(' "$T/int" || fail "no lines before the summary"
+
+# Without privileges: traced (the machine allows it), or one error line
+# and a hint naming what is needed, status 1.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	cp "$KILN" "$T/kiln-copy" && chmod 755 "$T" "$T/kiln-copy"
+	(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$T/kiln-copy" trace -o /dev/null -- true) \
+		2>"$T/nobody.err"
+	rc=$?
+	if [ $rc != 0 ]; then
+		[ $rc = 1 ] || fail "unprivileged: status $rc ($(cat "$T/nobody.err"))"
+		grep -q '^error: kiln trace: ' "$T/nobody.err" || fail "unprivileged: $(cat "$T/nobody.err")"
+		grep -qE '^hint: .*(root|CAP_PERFMON|perf_event_paranoid)' "$T/nobody.err" ||
+			fail "unprivileged: no hint naming what is needed: $(cat "$T/nobody.err")"
+	fi
+fi
 exit 0
