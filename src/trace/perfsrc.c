@@ -93,7 +93,9 @@ static void dispatch(struct perfsrc *ps, const uint8_t *p, size_t len)
 	const struct tr_systab *t = c->tab;
 	if (h->type == PERF_RECORD_COMM) {
 		char comm[TR_COMM] = { 0 };
-		size_t n = len - 8 - 8 - 24;
+		if (len < 8 + 8 + 24)
+			return;
+		size_t n = len - 8 - 8 - 24; /* header, pid and tid, the comm, sample_id */
 		if (n > TR_COMM - 1)
 			n = TR_COMM - 1;
 		memcpy(comm, p + 16, n);
