@@ -72,6 +72,9 @@ int cli_parse(struct opts_parser *p, const struct opts_cmd *cmd, int argc, char 
 void cli_error_last(const char *file);
 /* Parse a decimal unsigned number; 0 on success. */
 int cli_parse_u64(const char *s, unsigned long long *v);
+/* -m N: ring buffer pages per CPU, a power of two (an option callback; field: unsigned). */
+struct opt;
+int cli_opt_mmap_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field);
 /* A command's wait status as kiln's exit code: its own, 128+N if signal N killed it. */
 int cli_status_code(int status);
 /* Die of 'sig' (blocked until now, the report written) so callers see it;

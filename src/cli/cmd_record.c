@@ -219,16 +219,6 @@ static int opt_pid(struct opts_parser *p, const struct opt *o, const char *arg, 
 	return ret;
 }
 
-static int opt_mmap_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
-{
-	unsigned long long v;
-	(void)o;
-	if (cli_parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
-		return opts_error(p, "-m takes a power of two number of pages, not '%s'", arg);
-	*(unsigned *)field = (unsigned)v;
-	return 0;
-}
-
 const struct opt record_cli_opts[] = {
 	OPT_FILENAME('o', "output", RC_OFF(o.output), "FILE",
 		     "output file (default perf.data); written to a temporary file and renamed "
@@ -257,7 +247,7 @@ const struct opt record_cli_opts[] = {
 		     opt_pid),
 	OPT_BOOL('a', "all-cpus", RC_OFF(o.system_wide), "sample every process on every CPU"),
 	OPT_CALLBACK('m', "mmap-pages", RC_OFF(o.mmap_pages), "N",
-		     "ring buffer data pages per CPU (power of two)", opt_mmap_pages),
+		     "ring buffer data pages per CPU (power of two)", cli_opt_mmap_pages),
 	OPT_BOOL('q', "quiet", RC_OFF(x.quiet), "no summary line, no note of the cpu-clock fallback"),
 	OPT_END(),
 };

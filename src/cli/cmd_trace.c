@@ -72,16 +72,6 @@ static int opt_expr(struct opts_parser *p, const struct opt *o, const char *arg,
 	return 0;
 }
 
-static int opt_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
-{
-	unsigned long long v;
-	(void)o;
-	if (cli_parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > (1u << 16))
-		return opts_error(p, "-m takes a power of two number of pages, not '%s'", arg);
-	*(unsigned *)field = (unsigned)v;
-	return 0;
-}
-
 static const struct opt trace_opts_table[] = {
 	OPT_FILENAME('o', "output", TA_OFF(output), "FILE",
 		     "write the lines and summaries to FILE (whole, once tracing ends)"),
@@ -109,7 +99,7 @@ static const struct opt trace_opts_table[] = {
 		 "use the raw tracepoints even where BPF works (string arguments show as "
 		 "pointers)"),
 	OPT_CALLBACK('m', "mmap-pages", TA_OFF(o.mmap_pages), "N",
-		     "ring buffer pages per CPU (a power of two)", opt_pages),
+		     "ring buffer pages per CPU (a power of two)", cli_opt_mmap_pages),
 	OPT_END(),
 };
 

@@ -158,3 +158,13 @@ int cli_die_of(int sig)
 	sigprocmask(SIG_UNBLOCK, &one, NULL);
 	return 128 + sig;
 }
+
+int cli_opt_mmap_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	unsigned long long v;
+	(void)o;
+	if (cli_parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
+		return opts_error(p, "-m takes a power of two number of pages, not '%s'", arg);
+	*(unsigned *)field = (unsigned)v;
+	return 0;
+}
