@@ -97,10 +97,10 @@ static void test_entry(void **state)
 	argfmt_entry(&b, &t, &e, &fds);
 	assert_string_equal(buf_str(&b), "openat(dfd: 7, filename: 0x1234, flags: RDONLY");
 	buf_reset(&b);
-	fdcache_set(&fds, e.pid, 9, "/tmp/f");
+	fdcache_set(&fds, e.pid, 9, "/srv/data.log");
 	struct tr_event w = { .pid = e.pid, .nr = NR_WRITE, .enter = true, .args = { 9, 0, 5 } };
 	argfmt_entry(&b, &t, &w, &fds);
-	assert_string_equal(buf_str(&b), "write(fd: 9</tmp/f>, count: 5");
+	assert_string_equal(buf_str(&b), "write(fd: 9</srv/data.log>, count: 5");
 	buf_reset(&b);
 	argfmt_result(&b, &t.v[NR_OPENAT], -2);
 	assert_string_equal(buf_str(&b), "-1 ENOENT (No such file or directory)");
