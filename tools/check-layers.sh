@@ -20,8 +20,10 @@ allowed() {
 	annotate) echo "annotate symbolize dso base" ;;
 	output) echo "output annotate aggregate symbolize base" ;;
 	tui) echo "tui output annotate aggregate symbolize base" ;;
-	pipeline) echo "pipeline tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
-	cli) echo "cli pipeline tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	trace) echo "trace trace/bpf source/live tracefmt event base" ;;
+	trace/bpf) echo "trace/bpf" ;;
+	pipeline) echo "pipeline trace tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	cli) echo "cli trace pipeline tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
 	*) echo "" ;;
 	esac
 }

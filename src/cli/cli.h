@@ -41,6 +41,7 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env);
 int cmd_annotate(int argc, char **argv, const struct kiln_env *env);
 int cmd_stat(int argc, char **argv, const struct kiln_env *env);
 int cmd_list(int argc, char **argv, const struct kiln_env *env);
+int cmd_trace(int argc, char **argv, const struct kiln_env *env);
 
 /* Each command's description (cli/opts.h): options, help, man page. */
 struct opts_cmd;
@@ -48,6 +49,7 @@ extern const struct opts_cmd record_cmd, collapse_cmd, script_cmd, flame_cmd, di
 	export_cmd;
 extern const struct opts_cmd annotate_cmd;
 extern const struct opts_cmd stat_cmd, list_cmd;
+extern const struct opts_cmd trace_cmd;
 
 /* Shared helpers (cli/util.c). */
 /*
@@ -75,6 +77,14 @@ int cli_parse(struct opts_parser *p, const struct opts_cmd *cmd, int argc, char 
 void cli_error_last(const char *file);
 /* Parse a decimal unsigned number; 0 on success. */
 int cli_parse_u64(const char *s, unsigned long long *v);
+/* -m N: ring buffer pages per CPU, a power of two (an option callback; field: unsigned). */
+struct opt;
+int cli_opt_mmap_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field);
+/* A command's wait status as kiln's exit code: its own, 128+N if signal N killed it. */
+int cli_status_code(int status);
+/* Die of 'sig' (blocked until now, the report written) so callers see it;
+ * returns 128+sig should kiln survive it. */
+int cli_die_of(int sig);
 /* perf's ownership rule for input files: a file owned by neither the
  * effective user nor root is refused unless 'force' (-f). 0 to go on, or
  * KILN_EXIT_FAIL with the message printed. Standard input ("-") and

@@ -166,24 +166,11 @@ int record_cli_run(const struct record_opts *o, bool quiet)
 		code = record_failed(o, &r, err);
 	} else {
 		record_report(o, &r, quiet);
-		code = KILN_EXIT_OK;
-		if (r.workload && WIFEXITED(r.workload_status))
-			code = WEXITSTATUS(r.workload_status);
-		else if (r.workload && WIFSIGNALED(r.workload_status))
-			code = 128 + WTERMSIG(r.workload_status);
+		code = r.workload ? cli_status_code(r.workload_status) : KILN_EXIT_OK;
 	}
-	if (!err && r.signal) {
-		/* Finished cleanly; now die of the signal we got, so callers see it
-		 * (the others, still blocked, die with us). */
-		fflush(stderr);
-		signal(r.signal, SIG_DFL);
-		raise(r.signal);
-		sigset_t one;
-		sigemptyset(&one);
-		sigaddset(&one, r.signal);
-		sigprocmask(SIG_UNBLOCK, &one, NULL);
-		code = 128 + r.signal;
-	}
+	if (!err && r.signal) /* finished cleanly; now die of the signal we got (the others,
+			       * still blocked, die with us) */
+		code = cli_die_of(r.signal);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return code;
 }
@@ -315,16 +302,6 @@ static int opt_off_cpu_thresh(struct opts_parser *p, const struct opt *o, const 
 	return opts_error(p, "--off-cpu-thresh takes a time (500us, 2ms, 1s), not '%s'", arg);
 }
 
-static int opt_mmap_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
-{
-	unsigned long long v;
-	(void)o;
-	if (cli_parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
-		return opts_error(p, "-m takes a power of two number of pages, not '%s'", arg);
-	*(unsigned *)field = (unsigned)v;
-	return 0;
-}
-
 const struct opt record_cli_opts[] = {
 	OPT_FILENAME('o', "output", RC_OFF(o.output), "FILE",
 		     "output file (default perf.data); written to a temporary file and renamed "
@@ -353,7 +330,7 @@ const struct opt record_cli_opts[] = {
 		     opt_pid),
 	OPT_BOOL('a', "all-cpus", RC_OFF(o.system_wide), "sample every process on every CPU"),
 	OPT_CALLBACK('m', "mmap-pages", RC_OFF(o.mmap_pages), "N",
-		     "ring buffer data pages per CPU (power of two)", opt_mmap_pages),
+		     "ring buffer data pages per CPU (power of two)", cli_opt_mmap_pages),
 	OPT_BOOL('q', "quiet", RC_OFF(x.quiet), "no summary line, no note of the cpu-clock fallback"),
 	{ .kind = OPT_KIND_CALLBACK, .long_name = "off-cpu", .offset = RC_OFF(o.off_cpu),
 	  .metavar = "METHOD", .flags = OPT_OPTARG, .cb = opt_off_cpu,

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ &flame_cmd, cmd_flame },     { &diff_cmd, cmd_diff },         { &export_cmd, cmd_export },
 	{ &annotate_cmd, cmd_annotate },
 	{ &stat_cmd, cmd_stat },       { &list_cmd, cmd_list },
+	{ &trace_cmd, cmd_trace },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,9 +1,11 @@
 /* util: messages and small parsers shared by the commands (cli, L9). */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -134,4 +136,35 @@ int cli_report_partial(const char *file)
 	cli_err("warning: %s: input ended early: %s (at offset 0x%llx); results are partial\n",
 		file, e->msg[0] ? e->msg : "truncated", (unsigned long long)e->offset);
 	return KILN_EXIT_PARTIAL;
+}
+
+int cli_status_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return KILN_EXIT_OK;
+}
+
+int cli_die_of(int sig)
+{
+	fflush(stderr);
+	signal(sig, SIG_DFL);
+	raise(sig);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	return 128 + sig;
+}
+
+int cli_opt_mmap_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	unsigned long long v;
+	(void)o;
+	if (cli_parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
+		return opts_error(p, "-m takes a power of two number of pages, not '%s'", arg);
+	*(unsigned *)field = (unsigned)v;
+	return 0;
 }

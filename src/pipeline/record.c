@@ -494,32 +494,23 @@ static int start(struct session *s)
 /* Reap the command if it has ended (flags: WNOHANG, or 0 to wait). */
 static bool reap(struct session *s, int flags)
 {
-	int st;
-	if (s->wl.pid > 0 && waitpid(s->wl.pid, &st, flags) == s->wl.pid) {
-		s->res->workload_status = st;
-		s->wl.pid = 0;
-		return true;
-	}
-	return false;
+	struct live_stops st = { 0 };
+	if (!live_workload_reap(&s->wl, flags, &st))
+		return false;
+	s->res->workload_status = st.status;
+	return true;
 }
 
 /* Read the pending signals; true when one of them ends the recording
  * (the command exited, or SIGINT/SIGTERM/SIGHUP: the first one is kept). */
 static bool read_signals(struct session *s)
 {
-	struct signalfd_siginfo si;
-	bool stop = false;
-	while (read(s->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
-			if (reap(s, WNOHANG))
-				stop = true;
-			continue;
-		}
-		if (!s->res->signal)
-			s->res->signal = (int)si.ssi_signo;
-		s->signals++;
-		stop = true;
-	}
+	struct live_stops st = { .status = s->res->workload_status, .signal = s->res->signal,
+				 .signals = s->signals };
+	bool stop = live_read_stops(s->sfd, &s->wl, &st);
+	s->res->workload_status = st.status;
+	s->res->signal = st.signal;
+	s->signals = st.signals;
 	return stop;
 }
 

@@ -687,3 +687,18 @@ uint32_t tracefmt_event_id(const struct tracefmt_event *e)
 {
 	return e->id;
 }
+
+size_t tracefmt_event_nfields(const struct tracefmt_event *e)
+{
+	return e->nfields;
+}
+
+void tracefmt_event_field(const struct tracefmt_event *e, size_t i, const char **name,
+			  const char **type, uint32_t *offset, uint32_t *size)
+{
+	const struct tf_field *f = &e->fields[i];
+	*name = f->name;
+	*type = f->type;
+	*offset = f->offset;
+	*size = f->size;
+}

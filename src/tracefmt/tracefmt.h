@@ -68,6 +68,11 @@ size_t tracefmt_nevents(const struct tracefmt *t);
 const struct tracefmt_event *tracefmt_event_at(const struct tracefmt *t, size_t i);
 /* Its id. */
 uint32_t tracefmt_event_id(const struct tracefmt_event *e);
+size_t tracefmt_event_nfields(const struct tracefmt_event *e);
+/* Field i (< nfields; common fields first): its name, type text as the
+ * format spells it ("const char *"), offset and size in the payload. */
+void tracefmt_event_field(const struct tracefmt_event *e, size_t i, const char **name,
+			  const char **type, uint32_t *offset, uint32_t *size);
 
 /*
  * Append the text of one raw payload of event e to 'out', as perf script

@@ -96,4 +96,18 @@ int live_workload_start(struct live_workload *w);
 /* Kill and reap a child that was never started. */
 void live_workload_cancel(struct live_workload *w);
 
+/* The stop signals of a session (a workload's SIGCHLD; SIGINT, SIGTERM,
+ * SIGHUP), read from a signalfd. */
+struct live_stops {
+	int status;       /* the workload's wait status, once reaped */
+	int signal;       /* the first stop signal, or 0 */
+	unsigned signals; /* stop signals received */
+};
+/* Reap the workload if it has ended (flags: WNOHANG, or 0 to wait): its
+ * status goes to st->status, w->pid becomes 0. */
+bool live_workload_reap(struct live_workload *w, int flags, struct live_stops *st);
+/* Read the pending signals of signalfd sfd; true when one ends the session
+ * (the workload exited, or a stop signal: the first one is kept). */
+bool live_read_stops(int sfd, struct live_workload *w, struct live_stops *st);
+
 #endif

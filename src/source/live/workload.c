@@ -2,12 +2,14 @@
  * workload: launching the command to profile (source/live, L2). The child
  * blocks on a pipe until the parent has opened its events (which use
  * enable_on_exec), then execs; a close-on-exec pipe tells the parent
- * whether the exec itself worked.
+ * whether the exec itself worked. A session's stop signals (the
+ * command's SIGCHLD, SIGINT, SIGTERM, SIGHUP) are read here too.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,4 +96,33 @@ void live_workload_cancel(struct live_workload *w)
 		waitpid(w->pid, NULL, 0);
 		w->pid = 0;
 	}
+}
+
+bool live_workload_reap(struct live_workload *w, int flags, struct live_stops *st)
+{
+	int status;
+	if (w->pid > 0 && waitpid(w->pid, &status, flags) == w->pid) {
+		st->status = status;
+		w->pid = 0;
+		return true;
+	}
+	return false;
+}
+
+bool live_read_stops(int sfd, struct live_workload *w, struct live_stops *st)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (live_workload_reap(w, WNOHANG, st))
+				stop = true;
+			continue;
+		}
+		if (!st->signal)
+			st->signal = (int)si.ssi_signo;
+		st->signals++;
+		stop = true;
+	}
+	return stop;
 }

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * systrace.bpf.c: system calls of followed processes, with their string
+ * arguments read at entry (trace/bpf; built with clang -target bpf, CO-RE
+ * against the running kernel's BTF).
+ *
+ * raw_syscalls:sys_enter and sys_exit send a struct systrace_head (or
+ * systrace_strs when the call has string arguments) to the ring buffer
+ * 'events' for processes in 'follow' (or every process but kiln with
+ * 'all'); sched_process_fork adds the children of followed processes.
+ * A string not readable at entry (its page not faulted in yet) is read
+ * again at the exit and sent with it.
+ * A full ring buffer counts in 'lost'.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "systrace.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 trace_all = 0; /* every process */
+const volatile __u32 trace_self = 0; /* kiln's own tgid, never traced */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* Wake kiln only once a quarter of the ring is full (it also reads every
+ * 100 ms): a wakeup per event would cost more than the event. */
+static __always_inline __u64 wakeup(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= (4 << 20) ? BPF_RB_FORCE_WAKEUP
+									 : BPF_RB_NO_WAKEUP;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} follow SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SYSTRACE_MAXNR);
+	__type(key, __u32);
+	__type(value, __u8);
+} strargs SEC(".maps");
+
+/* Strings not readable at entry (their page not yet faulted in): read
+ * again at exit, after the call itself has touched them. */
+struct retry {
+	__u64 ptr0, ptr1;
+	__u8 idx0, idx1;
+	__u8 mask; /* bit s: string slot s failed */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct retry);
+} retries SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+static __always_inline int followed(__u32 tgid)
+{
+	if (tgid == trace_self)
+		return 0;
+	return trace_all || bpf_map_lookup_elem(&follow, &tgid) != 0;
+}
+
+static __always_inline void count_lost(void)
+{
+	__u32 k = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &k);
+	if (n)
+		*n += 1;
+}
+
+static __always_inline void fill(struct systrace_head *h, __u64 pt, long nr, int enter)
+{
+	h->time = bpf_ktime_get_ns();
+	h->pid = pt >> 32;
+	h->tid = (__u32)pt;
+	h->nr = nr;
+	h->enter = enter;
+	h->nstr = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int on_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	if (!followed(pt >> 32))
+		return 0;
+	long nr = ctx->id;
+	/* Read with constant offsets: the verifier refuses a moved ctx pointer. */
+	__u64 a[6];
+	a[0] = ctx->args[0];
+	a[1] = ctx->args[1];
+	a[2] = ctx->args[2];
+	a[3] = ctx->args[3];
+	a[4] = ctx->args[4];
+	a[5] = ctx->args[5];
+	__u8 mask = 0;
+	if (nr >= 0 && nr < SYSTRACE_MAXNR) {
+		__u32 k = nr;
+		__u8 *m = bpf_map_lookup_elem(&strargs, &k);
+		if (m)
+			mask = *m;
+	}
+	if (!mask) {
+		struct systrace_head *h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
+		if (!h) {
+			count_lost();
+			return 0;
+		}
+		fill(h, pt, nr, 1);
+		for (int i = 0; i < 6; i++)
+			h->args[i] = a[i];
+		bpf_ringbuf_submit(h, wakeup());
+		return 0;
+	}
+	struct systrace_strs *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
+	if (!s) {
+		count_lost();
+		return 0;
+	}
+	fill(&s->h, pt, nr, 1);
+	__u8 n = 0;
+	struct retry rt = {};
+#pragma unroll
+	for (int i = 0; i < 6; i++) {
+		s->h.args[i] = a[i];
+		if (!(mask & (1u << i)) || n >= SYSTRACE_NSTR)
+			continue;
+		const void *p = (const void *)a[i];
+		long r;
+		if (n == 0) {
+			r = bpf_probe_read_user_str(s->str[0], SYSTRACE_STRMAX, p);
+			s->slen[0] = (__s16)r;
+			s->sidx[0] = i;
+			if (r < 0 && p) {
+				rt.ptr0 = a[i];
+				rt.idx0 = i;
+				rt.mask |= 1;
+			}
+		} else {
+			r = bpf_probe_read_user_str(s->str[1], SYSTRACE_STRMAX, p);
+			s->slen[1] = (__s16)r;
+			s->sidx[1] = i;
+			if (r < 0 && p) {
+				rt.ptr1 = a[i];
+				rt.idx1 = i;
+				rt.mask |= 2;
+			}
+		}
+		n++;
+	}
+	s->h.nstr = n;
+	bpf_ringbuf_submit(s, wakeup());
+	if (rt.mask) {
+		__u32 tid = (__u32)pt;
+		bpf_map_update_elem(&retries, &tid, &rt, BPF_ANY);
+	}
+	return 0;
+}
+
+/* The exit of a call whose strings could not be read at entry: read
+ * them now and send them with the result. */
+static __always_inline int exit_retry(struct trace_event_raw_sys_exit *ctx, __u64 pt)
+{
+	__u32 tid = (__u32)pt;
+	struct retry *rt = bpf_map_lookup_elem(&retries, &tid);
+	if (!rt)
+		return 0;
+	struct retry r = *rt;
+	bpf_map_delete_elem(&retries, &tid);
+	struct systrace_strs *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
+	if (!s) {
+		count_lost();
+		return 1;
+	}
+	fill(&s->h, pt, ctx->id, 0);
+	s->h.args[0] = ctx->ret;
+	s->slen[0] = -1;
+	s->slen[1] = -1;
+	s->sidx[0] = r.idx0;
+	s->sidx[1] = r.idx1;
+	if (r.mask & 1)
+		s->slen[0] = (__s16)bpf_probe_read_user_str(s->str[0], SYSTRACE_STRMAX,
+							    (const void *)r.ptr0);
+	if (r.mask & 2)
+		s->slen[1] = (__s16)bpf_probe_read_user_str(s->str[1], SYSTRACE_STRMAX,
+							    (const void *)r.ptr1);
+	s->h.nstr = 2;
+	bpf_ringbuf_submit(s, wakeup());
+	return 1;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int on_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	if (!followed(pt >> 32))
+		return 0;
+	if (exit_retry(ctx, pt))
+		return 0;
+	struct systrace_head *h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
+	if (!h) {
+		count_lost();
+		return 0;
+	}
+	fill(h, pt, ctx->id, 0);
+	h->args[0] = ctx->ret;
+	bpf_ringbuf_submit(h, wakeup());
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_fork")
+int on_fork(struct trace_event_raw_sched_process_fork *ctx)
+{
+	if (trace_all)
+		return 0;
+	__u32 parent = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_lookup_elem(&follow, &parent))
+		return 0;
+	__u32 child = ctx->child_pid;
+	__u8 one = 1;
+	bpf_map_update_elem(&follow, &child, &one, BPF_ANY);
+	return 0;
+}
+
+/* A successful exec: the kernel's copy of the file name, for an execve
+ * whose filename could not be read at entry (the old memory is gone by
+ * its exit). Sent as an event with enter == SYSTRACE_EXEC. */
+SEC("tracepoint/sched/sched_process_exec")
+int on_exec(struct trace_event_raw_sched_process_exec *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pt;
+	if (!followed(pt >> 32) || !bpf_map_lookup_elem(&retries, &tid))
+		return 0;
+	bpf_map_delete_elem(&retries, &tid);
+	struct systrace_strs *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
+	if (!s) {
+		count_lost();
+		return 0;
+	}
+	fill(&s->h, pt, -1, SYSTRACE_EXEC);
+	unsigned off = ctx->__data_loc_filename & 0xffff;
+	s->slen[0] = (__s16)bpf_probe_read_kernel_str(s->str[0], SYSTRACE_STRMAX,
+						      (const char *)ctx + off);
+	s->sidx[0] = 0;
+	s->slen[1] = -1;
+	s->sidx[1] = 0;
+	s->h.nstr = 2;
+	bpf_ringbuf_submit(s, wakeup());
+	return 0;
+}

@@ -1,0 +1,209 @@
+/*
+ * bpfsrc: system call events from the BPF program, strings included
+ * (trace, L7).
+ *
+ * Loads trace/bpf/systrace.bpf.c (its skeleton is generated at build
+ * time, CO-RE against the kernel's BTF), tells it which arguments of each
+ * call are strings (from the tracefs formats) and which processes to
+ * follow, and reads its ring buffer. Built only with KILN_HAVE_BPF; else,
+ * and where loading is refused (no root, CAP_BPF or CAP_PERFMON), opening
+ * fails with a message and trace.c falls back to the raw tracepoints.
+ * The command's own events start at its execve (the ones of kiln's child
+ * before it are not the command's).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "trace/trace_int.h"
+
+#ifndef KILN_HAVE_BPF
+
+int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t)
+{
+	(void)out, (void)c, (void)t;
+	return err_set(-ENOTSUP, "this kiln was built without BPF (building it needs clang, "
+				 "bpftool, libbpf-dev and the build machine's BTF)");
+}
+
+#else
+
+#include <linux/types.h>
+#include <bpf/libbpf.h>
+
+#include "systrace.skel.h"
+#include "trace/bpf/systrace.h"
+
+struct bpfsrc {
+	struct tr_source s;
+	struct systrace *skel;
+	struct ring_buffer *rb;
+	uint32_t hold;     /* the command's pid until its execve, or 0 */
+	int64_t execve_nr;
+	int err;
+};
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct bpfsrc *b = ctx;
+	const struct systrace_head *h = data;
+	if (size < sizeof(*h))
+		return 0;
+	if (b->hold && h->pid == b->hold) {
+		if (!(h->enter && h->nr == b->execve_nr))
+			return 0;
+		b->hold = 0;
+	}
+	if (h->enter == SYSTRACE_EXEC) {
+		const struct systrace_strs *s = data;
+		if (size >= sizeof(*s) && s->slen[0] > 0)
+			core_exec_name(b->s.core, h->tid, s->str[0], (size_t)s->slen[0] - 1);
+		return 0;
+	}
+	struct tr_event e = { .time = h->time, .pid = h->pid, .tid = h->tid, .nr = h->nr,
+			      .enter = h->enter != 0 };
+	char comm[TR_COMM];
+	memcpy(comm, h->comm, TR_COMM - 1);
+	comm[TR_COMM - 1] = '\0';
+	e.comm = comm;
+	if (e.enter)
+		memcpy(e.args, h->args, sizeof(e.args));
+	else
+		e.ret = (int64_t)h->args[0];
+	if (h->nstr && size >= sizeof(struct systrace_strs)) { /* exit: read again */
+		const struct systrace_strs *s = data;
+		for (unsigned i = 0; i < h->nstr && i < SYSTRACE_NSTR; i++) {
+			unsigned a = s->sidx[i];
+			int r = s->slen[i];
+			if (a >= TR_MAXARGS || r <= 0)
+				continue; /* unreadable (not paged in, bad pointer): the pointer */
+			e.str[a] = s->str[i];
+			e.slen[a] = (uint16_t)(r - 1);
+			e.strunc[a] = r == SYSTRACE_STRMAX;
+		}
+	}
+	core_event(b->s.core, &e);
+	return 0;
+}
+
+static size_t bs_pollfds(struct tr_source *s, int *fds, size_t max)
+{
+	struct bpfsrc *b = (struct bpfsrc *)s;
+	if (!max)
+		return 0;
+	fds[0] = ring_buffer__epoll_fd(b->rb);
+	return 1;
+}
+
+static int bs_drain(struct tr_source *s)
+{
+	struct bpfsrc *b = (struct bpfsrc *)s;
+	int n = ring_buffer__consume(b->rb);
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+static int bs_enable(struct tr_source *s)
+{
+	struct bpfsrc *b = (struct bpfsrc *)s;
+	return systrace__attach(b->skel);
+}
+
+static void bs_disable(struct tr_source *s)
+{
+	struct bpfsrc *b = (struct bpfsrc *)s;
+	systrace__detach(b->skel);
+}
+
+static uint64_t bs_lost(struct tr_source *s)
+{
+	struct bpfsrc *b = (struct bpfsrc *)s;
+	int ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return 0;
+	uint64_t *v = xcalloc((size_t)ncpu, sizeof(*v)), sum = 0;
+	uint32_t k = 0;
+	if (bpf_map__lookup_elem(b->skel->maps.lost, &k, sizeof(k), v,
+				 (size_t)ncpu * sizeof(*v), 0) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static void bs_close(struct tr_source *s)
+{
+	struct bpfsrc *b = (struct bpfsrc *)s;
+	ring_buffer__free(b->rb);
+	systrace__destroy(b->skel);
+	free(b);
+}
+
+static const struct tr_source_ops bpfsrc_ops = {
+	.pollfds = bs_pollfds, .drain = bs_drain, .enable = bs_enable,
+	.disable = bs_disable, .lost = bs_lost, .close = bs_close,
+};
+
+static int fail(struct bpfsrc *b, int err, const char *what)
+{
+	if (b->skel)
+		systrace__destroy(b->skel);
+	free(b);
+	if (err == -EACCES && geteuid() == 0)
+		return err_set(err, "BPF is not usable here (%s: the kernel's verifier refused it)",
+			       what);
+	if (err == -EPERM || err == -EACCES)
+		return err_set(err, "BPF is not allowed here (%s: %s; it needs root, or CAP_BPF "
+				    "and CAP_PERFMON)", what, strerror(-err));
+	return err_set(err, "BPF is not usable here (%s: %s)", what, strerror(-err));
+}
+
+int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t)
+{
+	struct bpfsrc *b = xcalloc(1, sizeof(*b));
+	b->s.ops = &bpfsrc_ops;
+	b->s.core = c;
+	b->execve_nr = -1;
+	for (size_t i = 0; i < c->tab->n; i++)
+		if (c->tab->v[i].name && strcmp(c->tab->v[i].name, "execve") == 0)
+			b->execve_nr = (int64_t)i;
+	libbpf_set_print(silent);
+	b->skel = systrace__open();
+	if (!b->skel)
+		return fail(b, -errno, "opening the BPF object");
+	b->skel->rodata->trace_all = t->system_wide;
+	b->skel->rodata->trace_self = (uint32_t)getpid();
+	int err = systrace__load(b->skel);
+	if (err)
+		return fail(b, err, "loading the BPF program");
+	for (size_t nr = 0; nr < c->tab->n && nr < SYSTRACE_MAXNR; nr++) {
+		uint8_t m = (uint8_t)systab_strmask(c->tab, (int64_t)nr);
+		uint32_t k = (uint32_t)nr;
+		if (m && (err = bpf_map__update_elem(b->skel->maps.strargs, &k, sizeof(k), &m,
+						     sizeof(m), 0)))
+			return fail(b, err, "filling the BPF map");
+	}
+	for (size_t i = 0; !t->system_wide && i < t->npids; i++) {
+		uint32_t k = (uint32_t)t->pids[i];
+		uint8_t one = 1;
+		if ((err = bpf_map__update_elem(b->skel->maps.follow, &k, sizeof(k), &one,
+						sizeof(one), 0)))
+			return fail(b, err, "filling the BPF map");
+	}
+	if (t->on_exec && t->npids)
+		b->hold = (uint32_t)t->pids[0];
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), on_sample, b, NULL);
+	if (!b->rb)
+		return fail(b, -errno, "the BPF ring buffer");
+	*out = &b->s;
+	return 0;
+}
+
+#endif
