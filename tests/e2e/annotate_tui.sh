@@ -9,7 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 : "${INLINES:?}"
-command -v tmux >/dev/null || skip "tmux is not installed"
+. "$TESTLIB/tmux.sh"
+tmux_server annotate-tui
 mkdir -p "$T/home" "$T/bin"
 cp "$INLINES" "$T/bin/prog"
 export HOME="$T/home"
@@ -20,36 +21,6 @@ export HOME="$T/home"
 hot=$(sed -n 's/^ *: [0-9a-f]* <\(.*\)>:$/\1/p' "$T/stdio.txt" | head -1)
 [ -n "$hot" ] || fail "no function in the --stdio text: $(head -5 "$T/stdio.txt")"
 
-unset TMUX # a server of our own, also when the tests run inside tmux
-sock="kiln-annotate-tui-$$"
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
-screen() { tm capture-pane -p -t k; }
-wait_for() {
-	i=0
-	while [ $i -lt 200 ]; do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	screen >&2
-	fail "$2: the screen never showed '$1'"
-}
-line() { screen | sed -n "${1}p"; }
-expect() {
-	i=0
-	while [ $i -lt 200 ]; do
-		line "$1" | grep -Eq -- "$2" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	screen >&2
-	fail "$3: line $1 is '$(line "$1")'"
-}
-keys() {
-	tm send-keys -t k "$@"
-	sleep 0.3
-}
 cat >"$T/run.sh" <<'EOS'
 before=$(stty -g)
 "$KILN" annotate -i "$T/p.data" "$@" 2>"$T/run.err"
