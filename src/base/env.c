@@ -16,5 +16,6 @@ void kiln_env_read(struct kiln_env *e)
 	e->cache_dir = getenv("KILN_CACHE_DIR");
 	e->xdg_cache_home = nonempty(getenv("XDG_CACHE_HOME"));
 	e->cache_max_mb = getenv("KILN_CACHE_MAX_MB");
+	e->term = nonempty(getenv("TERM"));
 	e->threads = t && !strcmp(t, "1") ? 1 : t && !strcmp(t, "2") ? 2 : 0;
 }

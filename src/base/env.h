@@ -16,6 +16,7 @@ struct kiln_env {
 	const char *cache_max_mb;   /* $KILN_CACHE_MAX_MB as given, or NULL when unset */
 	/* $KILN_THREADS: 0 unset (kiln decides), 1 never a second thread, 2 always one. */
 	int threads;
+	const char *term;           /* $TERM (the terminal browser's type), or NULL when unset or empty */
 };
 
 /* Fill 'e' from the process environment (the strings are getenv's). */

@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "cli/annotate_tui.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
@@ -48,8 +49,12 @@ static const struct opt annotate_opts[] = {
 	OPT_STRING('d', "dsos", AA_OFF(dsos), "DSO[,DSO...]",
 		   "only symbols in these binaries (by basename or path)"),
 	OPT_U64(0, "top", AA_OFF(top), "N", "only the N hottest symbols of each event"),
-	OPT_BOOL(0, "stdio", AA_OFF(stdio), "text output, as perf annotate --stdio (the default)"),
-	OPT_BOOL(0, "tui", AA_OFF(tui), "the terminal view: for now the --stdio text"),
+	OPT_BOOL(0, "stdio", AA_OFF(stdio),
+		 "text output, as perf annotate --stdio (the default when standard output is "
+		 "not a terminal)"),
+	OPT_BOOL(0, "tui", AA_OFF(tui),
+		 "the terminal browser: the functions, Enter or 'a' for one's annotation, 'q' "
+		 "back (the default on a terminal)"),
 	OPT_BOOL('l', "print-line", AA_OFF(print_line),
 		 "first the source lines of instructions above 0.5%, hottest first (perf "
 		 "annotate --print-line's summary)"),
@@ -98,7 +103,14 @@ const struct opts_cmd annotate_cmd = {
 		"that has one). A function that cannot be shown (kernel code, a binary\n"
 		"without its code bytes) gets a note in its place. Binaries are found as\n"
 		"the other commands find them: by path and build-id, under --symfs, with\n"
-		"debug files by build-id or debuglink.\n",
+		"debug files by build-id or debuglink.\n"
+		"\n"
+		"When standard input and output are a terminal (and not --stdio), the\n"
+		"functions are shown in a terminal browser, hottest first: Enter or 'a'\n"
+		"opens one's annotation (the text above, lines coloured by their share),\n"
+		"'q' goes back, 'q' on the list quits; a single SYMBOL opens on its page.\n"
+		"On a terminal kiln cannot drive (TERM=dumb) the text is printed, with a\n"
+		"note.\n",
 	.opts = annotate_opts,
 	.examples = "kiln annotate -i perf.data main\n"
 		    "kiln annotate --top 3\n"
@@ -164,18 +176,25 @@ struct run {
 	struct session *s;
 	const struct symhist *h;
 	struct symhist_annotate_opts ao;
-	size_t matched; /* groups selected (shown, or left out by --skip-missing) */
+	VEC(const struct symhist_group *) picked; /* the groups selected, in order */
+	bool browser; /* writing a browser page: a missing symbol gets its note */
 };
 
-/* One group: built, written. 0, or -EIO. */
-static int show(struct run *r, const struct symhist_group *g)
+/* The binary as the header and the browser name it. */
+static const char *shown_dso(const struct run *r, const struct symhist_group *g)
+{
+	const char *path = dso_name_of(dso_set_get(&r->s->dsos, g->dso));
+	const char *base = strrchr(path, '/');
+	return r->a->full_paths || !base ? path : base + 1;
+}
+
+/* One group: built, written to f. 0, or -EIO. */
+static int show(struct run *r, const struct symhist_group *g, FILE *f)
 {
 	struct session *s = r->s;
-	const struct dso *d = dso_set_get(&s->dsos, g->dso);
-	const char *path = dso_name_of(d);
-	const char *base = strrchr(path, '/');
+	const char *path = dso_name_of(dso_set_get(&s->dsos, g->dso));
 	struct annotate_text_opts to = {
-		.dso_name = r->a->full_paths || !base ? path : base + 1,
+		.dso_name = shown_dso(r, g),
 		.event = r->h->events.v[g->attr].name,
 		.func_name = symhist_func_name,
 		.func_ctx = s,
@@ -184,18 +203,18 @@ static int show(struct run *r, const struct symhist_group *g)
 	struct annotation an;
 	err_clear();
 	int err = symhist_annotate(s, r->h, g, &r->ao, &an);
-	if (err && r->a->skip_missing) {
+	if (err && r->a->skip_missing && !r->browser) {
 		annotation_release(&an);
 		return 0;
 	}
 	if (err)
 		note_only(&an, g);
 	else if (r->a->print_line)
-		err = annotate_text_write_lines(stdout, &an, s->strs, path, true);
+		err = annotate_text_write_lines(f, &an, s->strs, path, true);
 	if (r->a->sort_by_lines)
-		err = annotate_text_write_by_line(stdout, &an, s->strs, &to);
+		err = annotate_text_write_by_line(f, &an, s->strs, &to);
 	else
-		err = annotate_text_write(stdout, &an, s->strs, &to);
+		err = annotate_text_write(f, &an, s->strs, &to);
 	annotation_release(&an);
 	return err ? -EIO : 0;
 }
@@ -218,7 +237,8 @@ static void report_misses(struct session *s, const struct symhist *h)
 	}
 }
 
-static int annotate_all(struct run *r)
+/* The groups to show, in order, into r->picked. */
+static void pick(struct run *r)
 {
 	const struct symhist *h = r->h;
 	uint32_t attr = UINT32_MAX;
@@ -234,11 +254,53 @@ static int annotate_all(struct run *r)
 		if (!wanted(r->a, r->s, h, g))
 			continue;
 		taken++;
-		r->matched++;
-		if (show(r, g))
-			return -EIO;
+		VEC_PUSH(&r->picked, g);
 	}
+}
+
+static int annotate_all(struct run *r)
+{
+	for (size_t i = 0; i < r->picked.n; i++)
+		if (show(r, r->picked.v[i], stdout))
+			return -EIO;
 	return 0;
+}
+
+static const char *tui_dso(void *ctx, const struct symhist_group *g)
+{
+	return shown_dso(ctx, g);
+}
+
+static int tui_write(void *ctx, const struct symhist_group *g, FILE *f)
+{
+	struct run *r = ctx;
+	r->browser = true;
+	int err = show(r, g, f);
+	r->browser = false;
+	return err;
+}
+
+/*
+ * The browser, when the terminal can show it: 0 when it was shown, else
+ * 1 (the text is to be printed; a terminal kiln cannot drive got a note).
+ */
+static int browse(struct run *r, const struct kiln_env *env)
+{
+	const struct annotate_args *a = r->a;
+	if (a->stdio || !r->picked.n || !strcmp(a->input, "-"))
+		return 1;
+	struct annotate_tui t = {
+		.s = r->s, .h = r->h,
+		.groups = r->picked.v, .n = r->picked.n,
+		.dso_name = tui_dso, .write = tui_write, .ctx = r,
+		.term = env->term,
+		.straight = a->symbol && r->picked.n == 1,
+	};
+	int err = annotate_tui_run(&t);
+	if (err == -EINVAL || err == -EBUSY)
+		cli_err("note: kiln annotate: the terminal (TERM=%s) cannot show the browser; "
+			"printing the text\n", env->term ? env->term : "");
+	return err ? 1 : 0;
 }
 
 /* The input's problems said; the exit code. */
@@ -326,13 +388,16 @@ int cmd_annotate(int argc, char **argv, const struct kiln_env *env)
 			.a = &a, .s = &s, .h = &h,
 			.ao = { .src = { a.prefix, (unsigned)a.prefix_strip }, .no_source = !a.source },
 		};
-		err = annotate_all(&r);
+		pick(&r);
+		if (browse(&r, env))
+			err = annotate_all(&r);
 		if (fflush(stdout) || ferror(stdout) || err) {
 			cli_err("error: cannot write to standard output\n");
 			code = KILN_EXIT_FAIL;
 		} else {
-			code = finish(&a, &s, &h, r.matched);
+			code = finish(&a, &s, &h, r.picked.n);
 		}
+		VEC_FREE(&r.picked);
 	}
 	symhist_release(&h);
 	session_close(&s);

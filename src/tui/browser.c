@@ -304,6 +304,12 @@ void browser_run(struct tui *t, const struct browser_model *m, const struct brow
 		case '\n':
 		case '\r':
 		case KEY_ENTER:
+			/* A row without a callchain (annotate's list): Enter annotates it. */
+			if (selected(&b) && !selected(&b)->expandable && m->annotate) {
+				do_annotate(&b, o);
+				break;
+			}
+			/* fall through */
 		case '+':
 			toggle(&b, false);
 			break;

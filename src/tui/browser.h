@@ -18,7 +18,8 @@
  *                 selected row's position, "? help".
  *
  * Keys, as perf report's TUI: Up/Down (k/j), PgUp/PgDn (b/space), Home/End (g/G);
- * Enter or '+' expands or folds the selected row's callchain, 'e' all of
+ * Enter or '+' expands or folds the selected row's callchain (Enter on a
+ * row without one annotates it, as 'a', when the model annotates), 'e' all of
  * the selected entry's, 'E' expands every entry, 'C' folds every entry;
  * '/' filters entries by their key (regex or substring; empty clears);
  * 's', 'd', 't' zoom to the selected row's symbol, DSO, thread (the model

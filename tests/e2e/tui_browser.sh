@@ -12,43 +12,8 @@
 # it says so and exits 1.
 . "$(dirname "$0")/lib.sh"
 : "${TUI_DEMO:?}"
-command -v tmux >/dev/null || skip "tmux is not installed"
-
-unset TMUX # a server of our own, also when the tests run inside tmux
-sock="kiln-tui-$$"
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
-
-screen() { tm capture-pane -p -t k; }
-# wait_for PATTERN WHAT: until the pane shows an extended regex (20 s at most).
-wait_for() {
-	i=0
-	while [ $i -lt 200 ]; do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	screen >&2
-	fail "$2: the screen never showed '$1'"
-}
-# line N: line N (1-based) of the pane.
-line() { screen | sed -n "${1}p"; }
-# expect N REGEX WHAT: until line N matches the extended regex (20 s at most:
-# a loaded machine may take its time to redraw).
-expect() {
-	i=0
-	while [ $i -lt 200 ]; do
-		line "$1" | grep -Eq -- "$2" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	screen >&2
-	fail "$3: line $1 is '$(line "$1")'"
-}
-keys() {
-	tm send-keys -t k "$@"
-	sleep 0.3
-}
+. "$TESTLIB/tmux.sh"
+tmux_server tui
 
 # Each run: the demo (its pid in $T/pid), then its exit status and whether
 # the terminal's modes are the ones it found.

@@ -1,0 +1,46 @@
+/*
+ * annotate_tui: `kiln annotate` in the terminal browser (cli, L9).
+ *
+ * The annotated functions as a list (tui/browser.h), hottest first, one
+ * row per function: its share of its event's samples, its binary and
+ * its name. Enter or 'a' opens the function's annotation as a text page
+ * (tui/textview.h): the text --stdio prints for it, each line coloured
+ * by the share it starts with; 'q' goes back, 'q' on the list quits.
+ * With 'straight' the browser opens on the page of the one function and
+ * 'q' there quits.
+ *
+ * What is written to standard error while the terminal is in curses mode
+ * (warnings of binaries loaded for a page) would garble the screen: it
+ * is kept aside and written after the terminal is back.
+ */
+#ifndef KILN_CLI_ANNOTATE_TUI_H
+#define KILN_CLI_ANNOTATE_TUI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pipeline/symhist.h"
+
+struct annotate_tui {
+	struct session *s;
+	const struct symhist *h;
+	const struct symhist_group *const *groups; /* the functions, in list order */
+	size_t n;
+	/* The binary as the list names it. */
+	const char *(*dso_name)(void *ctx, const struct symhist_group *g);
+	/* Write g's annotation to f as --stdio does: 0, or -EIO. */
+	int (*write)(void *ctx, const struct symhist_group *g, FILE *f);
+	void *ctx;
+	const char *term; /* $TERM (kiln_env), NULL: unset */
+	bool straight;    /* n == 1: open on its page */
+};
+
+/*
+ * Show the browser until the user quits: 0. Or, with nothing drawn or
+ * printed, -ENOTTY (standard input or output is not a terminal), -EINVAL
+ * (the terminal type cannot be used), -EBUSY: the caller prints the text.
+ */
+int annotate_tui_run(const struct annotate_tui *a);
+
+#endif
