@@ -38,11 +38,13 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env);
 int cmd_script(int argc, char **argv, const struct kiln_env *env);
 int cmd_diff(int argc, char **argv, const struct kiln_env *env);
 int cmd_export(int argc, char **argv, const struct kiln_env *env);
+int cmd_report(int argc, char **argv, const struct kiln_env *env);
 
 /* Each command's description (cli/opts.h): options, help, man page. */
 struct opts_cmd;
 extern const struct opts_cmd record_cmd, collapse_cmd, script_cmd, flame_cmd, diff_cmd,
 	export_cmd;
+extern const struct opts_cmd report_cmd;
 
 /* Shared helpers (cli/util.c). */
 /*

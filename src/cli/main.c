@@ -26,6 +26,7 @@ struct command {
 static const struct command commands[] = {
 	{ &record_cmd, cmd_record },   { &collapse_cmd, cmd_collapse }, { &script_cmd, cmd_script },
 	{ &flame_cmd, cmd_flame },     { &diff_cmd, cmd_diff },         { &export_cmd, cmd_export },
+	{ &report_cmd, cmd_report },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
