@@ -95,8 +95,11 @@ static struct hist_key key_of(const struct hist *h, const struct hist_sample *s,
 	if (uses(h, HIST_SYM)) {
 		k.sym = f->sym;
 		k.kernel = f->kernel;
+		k.dso = f->dso;
 		if (f->sym == HIST_NONE)
 			k.addr = f->addr;
+		else
+			k.start = f->start;
 	}
 	return k;
 }
@@ -104,7 +107,8 @@ static struct hist_key key_of(const struct hist *h, const struct hist_sample *s,
 static bool key_eq(const struct hist_key *a, const struct hist_key *b)
 {
 	return a->comm == b->comm && a->dso == b->dso && a->sym == b->sym && a->pid == b->pid &&
-	       a->cpu == b->cpu && a->addr == b->addr && a->kernel == b->kernel;
+	       a->cpu == b->cpu && a->addr == b->addr && a->start == b->start &&
+	       a->kernel == b->kernel;
 }
 
 static uint64_t key_hash(const struct hist_key *k)
@@ -112,7 +116,7 @@ static uint64_t key_hash(const struct hist_key *k)
 	uint64_t a = ((uint64_t)k->comm << 32) | k->dso;
 	uint64_t b = ((uint64_t)k->sym << 32) | (uint32_t)k->pid;
 	uint64_t c = ((uint64_t)k->cpu << 1) | k->kernel;
-	return hash_mix2(hash_mix2(a, b), hash_mix2(c, k->addr));
+	return hash_mix2(hash_mix2(a, b), hash_mix2(c, k->addr ^ (k->start * 31)));
 }
 
 static uint32_t entry_for(struct hist *h, const struct hist_key *k, int32_t tid)
@@ -217,7 +221,7 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 	h->nsamples++;
 	uint32_t seq = h->sample_seq++;
 	bool caller = h->o.order == HIST_CALLER;
-	struct hist_key k = key_of(h, s, &s->frames[0]);
+	struct hist_key k = key_of(h, s, s->leaf ? s->leaf : &s->frames[0]);
 	uint32_t leaf = entry_for(h, &k, s->tid);
 	struct hist_entry *e = &h->entries.v[leaf];
 	if (!s->filtered)
@@ -239,8 +243,8 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 	/* Frames in the chain's order, as perf walks its callchain cursor: an
 	 * entry met twice (recursion, or two frames with one key) keeps the
 	 * first, the outermost in caller order. */
-	for (size_t j = 1; j < s->n; j++) {
-		size_t i = caller ? s->n - j : j;
+	for (size_t j = s->leaf ? 0 : 1; j < s->n; j++) {
+		size_t i = caller ? s->n - 1 - j + (s->leaf ? 0 : 1) : j;
 		k = key_of(h, s, &s->frames[i]);
 		uint32_t id = entry_for(h, &k, s->tid);
 		e = &h->entries.v[id];

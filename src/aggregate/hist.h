@@ -68,6 +68,8 @@ struct hist_key {
 	int32_t pid;
 	uint32_t cpu;
 	uint64_t addr; /* sym HIST_NONE: the address */
+	uint64_t start; /* sym: its start; with 'dso' a symbol's identity, as perf
+			 * keys it (two _start in two dsos are two entries) */
 	bool kernel;   /* [k] */
 };
 
@@ -117,6 +119,10 @@ struct hist_sample {
 	uint64_t period;
 	const struct hist_frame *frames; /* leaf first; n >= 1 */
 	size_t n;
+	/* The entry the sample's own period goes to, when it is not frames[0]
+	 * (perf keys it by the sample address's symbol, while an unwound
+	 * chain may begin with that address's inline frames); else NULL. */
+	const struct hist_frame *leaf;
 	bool filtered; /* shows no entry by itself (perf's filters; see above) */
 };
 

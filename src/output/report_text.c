@@ -107,6 +107,9 @@ static size_t key_len(const struct hist *h, int key, const struct hist_key *k, s
 		size_t n = sym_text(h, k, buf, sizeof(buf));
 		if (k->sym == HIST_NONE)
 			n = UNRESOLVED_WIDTH + 6;
+		/* perf sizes the column by the name without its " (inlined)" */
+		else if (n >= 10 && !strcmp(buf + n - 10, " (inlined)"))
+			n -= 10;
 		return n < sizeof(buf) ? n : sizeof(buf) - 1;
 	}
 	case HIST_CPU:
@@ -557,6 +560,8 @@ static int diff_cmp(const struct diff_ctx *c, const struct diff_row *x, const st
 	const struct hist_entry *ex = x->a ? x->a : x->b, *ey = y->a ? y->a : y->b;
 	if (rx == 2 && ex->self != ey->self)
 		return ex->self > ey->self ? -1 : 1;
+	if (rx == 1 && x->b->self != y->b->self) /* no baseline: by the other's period */
+		return x->b->self > y->b->self ? -1 : 1;
 	return hist_key_cmp(c->h, &ex->k, &ey->k);
 }
 
@@ -677,6 +682,8 @@ void report_text_diff(FILE *out, const struct report_diff_opts *o, const struct 
 	int vw = (int)strlen(vh);
 	if (o->compute == REPORT_DIFF_RATIO || o->compute == REPORT_DIFF_WDIFF)
 		vw = 14;
+	else if (o->compute == REPORT_DIFF_DELTA)
+		vw = 7;
 	fprintf(out, "# Event '%s'\n#\n", event_a);
 	fprintf(out, "# %*s  %*s  %-*s  %-*s\n# ", PCT_WIDTH, "Baseline", vw, vh, (int)dw,
 		"Shared Object", (int)sw, "Symbol");

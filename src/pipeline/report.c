@@ -33,7 +33,12 @@ struct report_ctx {
 	bool has_comms, has_dsos, has_syms, has_pids, has_tids;
 	uint64_t t_start, t_end;
 	u32_vec dso_names; /* dso id -> strtab id + 1 of perf's short name (0: not yet) */
-	struct hist_frame frames[UNWIND_MAX_FRAMES + 1];
+	struct hist_frame *frames; /* a sample's, inline frames included */
+	size_t frames_cap;
+	/* A user frame's inline frames per symbolizer cache entry (DWARF
+	 * samples): worked out once, then copied. */
+	VEC(uint64_t) inl_at; /* by entry: (first << 8 | count) + 1, 0 unknown */
+	VEC(struct hist_frame) inl;
 };
 
 /* ---- filters ---- */
@@ -132,6 +137,8 @@ static int ctx_init(struct report_ctx *x, const struct report_load_opts *o, stru
 		err = parse_numbers("tid", o->tids, &x->tids), x->has_tids = true;
 	if (!err && o->time)
 		err = report_parse_time(o->time, &x->t_start, &x->t_end);
+	x->frames_cap = (size_t)MAX_STACK * (SRCLINE_MAX_INLINE + 1) + 1;
+	XALLOC_ARRAY(x->frames, x->frames_cap);
 	d->filtered = x->has_comms || x->has_dsos || x->has_syms || x->has_pids || x->has_tids;
 	return err;
 }
@@ -144,6 +151,9 @@ static void ctx_release(struct report_ctx *x)
 	VEC_FREE(&x->pids);
 	VEC_FREE(&x->tids);
 	VEC_FREE(&x->dso_names);
+	VEC_FREE(&x->inl_at);
+	VEC_FREE(&x->inl);
+	free(x->frames);
 }
 
 /* ---- names ---- */
@@ -188,17 +198,66 @@ static uint32_t dso_name(struct report_ctx *x, struct session *s, uint32_t id, u
 	return x->dso_names.v[id] - 1;
 }
 
-static void resolve(struct report_ctx *x, struct session *s, uint32_t pid,
-		    const struct unwind_frame *f, struct hist_frame *out)
+static void resolve_sym(struct report_ctx *x, struct session *s, uint32_t pid,
+			const struct unwind_frame *f, struct hist_frame *out, struct sym *symp)
 {
 	struct sym sym;
 	session_symbolize(s, pid, f->ip, f->kernel, &sym);
+	*symp = sym;
 	out->kernel = f->kernel;
 	out->ip = f->ip;
 	out->dso = sym.dso == SYM_NONE ? HIST_NONE : dso_name(x, s, sym.dso, pid);
 	out->sym = sym.name == SYM_NONE ? HIST_NONE : sym.name;
 	out->addr = sym.dso == SYM_NONE ? f->ip : sym.addr;
 	out->start = sym.name == SYM_NONE ? f->ip : sym.addr - sym.symoff;
+}
+
+static void resolve(struct report_ctx *x, struct session *s, uint32_t pid,
+		    const struct unwind_frame *f, struct hist_frame *out)
+{
+	struct sym sym;
+	resolve_sym(x, s, pid, f, out, &sym);
+}
+
+/*
+ * A DWARF-unwound user frame as perf's unwinder appends it: its inline
+ * frames, innermost first ("name (inlined)" for the inlined ones), when
+ * DWARF knows the address, else the frame itself. Returns how many were
+ * written to out (at most room).
+ */
+static size_t resolve_unwound(struct report_ctx *x, struct session *s, uint32_t pid,
+			      const struct unwind_frame *f, struct hist_frame *out, size_t room)
+{
+	struct sym sym;
+	resolve_sym(x, s, pid, f, out, &sym);
+	if (sym.entry == SYM_NONE || sym.dso == SYM_NONE)
+		return 1;
+	while (x->inl_at.n <= sym.entry)
+		VEC_PUSH(&x->inl_at, 0);
+	if (!x->inl_at.v[sym.entry]) {
+		struct sym_inline in[SRCLINE_MAX_INLINE];
+		size_t k = symbolize_inlines(&s->sz, &sym, in, SRCLINE_MAX_INLINE);
+		size_t first = x->inl.n;
+		for (size_t i = 0; i < k; i++) {
+			struct hist_frame *h = VEC_PUSH_ZERO(&x->inl);
+			*h = *out;
+			h->sym = in[i].name;
+			if (in[i].inlined) {
+				char buf[1024];
+				snprintf(buf, sizeof(buf), "%s (inlined)", strtab_get(x->strs, in[i].name));
+				h->sym = strtab_intern_str(x->strs, buf);
+			}
+		}
+		x->inl_at.v[sym.entry] = (((uint64_t)first << 8) | k) + 1;
+	}
+	uint64_t v = x->inl_at.v[sym.entry] - 1;
+	size_t k = v & 0xff;
+	if (!k)
+		return 1;
+	if (k > room)
+		k = room;
+	memcpy(out, x->inl.v + (v >> 8), k * sizeof(*out));
+	return k;
 }
 
 /* ---- the consumer ---- */
@@ -216,11 +275,12 @@ static struct report_event *event_of(struct report_ctx *x, struct session *s,
 		uint64_t st = ev->attr->attr.sample_type;
 		bool cc = (st & PERF_SAMPLE_CALLCHAIN) ||
 			  ((st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER));
+		/* a pipe's callchains are not known when perf sets up: no children */
 		if (o->children_auto)
-			ho.children = cc;
+			ho.children = cc && !s->h->pipe_mode;
 		ho.callchains = cc && o->want_chains;
 		if (o->order_auto)
-			ho.order = ho.children ? HIST_CALLER : HIST_CALLEE;
+			ho.order = ho.children || s->h->pipe_mode ? HIST_CALLER : HIST_CALLEE;
 		hist_init(&e->h, &ho, x->strs);
 		char tmp[64], buf[256];
 		const struct perf_header_info *h = s->h;
@@ -277,8 +337,21 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 	const struct unwind_stack *st = session_stack(s, smp);
 	size_t n = 0;
 	uint32_t pid = ev->sid.pid;
-	for (size_t i = 0; i < st->n && n < MAX_STACK; i++)
-		resolve(x, s, pid, &st->frames[i], &x->frames[n++]);
+	struct hist_frame leaf;
+	bool own_leaf = false;
+	for (size_t i = 0; i < st->n && i < MAX_STACK; i++) {
+		const struct unwind_frame *f = &st->frames[i];
+		if (!smp->dwarf || f->kernel) {
+			resolve(x, s, pid, f, &x->frames[n++]);
+			continue;
+		}
+		size_t k = resolve_unwound(x, s, pid, f, &x->frames[n], x->frames_cap - n);
+		if (i == 0) { /* the entry is the address's symbol, as perf's */
+			resolve(x, s, pid, f, &leaf);
+			own_leaf = true;
+		}
+		n += k;
+	}
 	if (!n) {
 		struct unwind_frame f = { ev->u.sample.ip, cpumode == PERF_RECORD_MISC_KERNEL };
 		resolve(x, s, pid, &f, &x->frames[n++]);
@@ -293,6 +366,7 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 								      : a->attr.sample_period,
 		.frames = x->frames,
 		.n = n,
+		.leaf = own_leaf ? &leaf : NULL,
 	};
 	hs.filtered = sample_filtered(x, smp, &x->frames[0]);
 	hist_add(&re->h, &hs);
@@ -481,7 +555,7 @@ static const struct report_event *first_event(const struct report_data *d)
 }
 
 int report_diff_run(const struct report_load_opts *base, const char *other,
-		    const struct report_diff_opts *o, FILE *out, bool *partial)
+		    const struct report_diff_opts *o, FILE *out, unsigned *partial)
 {
 	struct strtab strs;
 	strtab_init(&strs);
@@ -493,7 +567,7 @@ int report_diff_run(const struct report_load_opts *base, const char *other,
 	if (!err) {
 		err = report_load(&lb, &b);
 		if (!err) {
-			*partial = a.partial || b.partial;
+			*partial = (a.partial ? 1u : 0) | (b.partial ? 2u : 0);
 			const struct report_event *ea = first_event(&a), *eb = first_event(&b);
 			if (ea && eb)
 				report_text_diff(out, o, &ea->h, &eb->h, ea->name, eb->name);
