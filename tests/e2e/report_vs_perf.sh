@@ -1,0 +1,119 @@
+#!/bin/sh
+# kiln report --stdio gives perf report's (6.1) table, and kiln diff --stdio
+# perf diff's, on FP recordings of burn made by kiln and by perf:
+#  - the comment block (lost samples, sample count, event count, column
+#    headers and their dotted underlines) equal;
+#  - with and without children, sorted by comm,dso,sym and by dso: the top
+#    rows with the same names and percentages within 0.05 points;
+#  - -g none: the top rows byte for byte;
+#  - the default callchains (graph,0.5,caller) and folded ones equal;
+#  - kiln diff --stdio A B equal to perf diff A B (delta-abs, ratio).
+# perf's random "# (Tip: ...)" block is left out of its text; "[...]" may
+# carry perf's stray " (inlined)"; [vdso] and [[vdso]] are one name.
+. "$(dirname "$0")/lib.sh"
+need_perf
+need_perf_events
+
+"$KILN" record -q -g -o "$T/kiln.data" -- "$BURN" 1 || fail "kiln record failed"
+"$KILN" record -q -g -o "$T/kiln2.data" -- "$BURN" 0.5 || fail "kiln record failed"
+perf record -q -g -o "$T/perf.data" -- "$BURN" 1 >/dev/null 2>"$T/rec.err" ||
+	skip "perf record cannot run here: $(head -1 "$T/rec.err")"
+
+# perf's text without its tip block, names made comparable.
+clean() {
+	awk '
+		/^# \(Tip:/ { tip = 1; has = 0; next }
+		tip { next }
+		{ if (has) print held; held = $0; has = 1 }
+		END { if (has) print held }
+	' | sed -e 's/\[\.\.\.\] (inlined)/[...]/' -e 's/\[\[vdso\]\]/[vdso]/g'
+}
+
+# The rows of a -g none table: "PCT NAME" per entry, first $2 of them.
+rows() {
+	grep -v '^#' "$1" | grep '%' | head -"$2" |
+		awk '{ n = ""; for (i = 2; i <= NF; i++) if ($i !~ /%$/) n = n " " $i; print $1 n }'
+}
+
+# $1 what, $2 perf rows, $3 kiln rows: same names in the same order,
+# percentages within 0.05.
+close_rows() {
+	[ -s "$2" ] || fail "$1: perf printed no rows"
+	paste -d '|' "$2" "$3" | awk -F'|' -v what="$1" '
+		{
+			split($1, p, " "); split($2, k, " ")
+			pn = $1; sub(/^[^ ]+/, "", pn); kn = $2; sub(/^[^ ]+/, "", kn)
+			d = p[1] - k[1]; if (d < 0) d = -d
+			if (pn != kn || d > 0.05) {
+				printf "%s: row %d: perf \"%s\", kiln \"%s\"\n", what, NR, $1, $2
+				bad = 1
+			}
+		}
+		END { exit bad }' || fail "$1: rows differ"
+}
+
+checked=0
+for rec in kiln perf; do
+	data="$T/$rec.data"
+	for opts in "" "--no-children" "-s comm,dso,sym" "--no-children -s comm,dso,sym" \
+		"-s dso" "--no-children -s dso" "-n"; do
+		# shellcheck disable=SC2086
+		perf report --stdio -i "$data" -g none $opts 2>"$T/p.err" | clean >"$T/p.txt"
+		[ -s "$T/p.txt" ] || fail "perf report on $rec.data: $(head -1 "$T/p.err")"
+		# shellcheck disable=SC2086
+		"$KILN" report --stdio -i "$data" -g none $opts >"$T/k.txt" 2>"$T/k.err" ||
+			fail "kiln report $opts on $rec.data: $(head -1 "$T/k.err")"
+		# the comment block, to the column headers' closing "#"
+		awk '/^#/ { print; next } { exit }' "$T/p.txt" >"$T/ph.txt"
+		awk '/^#/ { print; next } { exit }' "$T/k.txt" >"$T/kh.txt"
+		cmp -s "$T/ph.txt" "$T/kh.txt" || {
+			diff "$T/ph.txt" "$T/kh.txt" | head -10
+			fail "$rec.data $opts: the header block differs"
+		}
+		grep -q "^# Samples: .* of event '" "$T/kh.txt" || fail "$rec.data: no sample count"
+		rows "$T/p.txt" 12 >"$T/pr.txt"
+		rows "$T/k.txt" 12 >"$T/kr.txt"
+		close_rows "$rec.data -g none $opts" "$T/pr.txt" "$T/kr.txt"
+		# -g none: the top rows byte for byte
+		grep -v '^#' "$T/p.txt" | head -8 >"$T/p8.txt"
+		grep -v '^#' "$T/k.txt" | head -8 >"$T/k8.txt"
+		cmp -s "$T/p8.txt" "$T/k8.txt" || {
+			diff "$T/p8.txt" "$T/k8.txt"
+			fail "$rec.data -g none $opts: the top rows differ"
+		}
+		checked=$((checked + 1))
+	done
+	# callchains: perf's default and folded, whole text (ties of equal
+	# branches and entries are ordered as perf orders them)
+	for opts in "" "--no-children" "-g folded" "-g fractal,0.5,callee --no-children"; do
+		# shellcheck disable=SC2086
+		perf report --stdio -i "$data" $opts 2>/dev/null | clean >"$T/p.txt"
+		# shellcheck disable=SC2086
+		"$KILN" report --stdio -i "$data" $opts >"$T/k.txt" 2>"$T/k.err" ||
+			fail "kiln report $opts on $rec.data: $(head -1 "$T/k.err")"
+		grep -q -- '---' "$T/k.txt" || [ "$opts" = "-g folded" ] ||
+			fail "$rec.data $opts: kiln printed no callchain"
+		cmp -s "$T/p.txt" "$T/k.txt" || {
+			diff "$T/p.txt" "$T/k.txt" | head -20
+			fail "$rec.data $opts: the callchains differ from perf's"
+		}
+		checked=$((checked + 1))
+	done
+done
+echo "ok: $checked report tables compared with perf"
+
+# kiln diff --stdio against perf diff, two recordings of each maker
+for pair in "kiln.data kiln2.data" "perf.data kiln.data"; do
+	set -- $pair
+	for c in delta-abs ratio; do
+		perf diff -c $c "$T/$1" "$T/$2" 2>/dev/null | clean >"$T/pd.txt"
+		[ -s "$T/pd.txt" ] || fail "perf diff $1 $2 printed nothing"
+		"$KILN" diff --stdio -c $c "$T/$1" "$T/$2" >"$T/kd.txt" 2>"$T/k.err" ||
+			fail "kiln diff --stdio $1 $2: $(head -1 "$T/k.err")"
+		cmp -s "$T/pd.txt" "$T/kd.txt" || {
+			diff "$T/pd.txt" "$T/kd.txt" | head -20
+			fail "kiln diff --stdio -c $c $1 $2 differs from perf diff"
+		}
+	done
+done
+echo "ok: kiln diff --stdio equals perf diff"
