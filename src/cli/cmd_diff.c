@@ -165,13 +165,14 @@ static int diff_stdio(const struct diff_args *da, const char *a, const char *b)
 		return KILN_EXIT_FAIL;
 	err_clear();
 	unsigned partial = 0;
-	int err = report_diff_run(&lo, b, &o, stdout, &partial);
+	const char *failed = a;
+	int err = report_diff_run(&lo, b, &o, stdout, &partial, &failed);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_err("error: cannot write to standard output\n");
 		return KILN_EXIT_FAIL;
 	}
 	if (err)
-		return profile_cli_fail(a, err);
+		return profile_cli_fail(failed, err);
 	if (partial)
 		return cli_report_partial(partial & 1 ? a : b);
 	return KILN_EXIT_OK;

@@ -555,8 +555,11 @@ static const struct report_event *first_event(const struct report_data *d)
 }
 
 int report_diff_run(const struct report_load_opts *base, const char *other,
-		    const struct report_diff_opts *o, FILE *out, unsigned *partial)
+		    const struct report_diff_opts *o, FILE *out, unsigned *partial,
+		    const char **failed)
 {
+	*partial = 0;
+	*failed = base->input;
 	struct strtab strs;
 	strtab_init(&strs);
 	struct report_load_opts la = *base, lb = *base;
@@ -565,14 +568,17 @@ int report_diff_run(const struct report_load_opts *base, const char *other,
 	struct report_data a, b;
 	int err = report_load(&la, &a);
 	if (!err) {
+		*failed = other;
 		err = report_load(&lb, &b);
 		if (!err) {
 			*partial = (a.partial ? 1u : 0) | (b.partial ? 2u : 0);
 			const struct report_event *ea = first_event(&a), *eb = first_event(&b);
 			if (ea && eb)
 				report_text_diff(out, o, &ea->h, &eb->h, ea->name, eb->name);
-			else
-				err = err_set(-EINVAL, "%s: no samples", ea ? other : base->input);
+			else if (!ea)
+				*failed = base->input;
+			if (!ea || !eb)
+				err = err_set(-EINVAL, "no samples");
 		}
 		report_data_release(&b);
 	}

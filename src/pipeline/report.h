@@ -74,8 +74,10 @@ struct report_run_opts {
 int report_run(const struct report_run_opts *o, bool *partial);
 
 /* kiln diff --stdio: perf diff's table of two perf.data files (the
- * first event of each). *partial: bit 0 base, bit 1 other broke part-way. */
+ * first event of each). *partial: bit 0 base, bit 1 other broke part-way;
+ * on an error, *failed names the input it came from. */
 int report_diff_run(const struct report_load_opts *base, const char *other,
-		    const struct report_diff_opts *o, FILE *out, unsigned *partial);
+		    const struct report_diff_opts *o, FILE *out, unsigned *partial,
+		    const char **failed);
 
 #endif
