@@ -334,33 +334,18 @@ static int cmp_entries(const struct hist *h, const struct hist_entry *a,
 	return c ? c : hist_key_cmp(h, &a->k, &b->k);
 }
 
-/* Merge sort of entry indices (stable; no globals for qsort's comparator). */
-static void sort_idx(const struct hist *h, uint32_t *v, uint32_t *tmp, size_t n,
-		     int (*cmp)(const struct hist *, uint32_t, uint32_t))
+static int cmp_entry_idx(const void *pa, const void *pb, void *arg)
 {
-	if (n < 2)
-		return;
-	size_t m = n / 2;
-	sort_idx(h, v, tmp, m, cmp);
-	sort_idx(h, v + m, tmp, n - m, cmp);
-	size_t i = 0, j = m, k = 0;
-	while (i < m && j < n)
-		tmp[k++] = cmp(h, v[j], v[i]) < 0 ? v[j++] : v[i++];
-	while (i < m)
-		tmp[k++] = v[i++];
-	while (j < n)
-		tmp[k++] = v[j++];
-	memcpy(v, tmp, n * sizeof(*v));
+	const struct hist *h = arg;
+	return cmp_entries(h, &h->entries.v[*(const uint32_t *)pa],
+			   &h->entries.v[*(const uint32_t *)pb]);
 }
 
-static int cmp_entry_idx(const struct hist *h, uint32_t a, uint32_t b)
+static int cmp_node_idx(const void *pa, const void *pb, void *arg)
 {
-	return cmp_entries(h, &h->entries.v[a], &h->entries.v[b]);
-}
-
-static int cmp_node_idx(const struct hist *h, uint32_t a, uint32_t b)
-{
-	const struct hist_node *x = &h->nodes.v[a], *y = &h->nodes.v[b];
+	const struct hist *h = arg;
+	const struct hist_node *x = &h->nodes.v[*(const uint32_t *)pa];
+	const struct hist_node *y = &h->nodes.v[*(const uint32_t *)pb];
 	int c = cmp_u64_desc(x->cumul, y->cumul);
 	if (c)
 		return c;
@@ -381,7 +366,6 @@ static int cmp_node_idx(const struct hist *h, uint32_t a, uint32_t b)
 static void sort_trees(struct hist *h)
 {
 	VEC(uint32_t) kids = { 0 };
-	VEC(uint32_t) tmp = { 0 };
 	for (uint32_t p = 0; p < h->nodes.n; p++) {
 		kids.n = 0;
 		for (uint32_t c = h->nodes.v[p].first_child; c != HIST_NONE;
@@ -389,14 +373,12 @@ static void sort_trees(struct hist *h)
 			VEC_PUSH(&kids, c);
 		if (kids.n < 2)
 			continue;
-		VEC_RESERVE(&tmp, kids.n);
-		sort_idx(h, kids.v, tmp.v, kids.n, cmp_node_idx);
+		qsort_r(kids.v, kids.n, sizeof(kids.v[0]), cmp_node_idx, h);
 		h->nodes.v[p].first_child = kids.v[0];
 		for (size_t i = 0; i < kids.n; i++)
 			h->nodes.v[kids.v[i]].next_sibling = i + 1 < kids.n ? kids.v[i + 1] : HIST_NONE;
 	}
 	VEC_FREE(&kids);
-	VEC_FREE(&tmp);
 }
 
 void hist_finish(struct hist *h)
@@ -405,9 +387,8 @@ void hist_finish(struct hist *h)
 	for (uint32_t i = 0; i < h->entries.n; i++)
 		if ((h->entries.v[i].flags & HIST_SHOWN) && hist_entry_period(h, &h->entries.v[i]))
 			VEC_PUSH(&h->order, i);
-	uint32_t *tmp = xmalloc(sizeof(*tmp) * (h->order.n ? h->order.n : 1));
-	sort_idx(h, h->order.v, tmp, h->order.n, cmp_entry_idx);
-	free(tmp);
+	if (h->order.n)
+		qsort_r(h->order.v, h->order.n, sizeof(h->order.v[0]), cmp_entry_idx, h);
 	sort_trees(h);
 }
 

@@ -565,20 +565,9 @@ static int diff_cmp(const struct diff_ctx *c, const struct diff_row *x, const st
 	return hist_key_cmp(c->h, &ex->k, &ey->k);
 }
 
-static void diff_sort(const struct diff_ctx *c, struct diff_row *v, struct diff_row *tmp, size_t n)
+static int diff_cmp_q(const void *x, const void *y, void *arg)
 {
-	if (n < 2)
-		return;
-	size_t m = n / 2, i = 0, j = m, k = 0;
-	diff_sort(c, v, tmp, m);
-	diff_sort(c, v + m, tmp, n - m);
-	while (i < m && j < n)
-		tmp[k++] = diff_cmp(c, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
-	while (i < m)
-		tmp[k++] = v[i++];
-	while (j < n)
-		tmp[k++] = v[j++];
-	memcpy(v, tmp, n * sizeof(*v));
+	return diff_cmp(arg, x, y);
 }
 
 static const char *diff_header(enum report_diff_compute c)
@@ -666,9 +655,8 @@ void report_text_diff(FILE *out, const struct report_diff_opts *o, const struct 
 		}
 	}
 	struct diff_ctx c = { .h = a, .o = o };
-	struct diff_row *tmp = xmalloc(sizeof(*tmp) * (rows.n ? rows.n : 1));
-	diff_sort(&c, rows.v, tmp, rows.n);
-	free(tmp);
+	if (rows.n)
+		qsort_r(rows.v, rows.n, sizeof(rows.v[0]), diff_cmp_q, &c);
 
 	/* Shared Object and Symbol columns, as wide as their widest value */
 	size_t dw = strlen("Shared Object"), sw = strlen("Symbol");

@@ -262,6 +262,19 @@ static size_t resolve_unwound(struct report_ctx *x, struct session *s, uint32_t 
 
 /* ---- the consumer ---- */
 
+/* An event as perf names it (free with free()): the file's name, or one
+ * perf derives again when the file recorded none. */
+static char *event_name(const struct session *s, const struct ev_attr *a)
+{
+	char tmp[64], buf[256];
+	const struct perf_header_info *h = s->h;
+	bool desc = !h->pipe_mode &&
+		    ((h->features[PERF_FEAT_EVENT_DESC / 64] >> (PERF_FEAT_EVENT_DESC % 64)) & 1);
+	if (desc || strcmp(a->name, ev_default_name(&a->attr, tmp, sizeof(tmp))))
+		return xstrdup(a->name);
+	return xstrdup(script_event_name(&a->attr, buf, sizeof(buf)));
+}
+
 static struct report_event *event_of(struct report_ctx *x, struct session *s,
 				     const struct event *ev)
 {
@@ -271,6 +284,7 @@ static struct report_event *event_of(struct report_ctx *x, struct session *s,
 	struct report_event *e = &x->d->ev.v[i];
 	if (!e->name) {
 		const struct report_load_opts *o = x->o;
+		e->name = event_name(s, ev->attr);
 		struct hist_opts ho = o->hist;
 		uint64_t st = ev->attr->attr.sample_type;
 		bool cc = (st & PERF_SAMPLE_CALLCHAIN) ||
@@ -282,15 +296,6 @@ static struct report_event *event_of(struct report_ctx *x, struct session *s,
 		if (o->order_auto)
 			ho.order = ho.children || s->h->pipe_mode ? HIST_CALLER : HIST_CALLEE;
 		hist_init(&e->h, &ho, x->strs);
-		char tmp[64], buf[256];
-		const struct perf_header_info *h = s->h;
-		const struct ev_attr *a = ev->attr;
-		bool desc = !h->pipe_mode && ((h->features[PERF_FEAT_EVENT_DESC / 64] >>
-					       (PERF_FEAT_EVENT_DESC % 64)) & 1);
-		if (desc || strcmp(a->name, ev_default_name(&a->attr, tmp, sizeof(tmp))))
-			e->name = xstrdup(a->name);
-		else
-			e->name = xstrdup(script_event_name(&a->attr, buf, sizeof(buf)));
 	}
 	return e;
 }
@@ -458,16 +463,8 @@ static void print_header(FILE *out, struct session *s, const char *input)
 	const char **names;
 	size_t n = s->attrs->v.n;
 	XALLOC_ARRAY(names, n ? n : 1);
-	for (size_t i = 0; i < n; i++) {
-		char tmp[64], buf[256];
-		const struct ev_attr *a = &s->attrs->v.v[i];
-		bool desc = !s->h->pipe_mode && ((s->h->features[PERF_FEAT_EVENT_DESC / 64] >>
-						  (PERF_FEAT_EVENT_DESC % 64)) & 1);
-		if (desc || strcmp(a->name, ev_default_name(&a->attr, tmp, sizeof(tmp))))
-			names[i] = xstrdup(a->name);
-		else
-			names[i] = xstrdup(script_event_name(&a->attr, buf, sizeof(buf)));
-	}
+	for (size_t i = 0; i < n; i++)
+		names[i] = event_name(s, &s->attrs->v.v[i]);
 	struct script_header_events ev = { names, n };
 	script_header_print(out, s->h, rc ? 0 : st.st_mtime, &ev);
 	for (size_t i = 0; i < n; i++)
