@@ -94,7 +94,7 @@ static struct hist_key key_of(const struct hist *h, const struct hist_sample *s,
 		k.dso = f->dso;
 	if (uses(h, HIST_SYM)) {
 		k.sym = f->sym;
-		k.kernel = f->kernel;
+		k.kernel = f->kernel && f->sym != HIST_NONE; /* see entry_for */
 		k.dso = f->dso;
 		if (f->sym == HIST_NONE)
 			k.addr = f->addr;
@@ -108,18 +108,24 @@ static bool key_eq(const struct hist_key *a, const struct hist_key *b)
 {
 	return a->comm == b->comm && a->dso == b->dso && a->sym == b->sym && a->pid == b->pid &&
 	       a->cpu == b->cpu && a->addr == b->addr && a->start == b->start &&
-	       a->kernel == b->kernel;
+	       (a->kernel == b->kernel || a->sym == HIST_NONE);
 }
 
 static uint64_t key_hash(const struct hist_key *k)
 {
 	uint64_t a = ((uint64_t)k->comm << 32) | k->dso;
 	uint64_t b = ((uint64_t)k->sym << 32) | (uint32_t)k->pid;
-	uint64_t c = ((uint64_t)k->cpu << 1) | k->kernel;
+	uint64_t c = ((uint64_t)k->cpu << 1) | (k->kernel && k->sym != HIST_NONE);
 	return hash_mix2(hash_mix2(a, b), hash_mix2(c, k->addr ^ (k->start * 31)));
 }
 
-static uint32_t entry_for(struct hist *h, const struct hist_key *k, int32_t tid)
+/*
+ * The entry of key k (made if new). An address without a symbol is one
+ * entry whatever its level; the level it shows ([k] or [.]) is the one it
+ * was first seen with (kernel_level).
+ */
+static uint32_t entry_for(struct hist *h, const struct hist_key *k, int32_t tid,
+			  bool kernel_level)
 {
 	uint64_t hv = key_hash(k), first;
 	bool found = hashmap_get(&h->by_key, hv, &first);
@@ -130,6 +136,8 @@ static uint32_t entry_for(struct hist *h, const struct hist_key *k, int32_t tid)
 	struct hist_entry *e = VEC_PUSH_ZERO(&h->entries);
 	uint32_t id = (uint32_t)(h->entries.n - 1);
 	e->k = *k;
+	if (k->sym == HIST_NONE && uses(h, HIST_SYM))
+		e->k.kernel = kernel_level;
 	e->tid = tid;
 	e->next = found ? (uint32_t)first - 1 : HIST_NONE;
 	e->last_sample = UINT32_MAX;
@@ -221,8 +229,9 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 	h->nsamples++;
 	uint32_t seq = h->sample_seq++;
 	bool caller = h->o.order == HIST_CALLER;
-	struct hist_key k = key_of(h, s, s->leaf ? s->leaf : &s->frames[0]);
-	uint32_t leaf = entry_for(h, &k, s->tid);
+	const struct hist_frame *lf = s->leaf ? s->leaf : &s->frames[0];
+	struct hist_key k = key_of(h, s, lf);
+	uint32_t leaf = entry_for(h, &k, s->tid, lf->kernel);
 	struct hist_entry *e = &h->entries.v[leaf];
 	if (!s->filtered)
 		e->flags |= HIST_SHOWN;
@@ -243,10 +252,13 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 	/* Frames in the chain's order, as perf walks its callchain cursor: an
 	 * entry met twice (recursion, or two frames with one key) keeps the
 	 * first, the outermost in caller order. */
+	bool level = lf->kernel; /* perf's level: kept from the last frame with a mapping */
 	for (size_t j = s->leaf ? 0 : 1; j < s->n; j++) {
 		size_t i = caller ? s->n - 1 - j + (s->leaf ? 0 : 1) : j;
+		if (s->frames[i].dso != HIST_NONE)
+			level = s->frames[i].kernel;
 		k = key_of(h, s, &s->frames[i]);
-		uint32_t id = entry_for(h, &k, s->tid);
+		uint32_t id = entry_for(h, &k, s->tid, level);
 		e = &h->entries.v[id];
 		if (e->last_sample == seq)
 			continue; /* once per sample */

@@ -562,6 +562,10 @@ static int diff_cmp(const struct diff_ctx *c, const struct diff_row *x, const st
 		return ex->self > ey->self ? -1 : 1;
 	if (rx == 1 && x->b->self != y->b->self) /* no baseline: by the other's period */
 		return x->b->self > y->b->self ? -1 : 1;
+	if (rx == 0 && x->a && y->a && x->a->self != y->a->self) /* equal: by the baseline */
+		return x->a->self > y->a->self ? -1 : 1;
+	if (rx == 0 && (x->a != NULL) != (y->a != NULL))
+		return x->a ? -1 : 1;
 	return hist_key_cmp(c->h, &ex->k, &ey->k);
 }
 
