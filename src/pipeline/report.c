@@ -208,7 +208,9 @@ static void resolve_sym(struct report_ctx *x, struct session *s, uint32_t pid,
 	out->ip = f->ip;
 	out->dso = sym.dso == SYM_NONE ? HIST_NONE : dso_name(x, s, sym.dso, pid);
 	out->sym = sym.name == SYM_NONE ? HIST_NONE : sym.name;
-	out->addr = sym.dso == SYM_NONE ? f->ip : sym.addr;
+	/* perf prints an address without a symbol as its map does: the file
+	 * offset in a mapped file, else the address */
+	out->addr = sym.dso == SYM_NONE ? f->ip : sym.pc;
 	out->start = sym.name == SYM_NONE ? f->ip : sym.addr - sym.symoff;
 }
 
