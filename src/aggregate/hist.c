@@ -50,6 +50,8 @@ void hist_init(struct hist *h, const struct hist_opts *o, struct strtab *strs)
 	memset(h, 0, sizeof(*h));
 	h->o = *o;
 	h->strs = strs;
+	for (size_t i = 0; i < o->nkeys; i++)
+		h->key_mask |= 1u << o->keys[i];
 	hashmap_init(&h->by_key);
 	hashmap_init(&h->frame_ids);
 	hashmap_init(&h->child_of);
@@ -72,15 +74,15 @@ void hist_release(struct hist *h)
 
 static bool uses(const struct hist *h, enum hist_sort k)
 {
-	for (size_t i = 0; i < h->o.nkeys; i++)
-		if (h->o.keys[i] == k)
-			return true;
-	return false;
+	return (h->key_mask >> k) & 1;
 }
 
-/* The key of a sample's frame f under the sort keys in use. */
+/* The key of a sample's frame f under the sort keys in use: the sample's
+ * own entry (an address without a symbol as its file offset, 'addr') or
+ * an inclusive one of its chain (as the address itself, 'ip', as perf
+ * keys them). */
 static struct hist_key key_of(const struct hist *h, const struct hist_sample *s,
-			      const struct hist_frame *f)
+			      const struct hist_frame *f, bool chain)
 {
 	struct hist_key k;
 	memset(&k, 0, sizeof(k));
@@ -97,7 +99,7 @@ static struct hist_key key_of(const struct hist *h, const struct hist_sample *s,
 		k.kernel = f->kernel && f->sym != HIST_NONE; /* see entry_for */
 		k.dso = f->dso;
 		if (f->sym == HIST_NONE)
-			k.addr = f->addr;
+			k.addr = chain ? f->ip : f->addr;
 		else
 			k.start = f->start;
 	}
@@ -198,9 +200,10 @@ static uint32_t child(struct hist *h, uint32_t parent, uint32_t frame)
 	return n;
 }
 
-/* Add the path f[from], f[from + step], ... (count frames) to entry e's tree. */
-static void add_path(struct hist *h, uint32_t e, const struct hist_frame *f, size_t from,
-		     long step, size_t count, uint64_t period)
+/* Add the path f[from], f[from + step], ... (count frames, as frame ids)
+ * to entry e's tree. */
+static void add_path(struct hist *h, uint32_t e, const uint32_t *f, size_t from, long step,
+		     size_t count, uint64_t period)
 {
 	if (h->entries.v[e].root == HIST_NONE) {
 		uint32_t r = new_node(h, HIST_NONE, HIST_NONE);
@@ -211,7 +214,7 @@ static void add_path(struct hist *h, uint32_t e, const struct hist_frame *f, siz
 	h->nodes.v[at].count++;
 	long i = (long)from;
 	for (size_t k = 0; k < count; k++, i += step) {
-		at = child(h, at, frame_id(h, &f[i]));
+		at = child(h, at, f[i]);
 		struct hist_node *n = &h->nodes.v[at];
 		n->cumul = add_sat(n->cumul, period);
 		n->count++;
@@ -230,18 +233,24 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 	uint32_t seq = h->sample_seq++;
 	bool caller = h->o.order == HIST_CALLER;
 	const struct hist_frame *lf = s->leaf ? s->leaf : &s->frames[0];
-	struct hist_key k = key_of(h, s, lf);
+	struct hist_key k = key_of(h, s, lf, false);
 	uint32_t leaf = entry_for(h, &k, s->tid, lf->kernel);
 	struct hist_entry *e = &h->entries.v[leaf];
 	if (!s->filtered)
 		e->flags |= HIST_SHOWN;
 	e->self = add_sat(e->self, s->period);
 	e->nself++;
-	if (h->o.callchains) {
+	const uint32_t *fid = NULL;
+	if (h->o.callchains) { /* the frames' ids, once per sample */
+		h->tmp.n = 0;
+		VEC_RESERVE(&h->tmp, s->n);
+		for (size_t i = 0; i < s->n; i++)
+			h->tmp.v[h->tmp.n++] = frame_id(h, &s->frames[i]);
+		fid = h->tmp.v;
 		if (caller)
-			add_path(h, leaf, s->frames, s->n - 1, -1, s->n, s->period);
+			add_path(h, leaf, fid, s->n - 1, -1, s->n, s->period);
 		else
-			add_path(h, leaf, s->frames, 0, 1, s->n, s->period);
+			add_path(h, leaf, fid, 0, 1, s->n, s->period);
 	}
 	if (!h->o.children)
 		return;
@@ -257,7 +266,7 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 		size_t i = caller ? s->n - 1 - j + (s->leaf ? 0 : 1) : j;
 		if (s->frames[i].dso != HIST_NONE)
 			level = s->frames[i].kernel;
-		k = key_of(h, s, &s->frames[i]);
+		k = key_of(h, s, &s->frames[i], true);
 		uint32_t id = entry_for(h, &k, s->tid, level);
 		e = &h->entries.v[id];
 		if (e->last_sample == seq)
@@ -270,9 +279,9 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 		if (!h->o.callchains)
 			continue;
 		if (caller) /* from this frame down to the leaf */
-			add_path(h, id, s->frames, i, -1, i + 1, s->period);
+			add_path(h, id, fid, i, -1, i + 1, s->period);
 		else /* from this frame up to the root */
-			add_path(h, id, s->frames, i, 1, s->n - i, s->period);
+			add_path(h, id, fid, i, 1, s->n - i, s->period);
 	}
 }
 

@@ -140,7 +140,8 @@ struct hist {
 	uint64_t total;          /* every sample's period */
 	uint64_t nsamples;
 	uint32_t sample_seq;
-	VEC(uint32_t) tmp; /* scratch: a sample's entries */
+	unsigned key_mask; /* 1 << enum hist_sort for each key in use */
+	VEC(uint32_t) tmp; /* scratch: a sample's frame ids */
 };
 
 void hist_init(struct hist *h, const struct hist_opts *o, struct strtab *strs);

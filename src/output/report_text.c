@@ -212,22 +212,30 @@ static uint32_t run_end(const struct hist *h, uint32_t n)
 	}
 }
 
-static void graph_line(struct chain_ctx *c, int depth, unsigned long mask, int left)
+/* perf keeps the levels that still draw a '|' in an int, bit i for level
+ * i: past 32 levels its shifts wrap (x86 shifts by the count mod 32), and
+ * so do these, so deep chains are drawn as perf draws them. */
+static uint32_t bit(int i)
+{
+	return UINT32_C(1) << (i & 31);
+}
+
+static void graph_line(struct chain_ctx *c, int depth, uint32_t mask, int left)
 {
 	c->lines++;
 	margin(c->out, left);
 	for (int i = 0; i < depth; i++)
-		fputs(mask & (1ul << i) ? "|          " : "           ", c->out);
+		fputs(mask & bit(i) ? "|          " : "           ", c->out);
 	fputc('\n', c->out);
 }
 
 static void graph_entry(struct chain_ctx *c, uint32_t node, uint64_t cumul, int depth,
-			unsigned long mask, bool first, uint64_t total, int left)
+			uint32_t mask, bool first, uint64_t total, int left)
 {
 	c->lines++;
 	margin(c->out, left);
 	for (int i = 0; i < depth; i++) {
-		fputc(mask & (1ul << i) ? '|' : ' ', c->out);
+		fputc(mask & bit(i) ? '|' : ' ', c->out);
 		if (first && i == depth - 1) {
 			fputs("--", c->out);
 			value(c->out, cumul, total);
@@ -245,20 +253,18 @@ static void graph_entry(struct chain_ctx *c, uint32_t node, uint64_t cumul, int 
 
 /* perf's __callchain__fprintf_graph over the runs below 'parent'. */
 static void graph_level(struct chain_ctx *c, uint32_t parent, uint64_t total, int depth,
-			unsigned long mask, int left)
+			uint32_t mask, int left)
 {
 	uint64_t remaining = total;
-	unsigned long new_mask = mask;
+	uint32_t new_mask = mask;
 	unsigned printed = 0;
 	bool rel = c->o->graph == REPORT_GRAPH_REL;
-	if (depth > (int)(sizeof(mask) * 8) - 1)
-		return;
 	for (uint32_t n = next_shown(c, hist_node(c->h, parent)->first_child); n != HIST_NONE;) {
 		uint32_t next = next_shown(c, hist_node(c->h, n)->next_sibling);
 		uint64_t cumul = hist_node(c->h, n)->cumul;
 		remaining -= cumul < remaining ? cumul : remaining;
 		if (next == HIST_NONE && (!rel || !remaining))
-			new_mask &= ~(1ul << (depth - 1));
+			new_mask &= ~bit(depth - 1);
 		graph_line(c, depth, mask, left);
 		uint32_t end = run_end(c->h, n);
 		bool first = true;
@@ -269,13 +275,13 @@ static void graph_level(struct chain_ctx *c, uint32_t parent, uint64_t total, in
 				break;
 		}
 		uint64_t sub = rel ? hist_node(c->h, end)->cumul - hist_node(c->h, end)->hit : total;
-		graph_level(c, end, sub, depth + 1, new_mask | (1ul << depth), left);
+		graph_level(c, end, sub, depth + 1, new_mask | bit(depth), left);
 		n = next;
 		if (++printed == c->o->print_limit)
 			break;
 	}
 	if (rel && remaining && remaining != total) {
-		new_mask &= ~(1ul << (depth - 1));
+		new_mask &= ~bit(depth - 1);
 		graph_entry(c, HIST_NONE, remaining, depth, new_mask, true, total, left);
 	}
 }
