@@ -49,6 +49,8 @@ void hist_init(struct hist *h, const struct hist_opts *o, struct strtab *strs)
 {
 	memset(h, 0, sizeof(*h));
 	h->o = *o;
+	if (!h->o.max_nodes)
+		h->o.max_nodes = HIST_MAX_NODES;
 	h->strs = strs;
 	for (size_t i = 0; i < o->nkeys; i++)
 		h->key_mask |= 1u << o->keys[i];
@@ -205,6 +207,10 @@ static uint32_t child(struct hist *h, uint32_t parent, uint32_t frame)
 static void add_path(struct hist *h, uint32_t e, const uint32_t *f, size_t from, long step,
 		     size_t count, uint64_t period)
 {
+	if (h->nodes.n + count + 1 > h->o.max_nodes) {
+		h->chains_cut = true;
+		return;
+	}
 	if (h->entries.v[e].root == HIST_NONE) {
 		uint32_t r = new_node(h, HIST_NONE, HIST_NONE);
 		h->entries.v[e].root = r;

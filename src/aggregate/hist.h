@@ -38,6 +38,10 @@
 #include "base/vec.h"
 
 #define HIST_NONE UINT32_MAX
+/* Callchain nodes kept at most (about 1 GiB with their index): a profile
+ * of many distinct deep stacks stops growing its trees there (chains_cut)
+ * while its periods stay exact. */
+#define HIST_MAX_NODES (UINT32_C(1) << 24)
 
 /* Sort keys, as perf report's -s names them. */
 enum hist_sort {
@@ -109,6 +113,7 @@ struct hist_opts {
 	enum hist_order order;
 	/* keys that group but do not order ties (perf's elided columns) */
 	bool unsorted[HIST_SORT_MAX];
+	uint32_t max_nodes; /* callchain nodes at most; 0: HIST_MAX_NODES */
 };
 
 /* A sample. */
@@ -140,6 +145,7 @@ struct hist {
 	uint64_t total;          /* every sample's period */
 	uint64_t nsamples;
 	uint32_t sample_seq;
+	bool chains_cut;   /* HIST_MAX_NODES was reached: later paths not kept */
 	unsigned key_mask; /* 1 << enum hist_sort for each key in use */
 	VEC(uint32_t) tmp; /* scratch: a sample's frame ids */
 };

@@ -184,12 +184,35 @@ static void test_decay(void **state)
 	teardown(&f);
 }
 
+/* Callchain trees stop at max_nodes; periods stay exact. */
+static void test_node_cap(void **state)
+{
+	(void)state;
+	struct fixture f;
+	strtab_init(&f.s);
+	struct hist_opts o = { .keys = { HIST_SYM }, .nkeys = 1, .children = true,
+			       .callchains = true, .order = HIST_CALLER, .max_nodes = 12 };
+	hist_init(&f.h, &o, &f.s);
+	f.comm = f.dso = strtab_intern_str(&f.s, "prog");
+	add(&f, "a b", 1, false);   /* a: root + b, a; b: root + b: 5 nodes */
+	assert_false(f.h.chains_cut);
+	add(&f, "c d e", 1, false); /* needs 4 + 3 + 2 more: cut */
+	add(&f, "c d e", 1, false);
+	hist_finish(&f.h);
+	assert_true(f.h.chains_cut);
+	assert_true(f.h.nodes.n <= 12);
+	assert_int_equal(f.h.total, 3);
+	assert_int_equal(entry(&f, "e")->children, 2);
+	assert_int_equal(entry(&f, "c")->children, 2);
+	teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self_children), cmocka_unit_test(test_recursion_once),
 		cmocka_unit_test(test_no_children),   cmocka_unit_test(test_filtered),
-		cmocka_unit_test(test_decay),
+		cmocka_unit_test(test_decay),	      cmocka_unit_test(test_node_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "base/err.h"
+#include "base/log.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
 #include "output/script.h"
@@ -384,9 +385,15 @@ static int on_end(void *ctx, struct session *s)
 {
 	struct report_ctx *x = ctx;
 	x->d->partial = s->partial;
-	for (size_t i = 0; i < x->d->ev.n; i++)
-		if (x->d->ev.v[i].name)
-			hist_finish(&x->d->ev.v[i].h);
+	for (size_t i = 0; i < x->d->ev.n; i++) {
+		if (!x->d->ev.v[i].name)
+			continue;
+		hist_finish(&x->d->ev.v[i].h);
+		if (x->d->ev.v[i].h.chains_cut)
+			log_warn("%s: more than %u callchain nodes: the callchains of event '%s' "
+				 "leave out later samples (its shares do not)",
+				 s->name, (unsigned)HIST_MAX_NODES, x->d->ev.v[i].name);
+	}
 	return 0;
 }
 
