@@ -42,6 +42,11 @@ void report_text_hint(FILE *out)
 	      out);
 }
 
+void report_text_lost(FILE *out, uint64_t lost)
+{
+	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
+}
+
 void report_text_elided(FILE *out, const char *what, const char *value)
 {
 	fprintf(out, "# %s: %s\n", what, value);
@@ -451,7 +456,6 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 	uint64_t unit_v;
 	char unit;
 	samples_unit(nsamples, &unit_v, &unit);
-	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", s->lost);
 	fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", unit_v, unit, s->event);
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
 

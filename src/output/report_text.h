@@ -1,8 +1,8 @@
 /*
  * report_text: perf report --stdio's and perf diff's layouts (output, L7).
  *
- * One section per event: the comment block (lost samples, sample count
- * with perf's K/M/G unit, event count), the column headers with dotted
+ * The lost-sample count, then one section per event: the comment block
+ * (sample count with perf's K/M/G unit, event count), the column headers with dotted
  * underlines as wide as the widest value, then one row per entry of the
  * hist in its order: Children and Self (or Overhead) percentages, the
  * Samples column (-n), the sort keys (Command, Pid:Command, Shared
@@ -40,13 +40,14 @@ struct report_text_opts {
 struct report_section {
 	const struct hist *h;
 	const char *event;   /* the event's name */
-	uint64_t lost;       /* lost samples */
 };
 
 /* perf's "# To display the perf.data header info ..." lines. */
 void report_text_hint(FILE *out);
 /* perf's line for a column a one-value filter left out: "# comm: burn". */
 void report_text_elided(FILE *out, const char *what, const char *value);
+/* The lost-sample count, once before the sections. */
+void report_text_lost(FILE *out, uint64_t lost);
 /* One event's section. */
 void report_text_section(FILE *out, const struct report_text_opts *o,
 			 const struct report_section *s);

@@ -535,12 +535,13 @@ int report_run(const struct report_run_opts *o, bool *partial)
 		if (!o->header)
 			report_text_hint(o->out);
 		elide_columns(o, &text, &load.hist, true);
+		report_text_lost(o->out, d.lost);
 		for (size_t i = 0; i < d.ev.n; i++) {
 			const struct report_event *e = &d.ev.v[i];
 			if (!e->used)
 				continue;
 			struct report_section sec = {
-				.h = &e->h, .event = e->name, .lost = d.lost
+				.h = &e->h, .event = e->name
 			};
 			report_text_section(o->out, &text, &sec);
 		}

@@ -115,6 +115,21 @@ for rec in kiln perf; do
 done
 echo "ok: $checked report tables compared with perf"
 
+# Two events: one section each, the lost samples once before them.
+if perf record -q -e cpu-clock -e page-faults -g -o "$T/multi.data" -- "$BURN" 0.3 \
+	>/dev/null 2>&1; then
+	perf report --stdio -g none -i "$T/multi.data" 2>/dev/null | clean |
+		grep -E '^# (Total Lost|Samples|Event count)' >"$T/p.txt"
+	"$KILN" report --stdio -g none -i "$T/multi.data" 2>"$T/k.err" |
+		grep -E '^# (Total Lost|Samples|Event count)' >"$T/k.txt"
+	[ "$(grep -c '^# Samples' "$T/p.txt")" = 2 ] || fail "perf shows no two events"
+	cmp -s "$T/p.txt" "$T/k.txt" || {
+		diff "$T/p.txt" "$T/k.txt"
+		fail "two events: the sections' headers differ from perf's"
+	}
+	echo "ok: two events, two sections"
+fi
+
 # kiln diff --stdio against perf diff, two recordings of each maker
 for pair in "kiln.data kiln2.data" "perf.data kiln.data"; do
 	set -- $pair
