@@ -57,6 +57,13 @@ void hist_init(struct hist *h, const struct hist_opts *o, struct strtab *strs)
 	hashmap_init(&h->by_key);
 	hashmap_init(&h->frame_ids);
 	hashmap_init(&h->child_of);
+	hashmap_init(&h->thread_comm);
+}
+
+uint32_t hist_thread_comm(const struct hist *h, int32_t tid)
+{
+	uint64_t v;
+	return hashmap_get(&h->thread_comm, (uint32_t)tid, &v) ? (uint32_t)v : HIST_NONE;
 }
 
 void hist_release(struct hist *h)
@@ -70,6 +77,7 @@ void hist_release(struct hist *h)
 	hashmap_release(&h->by_key);
 	hashmap_release(&h->frame_ids);
 	hashmap_release(&h->child_of);
+	hashmap_release(&h->thread_comm);
 }
 
 /* ---- keys and frames ---- */
@@ -88,10 +96,10 @@ static struct hist_key key_of(const struct hist *h, const struct hist_sample *s,
 {
 	struct hist_key k;
 	memset(&k, 0, sizeof(k));
-	if (uses(h, HIST_COMM) || uses(h, HIST_PID))
+	if (uses(h, HIST_COMM))
 		k.comm = s->comm;
-	if (uses(h, HIST_PID))
-		k.pid = s->pid;
+	if (uses(h, HIST_PID)) /* perf's "pid" is the thread */
+		k.pid = s->tid;
 	if (uses(h, HIST_CPU))
 		k.cpu = s->cpu;
 	if (uses(h, HIST_DSO))
@@ -236,6 +244,7 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 		return;
 	h->total = add_sat(h->total, s->period);
 	h->nsamples++;
+	hashmap_put(&h->thread_comm, (uint32_t)s->tid, s->comm);
 	uint32_t seq = h->sample_seq++;
 	bool caller = h->o.order == HIST_CALLER;
 	const struct hist_frame *lf = s->leaf ? s->leaf : &s->frames[0];
@@ -314,9 +323,7 @@ static int cmp_key(const struct hist *h, enum hist_sort key, const struct hist_k
 	int c = 0;
 	switch (key) {
 	case HIST_PID:
-		if (a->pid != b->pid)
-			return a->pid < b->pid ? -1 : 1;
-		/* fallthrough */
+		return a->pid < b->pid ? -1 : a->pid > b->pid;
 	case HIST_COMM:
 		return strcmp(str_or(h, a->comm, ""), str_or(h, b->comm, ""));
 	case HIST_DSO: /* no dso ([unknown]) last, as perf sorts it */

@@ -46,7 +46,7 @@
 /* Sort keys, as perf report's -s names them. */
 enum hist_sort {
 	HIST_COMM,
-	HIST_PID, /* pid:comm */
+	HIST_PID, /* tid:comm, as perf's "pid" key (the thread; its latest comm) */
 	HIST_DSO,
 	HIST_SYM,
 	HIST_CPU,
@@ -69,7 +69,7 @@ struct hist_frame {
 /* An entry's key: only the fields of the sort keys in use are set. */
 struct hist_key {
 	uint32_t comm, dso, sym;
-	int32_t pid;
+	int32_t pid;   /* HIST_PID: the thread id */
 	uint32_t cpu;
 	uint64_t addr; /* sym HIST_NONE: the address */
 	uint64_t start; /* sym: its start; with 'dso' a symbol's identity, as perf
@@ -142,6 +142,7 @@ struct hist {
 	struct hashmap frame_ids; /* hash(frame) -> first frame index + 1 (chained in frame_next) */
 	VEC(uint32_t) frame_next;
 	struct hashmap child_of; /* (parent node << 32 | frame) -> node */
+	struct hashmap thread_comm; /* tid -> comm of its latest sample */
 	uint64_t total;          /* every sample's period */
 	uint64_t nsamples;
 	uint32_t sample_seq;
@@ -175,6 +176,8 @@ static inline const struct hist_frame *hist_node_frame(const struct hist *h, uin
 {
 	return &h->frames.v[h->nodes.v[i].frame];
 }
+/* A thread's comm as of its latest sample (perf's Pid:Command column), or HIST_NONE. */
+uint32_t hist_thread_comm(const struct hist *h, int32_t tid);
 /* The entry with this key, or NULL. */
 const struct hist_entry *hist_find(const struct hist *h, const struct hist_key *k);
 /* Compare two entries' keys by the sort keys, as the table orders ties. */

@@ -134,7 +134,8 @@ static void key_print(FILE *out, const struct hist *h, int key, const struct his
 		break;
 	case HIST_PID: {
 		size_t cw = width > 8 ? width - 8 : 0;
-		n = (size_t)fprintf(out, "%7d:%-*s", (int)k->pid, (int)cw, comm_text(h, k->comm));
+		n = (size_t)fprintf(out, "%7d:%-*s", (int)k->pid, (int)cw,
+				    comm_text(h, hist_thread_comm(h, k->pid)));
 		break;
 	}
 	case HIST_DSO:
@@ -467,8 +468,11 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 			keys[nk++] = h->o.keys[j];
 	size_t widths[HIST_MAX_KEYS];
 	size_t comm_w = strlen("Command");
-	for (size_t i = 0; i < hist_count(h); i++) {
-		size_t n = strlen(comm_text(h, hist_at(h, i)->k.comm));
+	for (size_t i = 0; i < hist_count(h); i++) { /* perf: the threads' comms */
+		const struct hist_entry *e = hist_at(h, i);
+		size_t n = (h->key_mask >> HIST_COMM) & 1 ? strlen(comm_text(h, e->k.comm)) : 0;
+		size_t t = strlen(comm_text(h, hist_thread_comm(h, e->tid)));
+		n = t > n ? t : n;
 		if (n > comm_w)
 			comm_w = n;
 	}
