@@ -115,6 +115,28 @@ for rec in kiln perf; do
 done
 echo "ok: $checked report tables compared with perf"
 
+# Two processes, one of them a shell that execs: -s pid is the thread,
+# shown with its latest comm, as perf shows it.
+"$KILN" record -q -g -o "$T/mp.data" -- sh -c "'$BURN' 0.4 & '$BURN' 0.2; wait" ||
+	fail "kiln record of two processes failed"
+for opts in "-s pid" "-s comm,pid" "-s pid,sym --no-children"; do
+	# shellcheck disable=SC2086
+	perf report --stdio -g none -i "$T/mp.data" $opts 2>/dev/null | clean >"$T/p.txt"
+	# shellcheck disable=SC2086
+	"$KILN" report --stdio -g none -i "$T/mp.data" $opts >"$T/k.txt" 2>"$T/k.err" ||
+		fail "kiln report $opts: $(head -1 "$T/k.err")"
+	rows "$T/p.txt" 12 >"$T/pr.txt"
+	n=$(wc -l <"$T/pr.txt")
+	[ "$n" -ge 2 ] || fail "mp.data $opts: perf shows $n rows at 0.5% or more"
+	head -$((n + 11)) "$T/p.txt" >"$T/pt.txt"
+	head -$((n + 11)) "$T/k.txt" >"$T/kt.txt"
+	cmp -s "$T/pt.txt" "$T/kt.txt" || {
+		diff "$T/pt.txt" "$T/kt.txt"
+		fail "mp.data $opts: the table differs from perf's"
+	}
+done
+echo "ok: two processes, -s pid"
+
 # Two events: one section each, the lost samples once before them.
 if perf record -q -e cpu-clock -e page-faults -g -o "$T/multi.data" -- "$BURN" 0.3 \
 	>/dev/null 2>&1; then
