@@ -42,6 +42,7 @@ int cmd_annotate(int argc, char **argv, const struct kiln_env *env);
 int cmd_stat(int argc, char **argv, const struct kiln_env *env);
 int cmd_list(int argc, char **argv, const struct kiln_env *env);
 int cmd_trace(int argc, char **argv, const struct kiln_env *env);
+int cmd_report(int argc, char **argv, const struct kiln_env *env);
 
 /* Each command's description (cli/opts.h): options, help, man page. */
 struct opts_cmd;
@@ -50,6 +51,7 @@ extern const struct opts_cmd record_cmd, collapse_cmd, script_cmd, flame_cmd, di
 extern const struct opts_cmd annotate_cmd;
 extern const struct opts_cmd stat_cmd, list_cmd;
 extern const struct opts_cmd trace_cmd;
+extern const struct opts_cmd report_cmd;
 
 /* Shared helpers (cli/util.c). */
 /*

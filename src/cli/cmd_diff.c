@@ -17,12 +17,16 @@
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "output/folded.h"
+#include "pipeline/report.h"
 
 struct diff_args {
 	struct profile_cli pc;
 	struct graph_cli g;
 	const char *out;
 	bool normalize, folded;
+	bool stdio;          /* perf diff's table instead of a graph */
+	const char *compute; /* --stdio: delta, delta-abs, ratio, wdiff:A,B */
+	double percent_limit;
 };
 
 #define DA_OFF(field) offsetof(struct diff_args, field)
@@ -34,6 +38,14 @@ static const struct opt diff_opts[] = {
 		 "scale A's counts to B's total first (difffolded.pl -n)"),
 	OPT_BOOL(0, "folded", DA_OFF(folded),
 		 "write difffolded.pl's text instead: STACK COUNT_A COUNT_B"),
+	OPT_BOOL(0, "stdio", DA_OFF(stdio),
+		 "print perf diff's table (Baseline, Delta Abs, Shared Object, Symbol) of two "
+		 "perf.data files instead"),
+	OPT_STRING('c', "compute", DA_OFF(compute), "METHOD",
+		   "--stdio: delta, delta-abs (default), ratio, or wdiff:A,B (B's period times B "
+		   "minus A's times A)"),
+	OPT_DOUBLE(0, "percent-limit", DA_OFF(percent_limit), "PCT",
+		   "--stdio: leave out entries below PCT percent"),
 	OPT_INCLUDE(profile_cli_frame_opts, DA_OFF(pc)),
 	OPT_BOOL(0, "force", DA_OFF(pc.force), "read a perf.data owned by neither you nor root"),
 	OPT_INCLUDE(graph_cli_opts, DA_OFF(g)),
@@ -53,6 +65,8 @@ const struct opts_cmd diff_cmd = {
 		"kiln collapse.\n",
 	.opts = diff_opts,
 	.examples = "kiln diff before.data after.data -o diff.svg\n"
+		    "kiln diff --stdio before.data after.data\n"
+		    "kiln diff --stdio -c ratio before.data after.data\n"
 		    "kiln diff -n --negate after.folded before.folded -o diff1.svg\n"
 		    "kiln diff --folded a.data b.data > diff.folded\n",
 };
@@ -105,6 +119,65 @@ static uint64_t *merge_first(const struct side *a, struct side *b)
 	return first;
 }
 
+/* --compute: perf diff's methods. */
+static int parse_compute(const char *s, struct report_diff_opts *o)
+{
+	if (!s || !strcmp(s, "delta-abs")) {
+		o->compute = REPORT_DIFF_DELTA_ABS;
+	} else if (!strcmp(s, "delta")) {
+		o->compute = REPORT_DIFF_DELTA;
+	} else if (!strcmp(s, "ratio")) {
+		o->compute = REPORT_DIFF_RATIO;
+	} else if (!strncmp(s, "wdiff:", 6)) {
+		char *end;
+		o->compute = REPORT_DIFF_WDIFF;
+		o->wdiff_a = strtoll(s + 6, &end, 10);
+		if (end == s + 6 || *end != ',')
+			return -1;
+		const char *b = end + 1;
+		o->wdiff_b = strtoll(b, &end, 10);
+		if (end == b || *end)
+			return -1;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* kiln diff --stdio A B: perf diff's table. */
+static int diff_stdio(const struct diff_args *da, const char *a, const char *b)
+{
+	struct report_diff_opts o = { .percent_limit = da->percent_limit };
+	if (parse_compute(da->compute, &o)) {
+		cli_err("error: --compute: delta, delta-abs, ratio or wdiff:A,B, not '%s'\n",
+			da->compute);
+		return KILN_EXIT_USAGE;
+	}
+	struct report_load_opts lo = {
+		.input = a,
+		.env = da->pc.po.env,
+		.symfs = da->pc.po.symfs,
+		.debug_dir = da->pc.po.debug_dir,
+		.no_demangle = da->pc.po.no_demangle,
+		.hist = { .keys = { HIST_DSO, HIST_SYM }, .nkeys = 2 },
+	};
+	if (cli_check_owner(a, da->pc.force) || cli_check_owner(b, da->pc.force))
+		return KILN_EXIT_FAIL;
+	err_clear();
+	unsigned partial = 0;
+	const char *failed = a;
+	int err = report_diff_run(&lo, b, &o, stdout, &partial, &failed);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("error: cannot write to standard output\n");
+		return KILN_EXIT_FAIL;
+	}
+	if (err)
+		return profile_cli_fail(failed, err);
+	if (partial)
+		return cli_report_partial(partial & 1 ? a : b);
+	return KILN_EXIT_OK;
+}
+
 int cmd_diff(int argc, char **argv, const struct kiln_env *env)
 {
 	struct diff_args da = { .out = NULL };
@@ -127,6 +200,8 @@ int cmd_diff(int argc, char **argv, const struct kiln_env *env)
 		cli_err("error: only one input can be standard input\n");
 		return KILN_EXIT_USAGE;
 	}
+	if (da.stdio)
+		return diff_stdio(&da, argv[optind], argv[optind + 1]);
 	if (g.chart) {
 		cli_err("error: --flamechart does not apply to a diff\n");
 		return KILN_EXIT_USAGE;

@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ &annotate_cmd, cmd_annotate },
 	{ &stat_cmd, cmd_stat },       { &list_cmd, cmd_list },
 	{ &trace_cmd, cmd_trace },
+	{ &report_cmd, cmd_report },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

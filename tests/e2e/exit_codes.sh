@@ -41,7 +41,7 @@ for input in fifo:3 dir:3 missing:1 empty:3 services:3 header.data:3 cut.data:4;
 	f=$T/${input%%:*}
 	want=${input##*:}
 	for cmd in "script -i" collapse "flame -o $T/o.svg" "export -f pprof -o $T/o.pb -i" \
-		"diff -o $T/d.svg $data"; do
+		"diff -o $T/d.svg $data" "report --stdio -i" "diff --stdio $data"; do
 		# shellcheck disable=SC2086
 		got=$(code "$KILN" $cmd "$f")
 		[ "$got" = "$want" ] || fail "kiln $cmd $(basename "$f"): exit $got, want $want: $(cat "$T/err")"
@@ -70,4 +70,4 @@ grep -q "^warning: .*perf-true.data: the samples have no callchains.*kiln record
 	fail "flame of a recording without callchains: no warning: $(cat "$T/err")"
 "$KILN" flame -o "$T/deep.svg" "$data" 2>"$T/err" || fail "flame of a -g recording failed"
 grep -q "no callchains" "$T/err" && fail "a -g recording warned of no callchains: $(cat "$T/err")"
-echo "ok: same exit codes from script, collapse, flame, export, diff; hint; no-callchain warning"
+echo "ok: same exit codes from script, collapse, flame, export, diff, report; hint; no-callchain warning"

@@ -1,0 +1,595 @@
+/*
+ * report: perf.data → hists → perf report text (see report.h).
+ */
+#include "pipeline/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/err.h"
+#include "base/log.h"
+#include "base/xalloc.h"
+#include "dso/dso.h"
+#include "output/script.h"
+#include "pipeline/script_int.h"
+#include "pipeline/session.h"
+#include "proc/proc.h"
+#include "symbolize/symbolize.h"
+#include "unwind/unwind.h"
+
+#define KERNEL_NAME "[kernel.kallsyms]"
+#define MAX_STACK 127 /* perf report's default --max-stack */
+
+/* A comma-separated list, as strtab ids (names) or numbers. */
+typedef VEC(uint32_t) u32_vec;
+
+struct report_ctx {
+	const struct report_load_opts *o;
+	struct report_data *d;
+	struct strtab *strs;
+	u32_vec comms, dsos, syms, pids, tids;
+	bool has_comms, has_dsos, has_syms, has_pids, has_tids;
+	uint64_t t_start, t_end;
+	u32_vec dso_names; /* dso id -> strtab id + 1 of perf's short name (0: not yet) */
+	struct hist_frame *frames; /* a sample's, inline frames included */
+	size_t frames_cap;
+	/* A user frame's inline frames per symbolizer cache entry (DWARF
+	 * samples): worked out once, then copied. */
+	VEC(uint64_t) inl_at; /* by entry: (first << 8 | count) + 1, 0 unknown */
+	VEC(struct hist_frame) inl;
+};
+
+/* ---- filters ---- */
+
+static void parse_names(struct strtab *strs, const char *list, u32_vec *out)
+{
+	const char *p = list;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n)
+			VEC_PUSH(out, strtab_intern(strs, p, n));
+		p += n + (e != NULL);
+	}
+}
+
+static int parse_numbers(const char *what, const char *list, u32_vec *out)
+{
+	const char *p = list;
+	while (*p) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(p, &end, 10);
+		if (end == p || errno || v > INT32_MAX || (*end && *end != ','))
+			return err_set(-EINVAL, "--%s: not a list of numbers: '%s'", what, list);
+		VEC_PUSH(out, (uint32_t)v);
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static bool in_list(const u32_vec *v, uint32_t x)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i] == x)
+			return true;
+	return false;
+}
+
+/* perf's --time: "start,end" in seconds with up to 9 decimals. */
+static int parse_secs(const char *s, size_t n, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	size_t i = 0, digits = 0;
+	*ns = 0;
+	if (!n)
+		return 0;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (sec > UINT64_MAX / 10 / 1000000000u)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+			if (digits < 9)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i != n)
+		return -EINVAL;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*ns = sec * 1000000000u + frac;
+	return 0;
+}
+
+int report_parse_time(const char *spec, uint64_t *start, uint64_t *end)
+{
+	const char *comma = strchr(spec, ',');
+	size_t n = comma ? (size_t)(comma - spec) : strlen(spec);
+	if (parse_secs(spec, n, start) || (comma && parse_secs(comma + 1, strlen(comma + 1), end)))
+		return err_set(-EINVAL, "--time: not a time range (start,end in seconds): '%s'",
+			       spec);
+	if (!comma)
+		*end = 0;
+	if (*end && *start > *end)
+		return err_set(-EINVAL, "--time: the start is after the end: '%s'", spec);
+	return 0;
+}
+
+static int ctx_init(struct report_ctx *x, const struct report_load_opts *o, struct report_data *d)
+{
+	memset(x, 0, sizeof(*x));
+	x->o = o;
+	x->d = d;
+	x->strs = d->strs;
+	int err = 0;
+	if (o->comms)
+		parse_names(x->strs, o->comms, &x->comms), x->has_comms = true;
+	if (o->dsos)
+		parse_names(x->strs, o->dsos, &x->dsos), x->has_dsos = true;
+	if (o->syms)
+		parse_names(x->strs, o->syms, &x->syms), x->has_syms = true;
+	if (!err && o->pids)
+		err = parse_numbers("pid", o->pids, &x->pids), x->has_pids = true;
+	if (!err && o->tids)
+		err = parse_numbers("tid", o->tids, &x->tids), x->has_tids = true;
+	if (!err && o->time)
+		err = report_parse_time(o->time, &x->t_start, &x->t_end);
+	x->frames_cap = (size_t)MAX_STACK * (SRCLINE_MAX_INLINE + 1) + 1;
+	XALLOC_ARRAY(x->frames, x->frames_cap);
+	d->filtered = x->has_comms || x->has_dsos || x->has_syms || x->has_pids || x->has_tids;
+	return err;
+}
+
+static void ctx_release(struct report_ctx *x)
+{
+	VEC_FREE(&x->comms);
+	VEC_FREE(&x->dsos);
+	VEC_FREE(&x->syms);
+	VEC_FREE(&x->pids);
+	VEC_FREE(&x->tids);
+	VEC_FREE(&x->dso_names);
+	VEC_FREE(&x->inl_at);
+	VEC_FREE(&x->inl);
+	free(x->frames);
+}
+
+/* ---- names ---- */
+
+/* perf's short name of a kernel module: "/lib/modules/.../snd-pcm.ko.xz" -> "[snd_pcm]". */
+static uint32_t module_name(struct strtab *strs, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *ext = strstr(base, ".ko");
+	if (base[0] == '[' || !ext)
+		return strtab_intern_str(strs, base);
+	char buf[512];
+	snprintf(buf, sizeof(buf), "[%.*s]", (int)(ext - base), base);
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return strtab_intern_str(strs, buf);
+}
+
+static uint32_t dso_name(struct report_ctx *x, struct session *s, uint32_t id, uint32_t pid)
+{
+	while (x->dso_names.n <= id)
+		VEC_PUSH(&x->dso_names, 0);
+	if (!x->dso_names.v[id]) {
+		const struct dso *d = dso_set_get(&s->dsos, id);
+		uint32_t name;
+		if (!strncmp(d->path, KERNEL_NAME, strlen(KERNEL_NAME))) {
+			name = strtab_intern_str(x->strs, KERNEL_NAME);
+		} else if (d->kind == DSO_KERNEL) {
+			name = module_name(x->strs, d->path);
+		} else if (dso_is_anon_code(d)) {
+			char buf[64];
+			snprintf(buf, sizeof(buf), "perf-%u.map", pid);
+			return strtab_intern_str(x->strs, buf); /* per process: not cached */
+		} else {
+			const char *b = strrchr(d->path, '/');
+			name = strtab_intern_str(x->strs, b && b[1] ? b + 1 : d->path);
+		}
+		x->dso_names.v[id] = name + 1;
+	}
+	return x->dso_names.v[id] - 1;
+}
+
+static void resolve_sym(struct report_ctx *x, struct session *s, uint32_t pid,
+			const struct unwind_frame *f, struct hist_frame *out, struct sym *symp)
+{
+	struct sym sym;
+	session_symbolize(s, pid, f->ip, f->kernel, &sym);
+	*symp = sym;
+	out->kernel = f->kernel;
+	out->ip = f->ip;
+	out->dso = sym.dso == SYM_NONE ? HIST_NONE : dso_name(x, s, sym.dso, pid);
+	out->sym = sym.name == SYM_NONE ? HIST_NONE : sym.name;
+	/* perf prints an address without a symbol as its map does: the file
+	 * offset in a mapped file, else the address */
+	out->addr = sym.dso == SYM_NONE ? f->ip : sym.pc;
+	out->start = sym.name == SYM_NONE ? f->ip : sym.addr - sym.symoff;
+}
+
+static void resolve(struct report_ctx *x, struct session *s, uint32_t pid,
+		    const struct unwind_frame *f, struct hist_frame *out)
+{
+	struct sym sym;
+	resolve_sym(x, s, pid, f, out, &sym);
+}
+
+/*
+ * A DWARF-unwound user frame as perf's unwinder appends it: its inline
+ * frames, innermost first ("name (inlined)" for the inlined ones), when
+ * DWARF knows the address, else the frame itself. Returns how many were
+ * written to out (at most room).
+ */
+static size_t resolve_unwound(struct report_ctx *x, struct session *s, uint32_t pid,
+			      const struct unwind_frame *f, struct hist_frame *out, size_t room)
+{
+	struct sym sym;
+	resolve_sym(x, s, pid, f, out, &sym);
+	if (sym.entry == SYM_NONE || sym.dso == SYM_NONE)
+		return 1;
+	while (x->inl_at.n <= sym.entry)
+		VEC_PUSH(&x->inl_at, 0);
+	if (!x->inl_at.v[sym.entry]) {
+		struct sym_inline in[SRCLINE_MAX_INLINE];
+		size_t k = symbolize_inlines(&s->sz, &sym, in, SRCLINE_MAX_INLINE);
+		size_t first = x->inl.n;
+		for (size_t i = 0; i < k; i++) {
+			struct hist_frame *h = VEC_PUSH_ZERO(&x->inl);
+			*h = *out;
+			h->sym = in[i].name;
+			if (in[i].inlined) {
+				char buf[1024];
+				snprintf(buf, sizeof(buf), "%s (inlined)", strtab_get(x->strs, in[i].name));
+				h->sym = strtab_intern_str(x->strs, buf);
+			}
+		}
+		x->inl_at.v[sym.entry] = (((uint64_t)first << 8) | k) + 1;
+	}
+	uint64_t v = x->inl_at.v[sym.entry] - 1;
+	size_t k = v & 0xff;
+	if (!k)
+		return 1;
+	if (k > room)
+		k = room;
+	memcpy(out, x->inl.v + (v >> 8), k * sizeof(*out));
+	return k;
+}
+
+/* ---- the consumer ---- */
+
+/* An event as perf names it (free with free()): the file's name, or one
+ * perf derives again when the file recorded none. */
+static char *event_name(const struct session *s, const struct ev_attr *a)
+{
+	char tmp[64], buf[256];
+	const struct perf_header_info *h = s->h;
+	bool desc = !h->pipe_mode &&
+		    ((h->features[PERF_FEAT_EVENT_DESC / 64] >> (PERF_FEAT_EVENT_DESC % 64)) & 1);
+	if (desc || strcmp(a->name, ev_default_name(&a->attr, tmp, sizeof(tmp))))
+		return xstrdup(a->name);
+	return xstrdup(script_event_name(&a->attr, buf, sizeof(buf)));
+}
+
+static struct report_event *event_of(struct report_ctx *x, struct session *s,
+				     const struct event *ev)
+{
+	size_t i = (size_t)(ev->attr - s->attrs->v.v);
+	while (x->d->ev.n <= i)
+		(void)VEC_PUSH_ZERO(&x->d->ev);
+	struct report_event *e = &x->d->ev.v[i];
+	if (!e->name) {
+		const struct report_load_opts *o = x->o;
+		e->name = event_name(s, ev->attr);
+		struct hist_opts ho = o->hist;
+		uint64_t st = ev->attr->attr.sample_type;
+		bool cc = (st & PERF_SAMPLE_CALLCHAIN) ||
+			  ((st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER));
+		/* a pipe's callchains are not known when perf sets up: no children */
+		if (o->children_auto)
+			ho.children = cc && !s->h->pipe_mode;
+		ho.callchains = cc && o->want_chains;
+		if (o->order_auto)
+			ho.order = ho.children || s->h->pipe_mode ? HIST_CALLER : HIST_CALLEE;
+		hist_init(&e->h, &ho, x->strs);
+	}
+	return e;
+}
+
+static int on_event(void *ctx, struct session *s, const struct event *ev)
+{
+	struct report_ctx *x = ctx;
+	(void)s;
+	if (ev->type == PERF_RECORD_LOST_SAMPLES)
+		x->d->lost += ev->u.lost.lost;
+	return 0;
+}
+
+static bool sample_filtered(struct report_ctx *x, const struct session_sample *smp,
+			    const struct hist_frame *leaf)
+{
+	const struct event *ev = smp->ev;
+	if (x->has_comms && !in_list(&x->comms, smp->th->comm))
+		return true;
+	if (x->has_pids && !in_list(&x->pids, ev->sid.pid))
+		return true;
+	if (x->has_tids && !in_list(&x->tids, ev->sid.tid))
+		return true;
+	if (x->has_dsos && (leaf->dso == HIST_NONE || !in_list(&x->dsos, leaf->dso)))
+		return true;
+	if (x->has_syms && (leaf->sym == HIST_NONE || !in_list(&x->syms, leaf->sym)))
+		return true;
+	return false;
+}
+
+static int on_sample(void *ctx, struct session *s, const struct session_sample *smp)
+{
+	struct report_ctx *x = ctx;
+	const struct event *ev = smp->ev;
+	unsigned cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER)
+		return 0; /* perf leaves guest samples out unless asked */
+	if (ev->sid.has_time && ((x->t_start && ev->sid.time < x->t_start) ||
+				 (x->t_end && ev->sid.time > x->t_end)))
+		return 0;
+	x->d->samples++;
+	struct report_event *re = event_of(x, s, ev);
+	re->used = true;
+	const struct unwind_stack *st = session_stack(s, smp);
+	size_t n = 0;
+	uint32_t pid = ev->sid.pid;
+	struct hist_frame leaf;
+	bool own_leaf = false;
+	for (size_t i = 0; i < st->n && i < MAX_STACK; i++) {
+		const struct unwind_frame *f = &st->frames[i];
+		if (!smp->dwarf || f->kernel) {
+			resolve(x, s, pid, f, &x->frames[n++]);
+			continue;
+		}
+		size_t k = resolve_unwound(x, s, pid, f, &x->frames[n], x->frames_cap - n);
+		if (i == 0) { /* the entry is the address's symbol, as perf's */
+			resolve(x, s, pid, f, &leaf);
+			own_leaf = true;
+		}
+		n += k;
+	}
+	if (!n) {
+		struct unwind_frame f = { ev->u.sample.ip, cpumode == PERF_RECORD_MISC_KERNEL };
+		resolve(x, s, pid, &f, &x->frames[n++]);
+	}
+	const struct ev_attr *a = ev->attr;
+	struct hist_sample hs = {
+		.comm = smp->th->comm,
+		.pid = (int32_t)pid,
+		.tid = (int32_t)ev->sid.tid,
+		.cpu = (a->attr.sample_type & PERF_SAMPLE_CPU) ? ev->sid.cpu : UINT32_MAX,
+		.period = (a->attr.sample_type & PERF_SAMPLE_PERIOD) ? ev->u.sample.period
+								      : a->attr.sample_period,
+		.frames = x->frames,
+		.n = n,
+		.leaf = own_leaf ? &leaf : NULL,
+	};
+	hs.filtered = sample_filtered(x, smp, &x->frames[0]);
+	hist_add(&re->h, &hs);
+	return 0;
+}
+
+static int on_end(void *ctx, struct session *s)
+{
+	struct report_ctx *x = ctx;
+	x->d->partial = s->partial;
+	for (size_t i = 0; i < x->d->ev.n; i++) {
+		if (!x->d->ev.v[i].name)
+			continue;
+		hist_finish(&x->d->ev.v[i].h);
+		if (x->d->ev.v[i].h.chains_cut)
+			log_warn("%s: more than %u callchain nodes: the callchains of event '%s' "
+				 "leave out later samples (its shares do not)",
+				 s->name, (unsigned)HIST_MAX_NODES, x->d->ev.v[i].name);
+	}
+	return 0;
+}
+
+static void session_opts_of(const struct report_load_opts *o, struct strtab *strs,
+			    struct session_opts *so)
+{
+	memset(so, 0, sizeof(*so));
+	so->input = o->input;
+	so->env = o->env;
+	so->accept = SESSION_ACCEPT_PERFDATA;
+	so->stdin_hint = "'kiln report -i -'";
+	so->symfs = o->symfs;
+	so->debug_dir = o->debug_dir;
+	so->no_demangle = o->no_demangle;
+	so->names_only = true;
+	so->strs = strs;
+}
+
+static void data_init(struct report_data *d, struct strtab *shared)
+{
+	memset(d, 0, sizeof(*d));
+	strtab_init(&d->own_strs);
+	d->strs = shared ? shared : &d->own_strs;
+}
+
+static int load_session(struct session *s, const struct report_load_opts *o,
+			struct report_data *d)
+{
+	struct report_ctx x;
+	int err = ctx_init(&x, o, d);
+	if (!err) {
+		struct session_consumer c = {
+			.ctx = &x,
+			.on_event = on_event,
+			.on_sample = on_sample,
+			.on_end = on_end,
+			.unwind_all = true,
+		};
+		err = session_run(s, &c);
+	}
+	ctx_release(&x);
+	return err;
+}
+
+int report_load(const struct report_load_opts *o, struct report_data *d)
+{
+	data_init(d, o->strs);
+	struct session s;
+	struct session_opts so;
+	session_opts_of(o, d->strs, &so);
+	int err = session_open(&s, &so);
+	if (err)
+		return err;
+	err = load_session(&s, o, d);
+	session_close(&s);
+	return err;
+}
+
+void report_data_release(struct report_data *d)
+{
+	for (size_t i = 0; i < d->ev.n; i++) {
+		if (d->ev.v[i].name)
+			hist_release(&d->ev.v[i].h);
+		free(d->ev.v[i].name);
+	}
+	VEC_FREE(&d->ev);
+	strtab_release(&d->own_strs);
+}
+
+/* ---- report ---- */
+
+static void print_header(FILE *out, struct session *s, const char *input)
+{
+	struct stat st;
+	int rc = strcmp(input, "-") ? stat(input, &st) : fstat(0, &st);
+	const char **names;
+	size_t n = s->attrs->v.n;
+	XALLOC_ARRAY(names, n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		names[i] = event_name(s, &s->attrs->v.v[i]);
+	struct script_header_events ev = { names, n };
+	script_header_print(out, s->h, rc ? 0 : st.st_mtime, &ev);
+	for (size_t i = 0; i < n; i++)
+		free((char *)names[i]);
+	free(names);
+}
+
+/*
+ * perf leaves out a sort key's column when its filter names one value,
+ * and says so: "# comm: burn". In the order of the sort keys.
+ */
+static void elide_columns(const struct report_run_opts *o, struct report_text_opts *t,
+			  struct hist_opts *h, bool print)
+{
+	for (size_t i = 0; i < h->nkeys; i++) {
+		const char *list = NULL, *what = NULL;
+		if (h->keys[i] == HIST_COMM)
+			list = o->load.comms, what = "comm";
+		else if (h->keys[i] == HIST_DSO)
+			list = o->load.dsos, what = "dso";
+		else if (h->keys[i] == HIST_SYM)
+			list = o->load.syms, what = "symbol";
+		if (!list || !*list || strchr(list, ','))
+			continue;
+		t->elide[h->keys[i]] = true;
+		h->unsorted[h->keys[i]] = true;
+		if (print)
+			report_text_elided(o->out, what, list);
+	}
+}
+
+int report_run(const struct report_run_opts *o, bool *partial)
+{
+	struct report_text_opts text = o->text;
+	struct report_data d;
+	data_init(&d, NULL);
+	struct session s;
+	struct session_opts so;
+	session_opts_of(&o->load, d.strs, &so);
+	*partial = false;
+	int err = session_open(&s, &so);
+	if (err) {
+		report_data_release(&d);
+		return err;
+	}
+	if (o->header || o->header_only)
+		print_header(o->out, &s, o->load.input);
+	if (o->header_only) {
+		session_close(&s);
+		report_data_release(&d);
+		return 0;
+	}
+	struct report_load_opts load = o->load;
+	elide_columns(o, &text, &load.hist, false);
+	err = load_session(&s, &load, &d);
+	session_close(&s);
+	if (!err) {
+		*partial = d.partial;
+		if (!o->header)
+			report_text_hint(o->out);
+		elide_columns(o, &text, &load.hist, true);
+		report_text_lost(o->out, d.lost);
+		for (size_t i = 0; i < d.ev.n; i++) {
+			const struct report_event *e = &d.ev.v[i];
+			if (!e->used)
+				continue;
+			struct report_section sec = {
+				.h = &e->h, .event = e->name
+			};
+			report_text_section(o->out, &text, &sec);
+		}
+		if (o->threads)
+			fputs("# PID  TID\n", o->out);
+	}
+	report_data_release(&d);
+	return err;
+}
+
+/* The first event with samples, or NULL. */
+static const struct report_event *first_event(const struct report_data *d)
+{
+	for (size_t i = 0; i < d->ev.n; i++)
+		if (d->ev.v[i].used)
+			return &d->ev.v[i];
+	return NULL;
+}
+
+int report_diff_run(const struct report_load_opts *base, const char *other,
+		    const struct report_diff_opts *o, FILE *out, unsigned *partial,
+		    const char **failed)
+{
+	*partial = 0;
+	*failed = base->input;
+	struct strtab strs;
+	strtab_init(&strs);
+	struct report_load_opts la = *base, lb = *base;
+	la.strs = lb.strs = &strs;
+	lb.input = other;
+	struct report_data a, b;
+	int err = report_load(&la, &a);
+	if (!err) {
+		*failed = other;
+		err = report_load(&lb, &b);
+		if (!err) {
+			*partial = (a.partial ? 1u : 0) | (b.partial ? 2u : 0);
+			const struct report_event *ea = first_event(&a), *eb = first_event(&b);
+			if (ea && eb)
+				report_text_diff(out, o, &ea->h, &eb->h, ea->name, eb->name);
+			else if (!ea)
+				*failed = base->input;
+			if (!ea || !eb)
+				err = err_set(-EINVAL, "no samples");
+		}
+		report_data_release(&b);
+	}
+	report_data_release(&a);
+	strtab_release(&strs);
+	return err;
+}
