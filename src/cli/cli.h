@@ -16,6 +16,7 @@
 #ifndef KILN_CLI_CLI_H
 #define KILN_CLI_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +85,9 @@ struct opt;
 int cli_opt_mmap_pages(struct opts_parser *p, const struct opt *o, const char *arg, void *field);
 /* A command's wait status as kiln's exit code: its own, 128+N if signal N killed it. */
 int cli_status_code(int status);
+/* Block SIGINT, SIGTERM and SIGHUP (the previous mask in *old): a second
+ * signal must not kill kiln between the end of its work and its report. */
+void cli_block_stops(sigset_t *old);
 /* Die of 'sig' (blocked until now, the report written) so callers see it;
  * returns 128+sig should kiln survive it. */
 int cli_die_of(int sig);

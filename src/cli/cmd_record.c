@@ -152,12 +152,8 @@ int record_cli_run(const struct record_opts *o, bool quiet)
 {
 	/* SIGINT/SIGTERM/SIGHUP stay blocked until the report is out: a second
 	 * one must not kill kiln between the finished file and its summary. */
-	sigset_t stops, old;
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stops, &old);
+	sigset_t old;
+	cli_block_stops(&old);
 	struct record_result r;
 	err_clear();
 	int err = record_run(o, &r);

@@ -214,12 +214,8 @@ int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 		o.out = of.f;
 	}
 	/* A second signal must not kill kiln between the last events and the summary. */
-	sigset_t stops, old;
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stops, &old);
+	sigset_t old;
+	cli_block_stops(&old);
 	struct trace_result r;
 	err_clear();
 	int err = trace_run(&o, &r);

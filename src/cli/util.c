@@ -147,6 +147,16 @@ int cli_status_code(int status)
 	return KILN_EXIT_OK;
 }
 
+void cli_block_stops(sigset_t *old)
+{
+	sigset_t stops;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, old);
+}
+
 int cli_die_of(int sig)
 {
 	fflush(stderr);

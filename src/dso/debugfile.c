@@ -13,17 +13,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/bytes.h"
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "base/log.h"
 #include "dso/dso.h"
 #include "dso/nsroot.h"
 #include "dso/unpack.h"
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 int debuglink_parse(const uint8_t *p, size_t n, struct debuglink *out)
 {
@@ -44,7 +40,7 @@ int debuglink_parse(const uint8_t *p, size_t n, struct debuglink *out)
 				      "(section of %zu bytes)", n);
 	memcpy(out->name, p, len);
 	out->name[len] = '\0';
-	out->crc = rd32(p + crc_at);
+	out->crc = le32(p + crc_at);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "base/err.h"
 #include "base/ifile.h"
 #include "base/mapguard.h"
@@ -156,20 +157,10 @@ static uint16_t rd16(const uint8_t *p)
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
 /* An address-sized field: 4 bytes in ELF32, 8 in ELF64. */
 static uint64_t rdw(const struct elf_image *img, const uint8_t *p)
 {
-	return img->is64 ? rd64(p) : rd32(p);
+	return img->is64 ? le64(p) : le32(p);
 }
 
 /* True if [off, off + size) lies inside the image. */
@@ -211,16 +202,16 @@ static int parse_ehdr(struct parse *ps, uint64_t *shoff, unsigned *shentsize, un
 	img->type = rd16(d + 16);
 	img->machine = rd16(d + 18);
 	if (img->is64) {
-		ps->phoff = rd64(d + 32);
-		*shoff = rd64(d + 40);
+		ps->phoff = le64(d + 32);
+		*shoff = le64(d + 40);
 		ps->phentsize = rd16(d + 54);
 		ps->phnum = rd16(d + 56);
 		*shentsize = rd16(d + 58);
 		*shnum = rd16(d + 60);
 		*shstrndx = rd16(d + 62);
 	} else {
-		ps->phoff = rd32(d + 28);
-		*shoff = rd32(d + 32);
+		ps->phoff = le32(d + 28);
+		*shoff = le32(d + 32);
 		ps->phentsize = rd16(d + 42);
 		ps->phnum = rd16(d + 44);
 		*shentsize = rd16(d + 46);
@@ -232,26 +223,26 @@ static int parse_ehdr(struct parse *ps, uint64_t *shoff, unsigned *shentsize, un
 
 static void read_shdr(const struct elf_image *img, const uint8_t *p, struct shdr *sh)
 {
-	sh->name = rd32(p);
-	sh->type = rd32(p + 4);
+	sh->name = le32(p);
+	sh->type = le32(p + 4);
 	if (img->is64) {
-		sh->flags = rd64(p + 8);
-		sh->addr = rd64(p + 16);
-		sh->offset = rd64(p + 24);
-		sh->size = rd64(p + 32);
-		sh->link = rd32(p + 40);
-		sh->info = rd32(p + 44);
-		sh->addralign = rd64(p + 48);
-		sh->entsize = rd64(p + 56);
+		sh->flags = le64(p + 8);
+		sh->addr = le64(p + 16);
+		sh->offset = le64(p + 24);
+		sh->size = le64(p + 32);
+		sh->link = le32(p + 40);
+		sh->info = le32(p + 44);
+		sh->addralign = le64(p + 48);
+		sh->entsize = le64(p + 56);
 	} else {
-		sh->flags = rd32(p + 8);
-		sh->addr = rd32(p + 12);
-		sh->offset = rd32(p + 16);
-		sh->size = rd32(p + 20);
-		sh->link = rd32(p + 24);
-		sh->info = rd32(p + 28);
-		sh->addralign = rd32(p + 32);
-		sh->entsize = rd32(p + 36);
+		sh->flags = le32(p + 8);
+		sh->addr = le32(p + 12);
+		sh->offset = le32(p + 16);
+		sh->size = le32(p + 20);
+		sh->link = le32(p + 24);
+		sh->info = le32(p + 28);
+		sh->addralign = le32(p + 32);
+		sh->entsize = le32(p + 36);
 	}
 }
 
@@ -398,8 +389,8 @@ static bool scan_notes(struct elf_image *img, const uint8_t *p, size_t n, uint64
 	size_t pos = 0;
 
 	while (n - pos >= 12) {
-		uint32_t namesz = rd32(p + pos), descsz = rd32(p + pos + 4);
-		uint32_t type = rd32(p + pos + 8);
+		uint32_t namesz = le32(p + pos), descsz = le32(p + pos + 4);
+		uint32_t type = le32(p + pos + 8);
 		pos += 12;
 		uint64_t name_pad = align_up(namesz, align);
 		if (name_pad > n - pos)
@@ -447,18 +438,18 @@ static int parse_phdrs(struct parse *ps)
 
 	for (size_t i = 0; i < phnum; i++) {
 		const uint8_t *p = img->data + ps->phoff + i * ps->phentsize;
-		uint32_t type = rd32(p);
+		uint32_t type = le32(p);
 		uint64_t off, vaddr, filesz, align;
 		if (img->is64) {
-			off = rd64(p + 8);
-			vaddr = rd64(p + 16);
-			filesz = rd64(p + 32);
-			align = rd64(p + 48);
+			off = le64(p + 8);
+			vaddr = le64(p + 16);
+			filesz = le64(p + 32);
+			align = le64(p + 48);
 		} else {
-			off = rd32(p + 4);
-			vaddr = rd32(p + 8);
-			filesz = rd32(p + 16);
-			align = rd32(p + 28);
+			off = le32(p + 4);
+			vaddr = le32(p + 8);
+			filesz = le32(p + 16);
+			align = le32(p + 28);
 		}
 		if (type == PT_LOAD && filesz && off <= UINT64_MAX - filesz) {
 			struct load_seg seg = { .offset = off, .filesz = filesz, .vaddr = vaddr };
@@ -530,15 +521,15 @@ static void read_sym(const struct elf_image *img, const struct table *t, size_t 
 	const uint8_t *p = t->p + i * t->entsize;
 	uint8_t info;
 
-	s->name = rd32(p);
+	s->name = le32(p);
 	if (img->is64) {
 		info = p[4];
 		s->shndx = rd16(p + 6);
-		s->value = rd64(p + 8);
-		s->size = rd64(p + 16);
+		s->value = le64(p + 8);
+		s->size = le64(p + 16);
 	} else {
-		s->value = rd32(p + 4);
-		s->size = rd32(p + 8);
+		s->value = le32(p + 4);
+		s->size = le32(p + 8);
 		info = p[12];
 		s->shndx = rd16(p + 14);
 	}
@@ -591,7 +582,7 @@ static void collect_symbols(struct parse *ps, size_t idx, const struct table *t)
 		if (s.shndx == SHN_XINDEX) {
 			if (!xp || i >= xn)
 				continue;
-			shndx = rd32(xp + 4 * i);
+			shndx = le32(xp + 4 * i);
 		} else if (s.shndx == SHN_UNDEF || s.shndx >= SHN_LORESERVE) {
 			continue;
 		} else {
@@ -765,7 +756,7 @@ static bool pltgot_target(struct parse *ps, const uint8_t *p, size_t n, uint64_t
 		i++;
 	if (n - i < 6 || p[i] != 0xff)
 		return false;
-	uint32_t disp = rd32(p + i + 2);
+	uint32_t disp = le32(p + i + 2);
 	if (ps->img->is64 && p[i + 1] == 0x25) {
 		*got = addr + i + 6 + (uint64_t)(int64_t)(int32_t)disp;
 		return true;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "base/err.h"
 #include "base/mapguard.h"
 #include "base/hashmap.h"
@@ -24,25 +25,15 @@
 
 enum { JIT_CODE_LOAD = 0, JIT_CODE_MOVE = 1 };
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
 int jitdump_parse(struct perfmap **out, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	*out = NULL;
 	if (len < JITDUMP_HEADER_MIN)
 		return err_corrupt_at(0, "jitdump header truncated (%zu bytes)", len);
-	if (rd32(p) != JITDUMP_MAGIC)
-		return err_corrupt_at(0, "not a jitdump file (magic %#x)", rd32(p));
-	uint32_t hsize = rd32(p + 8);
+	if (le32(p) != JITDUMP_MAGIC)
+		return err_corrupt_at(0, "not a jitdump file (magic %#x)", le32(p));
+	uint32_t hsize = le32(p + 8);
 	if (hsize < JITDUMP_HEADER_MIN || hsize > len)
 		return err_corrupt_at(8, "jitdump header size %u", hsize);
 	struct perfmap *pm = perfmap_new(len);
@@ -50,11 +41,11 @@ int jitdump_parse(struct perfmap **out, const void *data, size_t len)
 	hashmap_init(&loaded);
 	for (size_t pos = hsize; len - pos >= JR_PREFIX;) {
 		const uint8_t *r = p + pos;
-		uint32_t id = rd32(r), size = rd32(r + 4);
+		uint32_t id = le32(r), size = le32(r + 4);
 		if (size < JR_PREFIX || size > len - pos)
 			break; /* torn or bad: keep what was read */
 		if (id == JIT_CODE_LOAD && size >= JR_LOAD_FIXED) {
-			uint64_t addr = rd64(r + 32), csize = rd64(r + 40);
+			uint64_t addr = le64(r + 32), csize = le64(r + 40);
 			const uint8_t *name = r + JR_LOAD_FIXED;
 			const uint8_t *nul = memchr(name, '\0', size - JR_LOAD_FIXED);
 			const char *kept = NULL;
@@ -65,7 +56,7 @@ int jitdump_parse(struct perfmap **out, const void *data, size_t len)
 				hashmap_put(&loaded, addr, (uint64_t)(uintptr_t)kept);
 		} else if (id == JIT_CODE_MOVE && size >= JR_MOVE_FIXED) {
 			/* The code keeps its name at the new address: find it at the old one. */
-			uint64_t old = rd64(r + 32), addr = rd64(r + 40), csize = rd64(r + 48);
+			uint64_t old = le64(r + 32), addr = le64(r + 40), csize = le64(r + 48);
 			uint64_t v;
 			const char *kept = NULL;
 			if (hashmap_get(&loaded, old, &v)) {

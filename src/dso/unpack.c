@@ -15,22 +15,13 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "base/bytes.h"
 #include "base/err.h"
 #include "base/xalloc.h"
 
 enum { ELFCOMPRESS_ZLIB = 1, ELFCOMPRESS_ZSTD = 2 };
 
 #define XZ_MEMLIMIT ((uint64_t)128 << 20) /* the xz decoder's own tables */
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 /* A growing output buffer that never exceeds 'cap' bytes. */
 struct obuf {
@@ -162,8 +153,8 @@ int unpack_chdr(const uint8_t *p, size_t n, bool is64, uint8_t **out, size_t *ou
 	size_t hdr = is64 ? 24 : 12;
 	if (n < hdr)
 		return err_corrupt_at(0, "compressed section too short for its header (%zu bytes)", n);
-	uint32_t type = rd32(p);
-	uint64_t size = is64 ? rd64(p + 8) : rd32(p + 4);
+	uint32_t type = le32(p);
+	uint64_t size = is64 ? le64(p + 8) : le32(p + 4);
 	if (size > UNPACK_MAX)
 		return err_corrupt_at(is64 ? 8 : 4, "compressed section claims %" PRIu64
 				      " bytes (limit %zu)", size, UNPACK_MAX);

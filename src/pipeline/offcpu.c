@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/hashmap.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
@@ -122,20 +123,6 @@ const struct offcpu_stats *offcpu_stats(const struct offcpu *oc)
 	return &oc->st;
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 static struct pend *push(struct offcpu *oc, uint8_t kind, uint64_t time, uint32_t pid,
 			 uint32_t tid)
 {
@@ -158,25 +145,25 @@ static void take_sample(struct offcpu *oc, const uint8_t *p, const uint8_t *end)
 		oc->st.malformed++;
 		return;
 	}
-	uint32_t pid = rd32(p + 16), tid = rd32(p + 20);
-	uint64_t time = rd64(p + 24);
-	uint64_t nr = rd64(p + 48);
+	uint32_t pid = ne32(p + 16), tid = ne32(p + 20);
+	uint64_t time = ne64(p + 24);
+	uint64_t nr = ne64(p + 48);
 	const uint8_t *chain = p + 56;
 	if (nr > OFFCPU_MAX_CHAIN || (uint64_t)(end - chain) < nr * 8 + 4) {
 		oc->st.malformed++;
 		return;
 	}
 	const uint8_t *raw = chain + nr * 8 + 4;
-	uint32_t raw_size = rd32(chain + nr * 8);
+	uint32_t raw_size = ne32(chain + nr * 8);
 	const struct schedsw_layout *l = &oc->o.lay;
 	if (raw_size < l->min_size || (uint64_t)(end - raw) < raw_size) {
 		oc->st.malformed++;
 		return;
 	}
-	int32_t prev = (int32_t)rd32(raw + l->prev_pid_off);
-	int32_t next = (int32_t)rd32(raw + l->next_pid_off);
-	uint64_t state = l->prev_state_size == 8 ? rd64(raw + l->prev_state_off)
-						 : rd32(raw + l->prev_state_off);
+	int32_t prev = (int32_t)ne32(raw + l->prev_pid_off);
+	int32_t next = (int32_t)ne32(raw + l->next_pid_off);
+	uint64_t state = l->prev_state_size == 8 ? ne64(raw + l->prev_state_off)
+						 : ne32(raw + l->prev_state_off);
 	if (prev > 0 && (uint32_t)prev == tid) {
 		oc->st.switches++;
 		struct pend *e = push(oc, P_OUT, time, pid, tid);
@@ -199,27 +186,27 @@ bool offcpu_take(struct offcpu *oc, const void *rec, size_t len)
 		return false;
 	memcpy(&h, r, sizeof(h));
 	if (h.type == PERF_RECORD_SAMPLE) {
-		if (len < 16 || !hashmap_get(&oc->ids, rd64(r + 8), NULL))
+		if (len < 16 || !hashmap_get(&oc->ids, ne64(r + 8), NULL))
 			return false;
 		take_sample(oc, r + 8, end);
 		return true;
 	}
 	if (h.type == PERF_RECORD_SWITCH) {
 		/* Trailer of the sched event: tid/pid, time, cpu/res, identifier. */
-		if (len < 8 + 32 || !hashmap_get(&oc->ids, rd64(end - 8), NULL))
+		if (len < 8 + 32 || !hashmap_get(&oc->ids, ne64(end - 8), NULL))
 			return false;
 		if (!(h.misc & PERF_RECORD_MISC_SWITCH_OUT))
-			push(oc, P_IN, rd64(end - 24), rd32(end - 32), rd32(end - 28));
+			push(oc, P_IN, ne64(end - 24), ne32(end - 32), ne32(end - 28));
 		return true;
 	}
 	if (h.type == PERF_RECORD_THROTTLE && len >= 8 + 16 &&
-	    hashmap_get(&oc->ids, rd64(r + 16), NULL)) {
+	    hashmap_get(&oc->ids, ne64(r + 16), NULL)) {
 		oc->st.throttled++; /* time, id, stream_id: the kernel dropped switches */
 		return false;
 	}
 	if (h.type == PERF_RECORD_EXIT && len >= 8 + 24) {
 		/* pid, ppid, tid, ptid, time */
-		push(oc, P_EXIT, rd64(r + 24), rd32(r + 8), rd32(r + 16));
+		push(oc, P_EXIT, ne64(r + 24), ne32(r + 8), ne32(r + 16));
 	}
 	return false;
 }

@@ -327,17 +327,7 @@ static int setup_targets(struct session *s)
 		s->ntids = 1;
 		return 0;
 	}
-	for (size_t i = 0; i < o->npids; i++) {
-		pid_t *t;
-		size_t nt;
-		if (live_list_threads(o->pids[i], &t, &nt))
-			return err_set(-ESRCH, "no such process: %d", (int)o->pids[i]);
-		XREALLOC_ARRAY(s->tids, s->ntids + nt);
-		memcpy(s->tids + s->ntids, t, nt * sizeof(*t));
-		s->ntids += nt;
-		free(t);
-	}
-	return 0;
+	return live_append_threads(o->pids, o->npids, &s->tids, &s->ntids);
 }
 
 /* Open the events, falling back as perf does: no PMU → cpu-clock;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/xalloc.h"
 #include "source/live/live.h"
 #include "trace/trace_int.h"
@@ -38,20 +39,6 @@ static size_t ps_pollfds(struct tr_source *s, int *fds, size_t max)
 	return live_pollfds(((struct perfsrc *)s)->live, fds, max);
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 static int collect(void *arg, const void *rec, size_t len)
 {
 	struct perfsrc *ps = arg;
@@ -61,12 +48,12 @@ static int collect(void *arg, const void *rec, size_t len)
 	if (h->type == PERF_RECORD_SAMPLE) {
 		if (len < 8 + 8 + 8)
 			return 0;
-		time = rd64(p + 16);
+		time = ne64(p + 16);
 	} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK ||
 		   h->type == PERF_RECORD_LOST) {
 		if (len < 8 + 24)
 			return 0;
-		time = rd64(p + len - 16); /* sample_id: tid, time, cpu */
+		time = ne64(p + len - 16); /* sample_id: tid, time, cpu */
 	} else {
 		return 0;
 	}
@@ -101,41 +88,41 @@ static void dispatch(struct perfsrc *ps, const uint8_t *p, size_t len)
 		memcpy(comm, p + 16, n);
 		comm[n] = '\0';
 		comm[strnlen(comm, n)] = '\0';
-		core_comm(c, rd32(p + 8), rd32(p + 12), comm);
+		core_comm(c, ne32(p + 8), ne32(p + 12), comm);
 		return;
 	}
 	if (h->type == PERF_RECORD_FORK) {
 		/* pid, ppid, tid, ptid */
-		core_fork(c, rd32(p + 8), rd32(p + 16), rd32(p + 20));
+		core_fork(c, ne32(p + 8), ne32(p + 16), ne32(p + 20));
 		return;
 	}
 	if (h->type == PERF_RECORD_LOST) {
-		ps->lost += rd64(p + 16);
+		ps->lost += ne64(p + 16);
 		return;
 	}
 	/* SAMPLE: pid tid | time | cpu res | raw size | raw */
 	if (len < 36)
 		return;
-	uint32_t rawlen = rd32(p + 32);
+	uint32_t rawlen = ne32(p + 32);
 	const uint8_t *raw = p + 36;
 	if (36 + (size_t)rawlen > len || rawlen < 8)
 		return;
-	struct tr_event e = { .time = rd64(p + 16), .pid = rd32(p + 8), .tid = rd32(p + 12) };
+	struct tr_event e = { .time = ne64(p + 16), .pid = ne32(p + 8), .tid = ne32(p + 12) };
 	uint16_t type;
 	memcpy(&type, raw, 2);
 	if (t->off_id + 8 > rawlen)
 		return;
-	e.nr = (int64_t)rd64(raw + t->off_id);
+	e.nr = (int64_t)ne64(raw + t->off_id);
 	if (type == t->enter_id) {
 		if (t->off_args + 8 * TR_MAXARGS > rawlen)
 			return;
 		e.enter = true;
 		for (unsigned a = 0; a < TR_MAXARGS; a++)
-			e.args[a] = rd64(raw + t->off_args + 8 * a);
+			e.args[a] = ne64(raw + t->off_args + 8 * a);
 	} else if (type == t->exit_id) {
 		if (t->off_ret + 8 > rawlen)
 			return;
-		e.ret = (int64_t)rd64(raw + t->off_ret);
+		e.ret = (int64_t)ne64(raw + t->off_ret);
 	} else {
 		return;
 	}

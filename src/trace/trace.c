@@ -53,17 +53,7 @@ static int read_paranoid(void)
 static int list_targets(struct session *s)
 {
 	const struct trace_opts *o = s->o;
-	for (size_t i = 0; i < o->npids; i++) {
-		pid_t *t;
-		size_t nt;
-		if (live_list_threads(o->pids[i], &t, &nt))
-			return err_set(-ESRCH, "no such process: %d", (int)o->pids[i]);
-		s->tids = xreallocarray(s->tids, s->ntids + nt, sizeof(*t));
-		memcpy(s->tids + s->ntids, t, nt * sizeof(*t));
-		s->ntids += nt;
-		free(t);
-	}
-	return 0;
+	return live_append_threads(o->pids, o->npids, &s->tids, &s->ntids);
 }
 
 /* BPF first (strings at entry), else the raw tracepoints. */

@@ -75,6 +75,10 @@ int live_synth_kernel(const struct perf_event_attr *tracking, uint64_t id, live_
 		      void *arg);
 /* The tids in /proc/PID/task, sorted. Caller frees *tids. 0 or -errno. */
 int live_list_threads(pid_t pid, pid_t **tids, size_t *n);
+/* The threads of every process in pids[0..npids), appended to *tids
+ * (*n entries, grown as needed). 0, or -ESRCH with the error recorded
+ * ("no such process: PID") for the first process that is gone. */
+int live_append_threads(const pid_t *pids, size_t npids, pid_t **tids, size_t *n);
 
 /* Read a small file (sysfs, procfs) into out[max] as text, cut at the first
  * newline. 0 or -errno. */

@@ -123,6 +123,21 @@ int live_list_threads(pid_t pid, pid_t **tids, size_t *n)
 	return 0;
 }
 
+int live_append_threads(const pid_t *pids, size_t npids, pid_t **tids, size_t *n)
+{
+	for (size_t i = 0; i < npids; i++) {
+		pid_t *t;
+		size_t nt;
+		if (live_list_threads(pids[i], &t, &nt))
+			return err_set(-ESRCH, "no such process: %d", (int)pids[i]);
+		XREALLOC_ARRAY(*tids, *n + nt);
+		memcpy(*tids + *n, t, nt * sizeof(*t));
+		*n += nt;
+		free(t);
+	}
+	return 0;
+}
+
 /* A name of 'n' bytes (cut at 'max' and at any NUL), NUL-terminated and
  * padded to 8 bytes. */
 static void add_name(struct buf *b, const char *s, size_t n, size_t max)
