@@ -410,3 +410,21 @@ const struct kallsyms *dso_kallsyms(struct dso_set *s)
 	s->ksyms = ks;
 	return ks;
 }
+
+const char *dso_module_name(const char *path, char *buf, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (base[0] == '[')
+		return base;
+	const char *ext = strrchr(base, '.');
+	if (ext && (!strcmp(ext, ".gz") || !strcmp(ext, ".xz") || !strcmp(ext, ".zst")))
+		ext -= 3;
+	if (!ext || ext <= base || strncmp(ext, ".ko", 3))
+		return base;
+	snprintf(buf, cap, "[%.*s]", (int)(ext - base), base);
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return buf;
+}

@@ -101,6 +101,13 @@ const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d);
  * process's JIT map, "/tmp/perf-PID.map", as perf names it.
  */
 bool dso_is_anon_code(const struct dso *d);
+/*
+ * perf's short name of a kernel module (kmod_path__parse_name):
+ * "/lib/modules/.../snd-pcm.ko.xz" -> "[snd_pcm]", written into buf
+ * (cap bytes); a path that is no module's (or already "[name]") gives its
+ * last component, pointing into 'path'.
+ */
+const char *dso_module_name(const char *path, char *buf, size_t cap);
 /* The id of the DSO_JIT dso "/tmp/perf-PID.map". */
 uint32_t dso_set_jit(struct dso_set *s, uint32_t pid);
 /* The JIT symbol at absolute address 'ip' in a DSO_JIT dso, or NULL:

@@ -159,20 +159,11 @@ static void ctx_release(struct report_ctx *x)
 
 /* ---- names ---- */
 
-/* perf's short name of a kernel module: "/lib/modules/.../snd-pcm.ko.xz" -> "[snd_pcm]". */
+/* perf's short name of a kernel module (dso_module_name), interned. */
 static uint32_t module_name(struct strtab *strs, const char *path)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *ext = strstr(base, ".ko");
-	if (base[0] == '[' || !ext)
-		return strtab_intern_str(strs, base);
 	char buf[512];
-	snprintf(buf, sizeof(buf), "[%.*s]", (int)(ext - base), base);
-	for (char *c = buf; *c; c++)
-		if (*c == '-')
-			*c = '_';
-	return strtab_intern_str(strs, buf);
+	return strtab_intern_str(strs, dso_module_name(path, buf, sizeof(buf)));
 }
 
 static uint32_t dso_name(struct report_ctx *x, struct session *s, uint32_t id, uint32_t pid)

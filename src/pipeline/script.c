@@ -233,24 +233,11 @@ static const struct kallsyms *kernel_syms(struct script_ctx *x)
 
 /* ---- dsos, as perf names them ---- */
 
-/* perf's kmod_path__parse_name: "/lib/modules/.../snd-pcm.ko.xz" -> "[snd_pcm]". */
+/* perf's short name of a kernel module (dso_module_name), interned. */
 static uint32_t module_name(struct script_ctx *x, const char *path)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (base[0] == '[')
-		return strtab_intern_str(x->strs, base);
-	const char *ext = strrchr(base, '.');
-	if (ext && (!strcmp(ext, ".gz") || !strcmp(ext, ".xz") || !strcmp(ext, ".zst")))
-		ext -= 3;
-	if (!ext || ext <= base || strncmp(ext, ".ko", 3))
-		return strtab_intern_str(x->strs, base);
 	char buf[512];
-	snprintf(buf, sizeof(buf), "[%.*s]", (int)(ext - base), base);
-	for (char *c = buf; *c; c++)
-		if (*c == '-')
-			*c = '_';
-	return strtab_intern_str(x->strs, buf);
+	return strtab_intern_str(x->strs, dso_module_name(path, buf, sizeof(buf)));
 }
 
 /* A module keeps its path when the build-id table lists it (perf finds that dso first). */
