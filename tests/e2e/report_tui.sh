@@ -5,7 +5,8 @@
 # callchain (rows indented under it, each with its share); 'a' says to use
 # kiln annotate; q quits, leaving the terminal's modes as they were and the
 # alternate screen off. --no-children: one Overhead column. Standard
-# output a pipe: the --stdio text byte for byte.
+# output a pipe: the --stdio text byte for byte. TERM=dumb: a note and
+# the text.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 : "${BURN:?}"
@@ -89,4 +90,11 @@ tm send-keys -t k "clear; \"\$KILN\" report -i \"\$T/p.data\" | cat >\"\$T/pipe.
 wait_for '^piped=0$' "kiln report | cat"
 cmp -s "$T/stdio.txt" "$T/pipe.txt" || fail "kiln report | cat differs from --stdio"
 [ "$rows" -gt 1 ] || fail "only $rows entry rows on the list"
+
+# 6. TERM=dumb on a terminal: a one-line note on stderr, the text on the terminal.
+tm send-keys -t k "clear; TERM=dumb \"\$KILN\" report -g none --percent-limit 50 -i \"\$T/p.data\" 2>\"\$T/dumb.err\"; echo dumb=\$?" Enter
+wait_for '^dumb=0$' "TERM=dumb"
+screen | grep -Eq "^ +$children +$self  $(re "$comm") +$(re "$dso") " || { screen >&2; fail "TERM=dumb: no first entry"; }
+[ "$(wc -l <"$T/dumb.err")" = 1 ] && grep -q '^note: .*TERM=dumb.* cannot show the browser' "$T/dumb.err" ||
+	fail "TERM=dumb: the note is '$(cat "$T/dumb.err")'"
 echo ok
