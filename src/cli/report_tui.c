@@ -12,7 +12,6 @@
 #include "tui/browser.h"
 
 #define COL_WIDTH_MAX 30
-#define UNRESOLVED_WIDTH 16
 
 /*
  * Node values: entry i (in shown order) is i + 1; callchain node n is
@@ -48,54 +47,22 @@ static const struct hist_entry *entry_of(const struct model *m, uint64_t v)
 	return hist_at(m->h, m->shown.v[v - 1]);
 }
 
-/* One key's column text, into out. */
-static void key_text(const struct model *m, const struct hist_entry *e, int key, struct buf *out)
+/* e's key columns, each padded to its width, appended to out. */
+static void keys_text(const struct model *m, const struct hist_entry *e, struct buf *out)
 {
-	const struct hist *h = m->h;
-	const struct hist_key *k = &e->k;
-	switch (key) {
-	case HIST_COMM:
-		buf_addstr(out, k->comm == HIST_NONE ? "" : strtab_get(h->strs, k->comm));
-		break;
-	case HIST_PID: {
-		uint32_t c = hist_thread_comm(h, k->pid);
-		buf_addf(out, "%7d:%s", (int)k->pid, c == HIST_NONE ? "" : strtab_get(h->strs, c));
-		break;
+	char *p = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&p, &len);
+	if (!f)
+		return;
+	for (size_t j = 0; j < m->nkeys; j++) {
+		report_text_key(f, m->h, m->keys[j], &e->k, m->width[j], j + 1 == m->nkeys);
+		if (j + 1 < m->nkeys)
+			fputs("  ", f);
 	}
-	case HIST_DSO:
-		buf_addstr(out, k->dso == HIST_NONE ? "[unknown]" : strtab_get(h->strs, k->dso));
-		break;
-	case HIST_SYM: {
-		char lvl = k->kernel ? 'k' : '.';
-		if (k->sym != HIST_NONE)
-			buf_addf(out, "[%c] %s", lvl, strtab_get(h->strs, k->sym));
-		else if (!k->addr)
-			buf_addf(out, "[%c] %0*d", lvl, UNRESOLVED_WIDTH, 0);
-		else
-			buf_addf(out, "[%c] %#0*" PRIx64, lvl, UNRESOLVED_WIDTH + 2, k->addr);
-		break;
-	}
-	case HIST_CPU:
-		buf_addf(out, "%03u", (unsigned)k->cpu);
-		break;
-	}
-}
-
-static const char *key_header(int key)
-{
-	switch (key) {
-	case HIST_COMM:
-		return "Command";
-	case HIST_PID:
-		return "    Pid:Command";
-	case HIST_DSO:
-		return "Shared Object";
-	case HIST_SYM:
-		return "Symbol";
-	case HIST_CPU:
-		return "CPU";
-	}
-	return "";
+	if (!fclose(f))
+		buf_add(out, p, len);
+	free(p);
 }
 
 static void m_title(void *ctx, struct buf *out)
@@ -114,9 +81,9 @@ static void m_columns(void *ctx, struct buf *out)
 		buf_addstr(out, "Overhead ");
 	for (size_t j = 0; j < m->nkeys; j++) {
 		if (j + 1 == m->nkeys)
-			buf_addstr(out, key_header(m->keys[j]));
+			buf_addstr(out, report_text_key_header(m->keys[j]));
 		else
-			buf_addf(out, "%-*s  ", (int)m->width[j], key_header(m->keys[j]));
+			buf_addf(out, "%-*s  ", (int)m->width[j], report_text_key_header(m->keys[j]));
 	}
 }
 
@@ -185,20 +152,10 @@ static void m_row(void *ctx, uint64_t node, struct browser_row *out)
 		return;
 	}
 	const struct hist_entry *e = entry_of(m, node);
-	size_t sym_at = 0;
-	for (size_t j = 0; j < m->nkeys; j++) {
-		size_t at = m->text.len;
-		if (m->keys[j] == HIST_SYM)
-			sym_at = at + 4;
-		key_text(m, e, m->keys[j], &m->text);
-		if (j + 1 < m->nkeys) {
-			size_t w = m->text.len - at;
-			for (; w < m->width[j] + 2; w++)
-				buf_addstr(&m->text, " ");
-		}
-	}
+	keys_text(m, e, &m->text);
 	out->text = buf_str(&m->text);
-	out->key = sym_at && sym_at <= m->text.len ? out->text + sym_at : NULL;
+	if (e->k.sym != HIST_NONE && (m->h->key_mask >> HIST_SYM & 1))
+		out->key = strtab_get(m->h->strs, e->k.sym);
 	if (m->h->o.children) {
 		out->pct[0] = share(m, e->children);
 		out->pct[1] = share(m, e->self);
@@ -247,18 +204,22 @@ static void lay_out(struct model *m)
 		if (!m->r->text->elide[h->o.keys[j]])
 			m->keys[m->nkeys++] = (int)h->o.keys[j];
 	for (size_t j = 0; j < m->nkeys; j++)
-		m->width[j] = strlen(key_header(m->keys[j]));
+		m->width[j] = strlen(report_text_key_header(m->keys[j]));
 	for (size_t i = 0; i < hist_count(h); i++) {
 		const struct hist_entry *e = hist_at(h, i);
 		if (share(m, hist_entry_period(h, e)) < m->r->text->percent_limit)
 			continue;
 		VEC_PUSH(&m->shown, (uint32_t)i);
 		for (size_t j = 0; j + 1 < m->nkeys; j++) {
-			buf_reset(&m->text);
-			key_text(m, e, m->keys[j], &m->text);
-			size_t w = m->text.len > COL_WIDTH_MAX ? COL_WIDTH_MAX : m->text.len;
-			if (w > m->width[j])
-				m->width[j] = w;
+			char *p = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&p, &len);
+			if (!f)
+				continue;
+			report_text_key(f, h, m->keys[j], &e->k, m->width[j], false);
+			if (!fclose(f) && len > m->width[j])
+				m->width[j] = len > COL_WIDTH_MAX ? COL_WIDTH_MAX : len;
+			free(p);
 		}
 	}
 }

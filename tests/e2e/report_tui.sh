@@ -29,22 +29,7 @@ sym=$(echo "$first" | sed 's/.*\] //')
 samples=$(grep -c . "$T/stdio.txt") # nonzero, for the record
 [ "$samples" -gt 0 ] || fail "empty --stdio text"
 
-cat >"$T/run.sh" <<'EOS'
-before=$(stty -g)
-"$KILN" report -i "$T/p.data" "$@" 2>"$T/run.err"
-rc=$?
-[ "$before" = "$(stty -g)" ] && same=same || same=changed
-echo "rc=$rc tty=$same"
-EOS
-run() {
-	tm send-keys -t k "clear; sh \"\$T/run.sh\" $*" Enter
-}
-after() {
-	wait_for "rc=[0-9]+ tty" "end of kiln report"
-	screen | grep -q "rc=0 tty=same\$" || { screen >&2; fail "exit status or terminal modes"; }
-	[ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "the alternate screen is still on"
-	[ ! -s "$T/run.err" ] || fail "stderr: $(cat "$T/run.err")"
-}
+tty_runner report
 
 tm new-session -d -s k -x 80 -y 24 \
 	"env T='$T' KILN='$KILN' HOME='$HOME' KILN_CACHE_DIR='${KILN_CACHE_DIR:-}' TERM=screen PS1='$ ' sh" ||
