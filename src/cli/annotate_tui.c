@@ -146,16 +146,7 @@ static void m_help(void *ctx, struct buf *out)
 			"  Enter, a            the selected function's instructions\n");
 }
 
-/*
- * Standard error, kept aside while the screen is the browser's: fd 2
- * goes to a memory file; stderr_back puts it back and copies what was
- * written. 'saved' is -1 when nothing was redirected.
- */
-struct stderr_aside {
-	int saved, mem;
-};
-
-static void stderr_aside(struct stderr_aside *sa)
+void stderr_aside(struct stderr_aside *sa)
 {
 	sa->saved = sa->mem = -1;
 	int mem = memfd_create("kiln-stderr", MFD_CLOEXEC);
@@ -172,7 +163,7 @@ static void stderr_aside(struct stderr_aside *sa)
 	sa->mem = mem;
 }
 
-static void stderr_back(struct stderr_aside *sa)
+void stderr_back(struct stderr_aside *sa)
 {
 	if (sa->saved < 0)
 		return;

@@ -43,4 +43,15 @@ struct annotate_tui {
  */
 int annotate_tui_run(const struct annotate_tui *a);
 
+/*
+ * Standard error, kept aside while the screen is the browser's: fd 2
+ * goes to a memory file; stderr_back puts it back and copies what was
+ * written. 'saved' is -1 when nothing was redirected.
+ */
+struct stderr_aside {
+	int saved, mem;
+};
+void stderr_aside(struct stderr_aside *sa);
+void stderr_back(struct stderr_aside *sa);
+
 #endif

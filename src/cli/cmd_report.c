@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
+#include "cli/report_tui.h"
 #include "pipeline/report.h"
 
 struct report_args {
@@ -42,8 +44,12 @@ static int opt_no_children(struct opts_parser *p, const struct opt *opt, const c
 static const struct opt report_opts[] = {
 	OPT_FILENAME('i', "input", RA_OFF(o.load.input), "FILE",
 		     "the perf.data to read (default perf.data; \"-\": standard input)"),
-	OPT_BOOL(0, "stdio", RA_OFF(stdio), "print the table as text (perf report --stdio)"),
-	OPT_BOOL(0, "tui", RA_OFF(tui), "accepted; the table is printed as text"),
+	OPT_BOOL(0, "stdio", RA_OFF(stdio),
+		 "print the table as text (perf report --stdio; the default when standard "
+		 "output is not a terminal)"),
+	OPT_BOOL(0, "tui", RA_OFF(tui),
+		 "the terminal browser (the default when standard input and output are a "
+		 "terminal)"),
 	OPT_STRING('s', "sort", RA_OFF(sort), "KEYS",
 		   "sort and group by these keys: comm, pid, dso, sym, cpu (default comm,dso,sym)"),
 	OPT_STRING('F', "fields", RA_OFF(fields), "FIELDS",
@@ -91,8 +97,13 @@ const struct opts_cmd report_cmd = {
 		"Print the samples of a perf.data (default ./perf.data) grouped by the sort\n"
 		"keys, hottest first, as perf report --stdio (perf 6.1) prints them: the\n"
 		"header block, Children and Self (or Overhead) percentages, [.] user and [k]\n"
-		"kernel symbols, each entry's callchain. The output is text on a terminal\n"
-		"too.\n",
+		"kernel symbols, each entry's callchain.\n"
+		"\n"
+		"When standard input and output are a terminal (and not --stdio), the\n"
+		"first event's table opens in the terminal browser instead: one row per\n"
+		"entry with its shares; Enter or '+' unfolds an entry's callchain (the\n"
+		"nodes --stdio's graph prints, with their shares of all samples), '/'\n"
+		"filters by symbol, 'h' lists the keys, 'q' quits.\n",
 	.opts = report_opts,
 	.examples = "kiln report --stdio -i perf.data\n"
 		    "kiln report --stdio --no-children -s dso\n"
@@ -182,6 +193,49 @@ static int parse_graph(struct opts_parser *p, struct report_args *a)
 	return 0;
 }
 
+/*
+ * The browser, when asked for and the terminal can show it: 1 when it was
+ * shown (*code set), else 0 (the text is to be printed; a terminal kiln
+ * cannot drive got a note).
+ */
+static int browse(const struct report_args *a, const struct kiln_env *env, int *code)
+{
+	const struct report_run_opts *o = &a->o;
+	if (a->stdio || o->header || o->header_only || o->threads || !strcmp(o->load.input, "-"))
+		return 0;
+	if (!a->tui && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
+		return 0;
+	struct report_text_opts text = o->text;
+	struct report_load_opts load = o->load;
+	report_elide_columns(o, &text, &load.hist);
+	struct report_data d;
+	int err = report_load(&load, &d);
+	if (err) {
+		report_data_release(&d);
+		*code = profile_cli_fail(o->load.input, err);
+		return 1;
+	}
+	const struct report_event *ev = NULL;
+	for (size_t i = 0; i < d.ev.n && !ev; i++)
+		if (d.ev.v[i].used)
+			ev = &d.ev.v[i];
+	if (!ev) { /* the text says what is wrong */
+		report_data_release(&d);
+		return 0;
+	}
+	err = report_tui_run(&(struct report_tui){
+		.h = &ev->h, .event = ev->name, .text = &text, .term = env->term });
+	bool partial = d.partial;
+	report_data_release(&d);
+	if (err == -EINVAL || err == -EBUSY)
+		cli_err("note: kiln report: the terminal (TERM=%s) cannot show the browser; "
+			"printing the text\n", env->term ? env->term : "");
+	if (err)
+		return 0;
+	*code = partial ? cli_report_partial(o->load.input) : KILN_EXIT_OK;
+	return 1;
+}
+
 int cmd_report(int argc, char **argv, const struct kiln_env *env)
 {
 	struct report_args a = {
@@ -213,8 +267,15 @@ int cmd_report(int argc, char **argv, const struct kiln_env *env)
 			return cli_usage_error(&p);
 		}
 	}
+	if (a.stdio && a.tui) {
+		opts_error(&p, "--stdio and --tui exclude each other");
+		return cli_usage_error(&p);
+	}
 	if (cli_check_owner(a.o.load.input, a.force))
 		return KILN_EXIT_FAIL;
+	err_clear();
+	if (browse(&a, env, &code))
+		return code;
 	err_clear();
 	bool partial = false;
 	int err = report_run(&a.o, &partial);

@@ -155,6 +155,17 @@ static void key_print(FILE *out, const struct hist *h, int key, const struct his
 		put_spaces(out, width - n);
 }
 
+const char *report_text_key_header(int key)
+{
+	return key_header(key);
+}
+
+void report_text_key(FILE *out, const struct hist *h, int key, const struct hist_key *k,
+		     size_t width, bool last)
+{
+	key_print(out, h, key, k, width, last);
+}
+
 /* ---- callchains ---- */
 
 struct chain_ctx {

@@ -52,6 +52,12 @@ void report_text_lost(FILE *out, uint64_t lost);
 void report_text_section(FILE *out, const struct report_text_opts *o,
 			 const struct report_section *s);
 
+/* A sort key's column header ("Shared Object"), and its cell for k
+ * padded to 'width' (the last column, a symbol, is not padded). */
+const char *report_text_key_header(int key);
+void report_text_key(FILE *out, const struct hist *h, int key, const struct hist_key *k,
+		     size_t width, bool last);
+
 /* perf diff: baseline (a) and the other file (b), both keyed by dso,sym. */
 enum report_diff_compute { REPORT_DIFF_DELTA, REPORT_DIFF_DELTA_ABS, REPORT_DIFF_RATIO,
 			   REPORT_DIFF_WDIFF };

@@ -496,6 +496,12 @@ static void elide_columns(const struct report_run_opts *o, struct report_text_op
 	}
 }
 
+void report_elide_columns(const struct report_run_opts *o, struct report_text_opts *t,
+			  struct hist_opts *h)
+{
+	elide_columns(o, t, h, false);
+}
+
 int report_run(const struct report_run_opts *o, bool *partial)
 {
 	struct report_text_opts text = o->text;

@@ -72,6 +72,9 @@ struct report_run_opts {
 	FILE *out;
 };
 int report_run(const struct report_run_opts *o, bool *partial);
+/* The columns a one-value filter leaves out, as report_run does (a browser's load). */
+void report_elide_columns(const struct report_run_opts *o, struct report_text_opts *t,
+			  struct hist_opts *h);
 
 /* kiln diff --stdio: perf diff's table of two perf.data files (the
  * first event of each). *partial: bit 0 base, bit 1 other broke part-way;

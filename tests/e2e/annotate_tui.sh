@@ -21,22 +21,7 @@ export HOME="$T/home"
 hot=$(sed -n 's/^ *: [0-9a-f]* <\(.*\)>:$/\1/p' "$T/stdio.txt" | head -1)
 [ -n "$hot" ] || fail "no function in the --stdio text: $(head -5 "$T/stdio.txt")"
 
-cat >"$T/run.sh" <<'EOS'
-before=$(stty -g)
-"$KILN" annotate -i "$T/p.data" "$@" 2>"$T/run.err"
-rc=$?
-[ "$before" = "$(stty -g)" ] && same=same || same=changed
-echo "rc=$rc tty=$same"
-EOS
-run() {
-	tm send-keys -t k "clear; sh \"\$T/run.sh\" $*" Enter
-}
-after() {
-	wait_for "rc=[0-9]+ tty" "end of kiln annotate"
-	screen | grep -q "rc=0 tty=same\$" || { screen >&2; fail "exit status or terminal modes"; }
-	[ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "the alternate screen is still on"
-	[ ! -s "$T/run.err" ] || fail "stderr: $(cat "$T/run.err")"
-}
+tty_runner annotate
 
 tm new-session -d -s k -x 80 -y 24 \
 	"env T='$T' KILN='$KILN' HOME='$HOME' KILN_CACHE_DIR='${KILN_CACHE_DIR:-}' TERM=screen PS1='$ ' sh" ||

@@ -41,3 +41,29 @@ keys() {
 	tm send-keys -t k "$@"
 	sleep 0.3
 }
+# A kiln command run in the pane on $T/p.data (the test's recording):
+#   tty_runner CMD       write $T/run.sh: "$KILN" CMD -i "$T/p.data" ARGS,
+#                        stderr to $T/run.err, then "rc=N tty=same|changed"
+#                        (the terminal's modes compared with stty -g);
+#   run ARGS             start it in the pane (session 'k', which has $T and $KILN);
+#   after                wait for its end: status 0, the modes as they were,
+#                        the alternate screen off, nothing on stderr.
+tty_runner() {
+	cat >"$T/run.sh" <<EOS
+before=\$(stty -g)
+"\$KILN" $1 -i "\$T/p.data" "\$@" 2>"\$T/run.err"
+rc=\$?
+[ "\$before" = "\$(stty -g)" ] && same=same || same=changed
+echo "rc=\$rc tty=\$same"
+EOS
+	runner_cmd=$1
+}
+run() {
+	tm send-keys -t k "clear; sh \"\$T/run.sh\" $*" Enter
+}
+after() {
+	wait_for "rc=[0-9]+ tty" "end of kiln $runner_cmd"
+	screen | grep -q "rc=0 tty=same\$" || { screen >&2; fail "exit status or terminal modes"; }
+	[ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "the alternate screen is still on"
+	[ ! -s "$T/run.err" ] || fail "stderr: $(cat "$T/run.err")"
+}
