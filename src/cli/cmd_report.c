@@ -215,18 +215,11 @@ static int browse(const struct report_args *a, const struct kiln_env *env, int *
 		*code = profile_cli_fail(o->load.input, err);
 		return 1;
 	}
-	const struct report_event *ev = NULL;
-	for (size_t i = 0; i < d.ev.n && !ev; i++)
-		if (d.ev.v[i].used)
-			ev = &d.ev.v[i];
-	if (!ev) { /* the text says what is wrong */
-		report_data_release(&d);
-		return 0;
-	}
-	err = report_tui_run(&(struct report_tui){
-		.h = &ev->h, .event = ev->name, .text = &text, .term = env->term });
+	err = report_tui_run(&(struct report_tui){ .o = o, .d = &d, .text = &text, .env = env });
 	bool partial = d.partial;
 	report_data_release(&d);
+	if (err == -ENODATA) /* no samples: the text says what is wrong */
+		return 0;
 	if (err == -EINVAL || err == -EBUSY)
 		cli_err("note: kiln report: the terminal (TERM=%s) cannot show the browser; "
 			"printing the text\n", env->term ? env->term : "");

@@ -277,8 +277,9 @@ static void all_entries(struct browser *b, bool on)
 	rebuild(b);
 }
 
-void browser_run(struct tui *t, const struct browser_model *m, const struct browser_opts *o)
+int browser_run(struct tui *t, const struct browser_model *m, const struct browser_opts *o)
 {
+	int quit_key = 'q';
 	struct browser b = {.t = t, .m = m};
 	struct tui_tick tick;
 
@@ -304,6 +305,17 @@ void browser_run(struct tui *t, const struct browser_model *m, const struct brow
 		case '\n':
 		case '\r':
 		case KEY_ENTER:
+			if (m->open && selected(&b) && !selected(&b)->depth) {
+				int rc = m->open(m->ctx, selected(&b)->entry);
+				if (rc == BROWSER_QUIT) {
+					done = true;
+					quit_key = 'q';
+				}
+				else if (rc == BROWSER_STAY)
+					rebuild(&b);
+				if (rc != BROWSER_UNFOLD)
+					break;
+			}
 			/* A row without a callchain (annotate's list): Enter annotates it. */
 			if (selected(&b) && !selected(&b)->expandable && m->annotate) {
 				do_annotate(&b, o);
@@ -346,12 +358,14 @@ void browser_run(struct tui *t, const struct browser_model *m, const struct brow
 			break;
 		case 27:
 			done = !go_back(&b);
+			quit_key = 27;
 			break;
 		case KEY_LEFT:
 			go_back(&b);
 			break;
 		case 'q':
 			done = true;
+			quit_key = 'q';
 			break;
 		default:
 			if (m->key && m->key(m->ctx, selected(&b) ? selected(&b)->node : 0, c) == 1)
@@ -363,4 +377,5 @@ void browser_run(struct tui *t, const struct browser_model *m, const struct brow
 	tui_filter_release(&b.filter);
 	buf_release(&b.line);
 	buf_release(&b.msg);
+	return quit_key;
 }
