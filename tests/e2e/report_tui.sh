@@ -169,7 +169,38 @@ tm capture-pane -p -e -t k | sed -n 3p | grep -Eq '\[([0-9]+;)*7m' || fail "the 
 keys q
 after
 
-# 7. SIGTERM: the terminal as it was, the death the shell expects.
+# 7. Two events: perf's menu ("Available samples", a row per event with its
+# sample count as --stdio's header gives it), Enter opens the selected one,
+# Esc comes back to the menu, q in an event's list quits.
+"$KILN" record -q -g -e cpu-clock,task-clock -F 999 -o "$T/p2.data" -- "$T/bin/prog" ||
+	fail "kiln record -e cpu-clock,task-clock failed"
+"$KILN" report --stdio -i "$T/p2.data" >"$T/two.txt" 2>"$T/err" ||
+	fail "kiln report --stdio on two events failed: $(cat "$T/err")"
+grep "^# Samples: " "$T/two.txt" | sed "s/^# Samples: \([0-9]*[KMG]*\) *of event '\(.*\)'\$/\1 \2/" >"$T/two.ev"
+[ "$(wc -l <"$T/two.ev")" = 2 ] || fail "two events expected in --stdio: $(cat "$T/two.ev")"
+ev2=$(sed -n 2p "$T/two.ev" | cut -d' ' -f2-)
+tm send-keys -t k "clear; sh \"\$T/run.sh\" -i \"\$T/p2.data\"" Enter
+expect 1 '^Available samples' "the event menu"
+expect 2 "^  $(sed -n 1p "$T/two.ev" | sed 's/[][\.*^$+?(){}|]/\\&/g')\$" "the first event's row"
+expect 3 "^  $(sed -n 2p "$T/two.ev" | sed 's/[][\.*^$+?(){}|]/\\&/g')\$" "the second event's row"
+keys Down Enter
+expect 1 "^Samples: [0-9]+[KMG]? of event '$(re "$ev2")'" "the second event's list"
+keys h
+wait_for '^  /  +filter entries by symbol' "the help page's keys"
+keys End
+wait_for '^  a +annotate the selected row' "the help page's report keys"
+screen | grep -Eq '^  d +only this shared object' || fail "the help page has no 'd'"
+keys q
+expect 1 "^Samples: [0-9]+[KMG]? of event '$(re "$ev2")'" "back from the help page"
+keys Escape
+expect 1 '^Available samples' "Esc: back to the menu"
+expect 24 '^2/2  \? help' "the menu's selection kept"
+keys Enter
+expect 1 "^Samples: [0-9]+[KMG]? of event '$(re "$ev2")'" "the second event's list again"
+keys q
+after
+
+# 8. SIGTERM: the terminal as it was, the death the shell expects.
 run
 wait_for '^Samples: ' "the list before SIGTERM"
 kill -TERM "$(cat "$T/pid")"
@@ -177,13 +208,13 @@ wait_for "rc=[0-9]+ tty" "the end after SIGTERM"
 screen | grep -q "rc=143 tty=same\$" || { screen >&2; fail "SIGTERM: exit status or terminal modes"; }
 [ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "SIGTERM: the alternate screen is still on"
 
-# 8. Standard output a pipe: the --stdio text, byte for byte.
+# 9. Standard output a pipe: the --stdio text, byte for byte.
 tm send-keys -t k "clear; \"\$KILN\" report -i \"\$T/p.data\" | cat >\"\$T/pipe.txt\"; echo piped=\$?" Enter
 wait_for '^piped=0$' "kiln report | cat"
 cmp -s "$T/stdio.txt" "$T/pipe.txt" || fail "kiln report | cat differs from --stdio"
 [ "$rows" -gt 1 ] || fail "only $rows entry rows on the list"
 
-# 9. TERM=dumb on a terminal: a one-line note on stderr, the text on the terminal.
+# 10. TERM=dumb on a terminal: a one-line note on stderr, the text on the terminal.
 tm send-keys -t k "clear; TERM=dumb \"\$KILN\" report -g none --percent-limit 50 -i \"\$T/p.data\" 2>\"\$T/dumb.err\"; echo dumb=\$?" Enter
 wait_for '^dumb=0$' "TERM=dumb"
 screen | grep -Eq "^ +$children +$self  $(re "$comm") +$(re "$dso") " || { screen >&2; fail "TERM=dumb: no first entry"; }
