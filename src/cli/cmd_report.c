@@ -100,10 +100,13 @@ const struct opts_cmd report_cmd = {
 		"kernel symbols, each entry's callchain.\n"
 		"\n"
 		"When standard input and output are a terminal (and not --stdio), the\n"
-		"first event's table opens in the terminal browser instead: one row per\n"
-		"entry with its shares; Enter or '+' unfolds an entry's callchain (the\n"
-		"nodes --stdio's graph prints, with their shares of all samples), '/'\n"
-		"filters by symbol, 'h' lists the keys, 'q' quits.\n",
+		"table opens in the terminal browser instead (with several events, perf's\n"
+		"event menu first): one row per entry with its shares; Enter or '+'\n"
+		"unfolds an entry's callchain (the nodes --stdio's graph prints, with\n"
+		"their shares of all samples), 'a' annotates the row's symbol (kiln\n"
+		"annotate's page), 'd', 't', 's' zoom into its DSO, thread, symbol (the\n"
+		"rows of --dsos, --tid, --symbols; again or Esc: zoom out), '/' filters by\n"
+		"symbol, 'h' lists the keys, 'q' quits.\n",
 	.opts = report_opts,
 	.examples = "kiln report --stdio -i perf.data\n"
 		    "kiln report --stdio --no-children -s dso\n"
