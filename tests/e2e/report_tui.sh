@@ -12,7 +12,8 @@
 # events: perf's event menu first, Enter opens one, Esc comes back. A
 # resize to 20 columns and back redraws it. q quits, leaving the
 # terminal's modes as they were and the alternate screen off; so does
-# SIGTERM (exit status 143). --no-children: one Overhead column. Standard
+# SIGTERM, SIGHUP and Ctrl-C (exit status 143, 129, 130). A kernel
+# symbol's page holds annotate's note. --no-children: one Overhead column. Standard
 # output a pipe: the --stdio text byte for byte. TERM=dumb: a note and the
 # text.
 . "$(dirname "$0")/lib.sh"
@@ -166,6 +167,20 @@ diff "$T/ann.rows" "$T/page.rows" >&2 || fail "the page's rows are not kiln anno
 keys q
 expect 3 "^[-+ ] +$(echo "$hot" | awk '{print $1}')  prog " "back on the list"
 tm capture-pane -p -e -t k | sed -n 3p | grep -Eq '\[([0-9]+;)*7m' || fail "the row is not selected after q"
+# A kernel symbol (when the recording has one on screen): annotate's note on its page.
+kk=$("$KILN" report --stdio --no-children -g none -i "$T/p.data" | grep -E '^ +[0-9]+\.[0-9]+%  ' |
+	head -20 | awk '/\[k\] / { print NR; exit }')
+if [ -n "$kk" ]; then
+	ksym=$("$KILN" report --stdio --no-children -g none -i "$T/p.data" | grep -E '^ +[0-9]+\.[0-9]+%  ' |
+		sed -n "${kk}p" | sed 's/.*\] //')
+	i=1
+	while [ $i -lt "$kk" ]; do keys Down; i=$((i + 1)); done
+	keys a
+	expect 1 "^Annotate: $(re "$ksym")  [0-9]+\\.[0-9]+%  \\[kernel\\.kallsyms\\]" "a kernel symbol's page"
+	wait_for '^ +: note: ' "the note on a kernel symbol's page"
+	keys q
+	expect 24 "^$kk/[0-9]+  \\? help" "back on the kernel symbol's row"
+fi
 keys q
 after
 
@@ -207,6 +222,18 @@ kill -TERM "$(cat "$T/pid")"
 wait_for "rc=[0-9]+ tty" "the end after SIGTERM"
 screen | grep -q "rc=143 tty=same\$" || { screen >&2; fail "SIGTERM: exit status or terminal modes"; }
 [ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "SIGTERM: the alternate screen is still on"
+# SIGHUP (129) and Ctrl-C (130) alike.
+run
+wait_for '^Samples: ' "the list before SIGHUP"
+kill -HUP "$(cat "$T/pid")"
+wait_for "rc=[0-9]+ tty" "the end after SIGHUP"
+screen | grep -q "rc=129 tty=same\$" || { screen >&2; fail "SIGHUP: exit status or terminal modes"; }
+run
+wait_for '^Samples: ' "the list before Ctrl-C"
+keys C-c
+wait_for "rc=[0-9]+ tty" "the end after Ctrl-C"
+screen | grep -q "rc=130 tty=same\$" || { screen >&2; fail "Ctrl-C: exit status or terminal modes"; }
+[ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "Ctrl-C: the alternate screen is still on"
 
 # 9. Standard output a pipe: the --stdio text, byte for byte.
 tm send-keys -t k "clear; \"\$KILN\" report -i \"\$T/p.data\" | cat >\"\$T/pipe.txt\"; echo piped=\$?" Enter
