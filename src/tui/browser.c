@@ -203,12 +203,24 @@ static const struct tui_row *selected(const struct browser *b)
 	return b->view.sel < b->rows.r.n ? &b->rows.r.v[b->view.sel] : NULL;
 }
 
+/* The status line says the model is at work (a zoom or a page may read a file). */
+static void busy(struct browser *b)
+{
+	if (LINES < 1)
+		return;
+	attrset(tui_attr(b->t, TUI_STATUS));
+	tui_text_pad(b->t, LINES - 1, 0, COLS, "Working...", 10);
+	attrset((int)A_NORMAL);
+	refresh();
+}
+
 static void do_zoom(struct browser *b, enum browser_zoom how)
 {
 	const struct tui_row *r = selected(b);
 
 	if (!b->m->zoom || !r)
 		return;
+	busy(b);
 	if (b->m->zoom(b->m->ctx, r->node, how, &b->msg) == 1)
 		restart(b);
 }
@@ -224,6 +236,7 @@ static void do_annotate(struct browser *b, const struct browser_opts *o)
 		buf_addstr(&b->msg, "no annotation here");
 		return;
 	}
+	busy(b);
 	if (b->m->annotate(b->m->ctx, r->entry, r->node, &page, &b->msg) < 0) {
 		if (!b->msg.len)
 			buf_addstr(&b->msg, "cannot annotate this entry");
@@ -242,7 +255,7 @@ static bool go_back(struct browser *b)
 		rebuild(b);
 		return true;
 	}
-	if (b->m->zoom && b->m->zoom(b->m->ctx, 0, BROWSER_ZOOM_OUT, &b->msg) == 1) {
+	if (b->m->zoom && (busy(b), b->m->zoom(b->m->ctx, 0, BROWSER_ZOOM_OUT, &b->msg)) == 1) {
 		restart(b);
 		return true;
 	}
