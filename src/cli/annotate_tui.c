@@ -9,9 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "annotate/annotate.h"
 #include "base/buf.h"
-#include "base/xalloc.h"
 #include "tui/browser.h"
 #include "tui/textview.h"
 
@@ -31,7 +29,7 @@ static const struct symhist_group *group_of(const struct list *l, uint64_t node)
 static void m_title(void *ctx, struct buf *out)
 {
 	const struct list *l = ctx;
-	const struct symhist *h = l->a->h;
+	const struct symhist *h = l->a->v->h;
 	uint64_t samples = 0;
 	for (size_t i = 0; i < h->events.n; i++)
 		samples += h->events.v[i].samples;
@@ -77,22 +75,17 @@ static uint64_t m_child(void *ctx, uint64_t node, size_t i)
 	return 0;
 }
 
-static double share_of(const struct list *l, const struct symhist_group *g)
-{
-	return annotate_percent(g->period, l->a->h->events.v[g->attr].period);
-}
-
 static void m_row(void *ctx, uint64_t node, struct browser_row *out)
 {
 	struct list *l = ctx;
 	const struct symhist_group *g = group_of(l, node);
-	const char *sym = strtab_get(l->a->s->strs, g->name);
+	const char *sym = strtab_get(l->a->v->s->strs, g->name);
 	buf_reset(&l->text);
-	buf_addf(&l->text, "%-*s  [%c] %s", l->dso_width, l->a->dso_name(l->a->ctx, g),
+	buf_addf(&l->text, "%-*s  [%c] %s", l->dso_width, annotate_view_dso(l->a->v, g),
 		 g->kernel ? 'k' : '.', sym);
 	out->text = buf_str(&l->text);
 	out->key = sym;
-	out->pct[0] = share_of(l, g);
+	out->pct[0] = annotate_view_share(l->a->v, g);
 	out->n_pct = 1;
 }
 
@@ -115,28 +108,8 @@ static int m_annotate(void *ctx, uint64_t entry, uint64_t node, struct textview_
 		      struct buf *msg)
 {
 	const struct list *l = ctx;
-	const struct symhist_group *g = group_of(l, entry);
-	char *text = NULL;
-	size_t len = 0;
 	(void)node;
-	FILE *f = open_memstream(&text, &len);
-	if (!f) {
-		buf_addstr(msg, "out of memory");
-		return -ENOMEM;
-	}
-	int err = l->a->write(l->a->ctx, g, f);
-	if (fclose(f) || err) {
-		free(text);
-		buf_addstr(msg, "cannot write the annotation");
-		return -EIO;
-	}
-	char *title = xasprintf("Annotate: %s  %.2f%%  %s", strtab_get(l->a->s->strs, g->name),
-				share_of(l, g), l->a->dso_name(l->a->ctx, g));
-	textview_src_text(page, title, text, len);
-	textview_src_lead_pct(page);
-	free(title);
-	free(text);
-	return 0;
+	return annotate_view_page(l->a->v, group_of(l, entry), page, msg);
 }
 
 static void m_help(void *ctx, struct buf *out)
@@ -194,7 +167,7 @@ int annotate_tui_run(const struct annotate_tui *a)
 {
 	struct list l = { .a = a, .dso_width = (int)strlen("Shared Object") };
 	for (size_t i = 0; i < a->n; i++) {
-		size_t w = strlen(a->dso_name(a->ctx, a->groups[i]));
+		size_t w = strlen(annotate_view_dso(a->v, a->groups[i]));
 		if (w > (size_t)l.dso_width)
 			l.dso_width = w > DSO_WIDTH_MAX ? DSO_WIDTH_MAX : (int)w;
 	}

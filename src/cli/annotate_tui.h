@@ -20,18 +20,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "pipeline/symhist.h"
+#include "cli/annotate_view.h"
 
 struct annotate_tui {
-	struct session *s;
-	const struct symhist *h;
+	const struct annotate_view *v;             /* the session, its symhist, the text options */
 	const struct symhist_group *const *groups; /* the functions, in list order */
 	size_t n;
-	/* The binary as the list names it. */
-	const char *(*dso_name)(void *ctx, const struct symhist_group *g);
-	/* Write g's annotation to f as --stdio does: 0, or -EIO. */
-	int (*write)(void *ctx, const struct symhist_group *g, FILE *f);
-	void *ctx;
 	const char *term; /* $TERM (kiln_env), NULL: unset */
 	bool straight;    /* n == 1: open on its page */
 };

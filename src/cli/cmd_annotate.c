@@ -2,8 +2,8 @@
  * cmd_annotate: `kiln annotate` (cli, L9): the sampled functions of a
  * perf.data disassembled, with each instruction's share of the samples
  * and the source lines between them, as perf annotate --stdio prints
- * them (pipeline/symhist.h groups the samples, annotate/ builds each
- * function's view, output/annotate_text.h writes it).
+ * them (pipeline/symhist.h groups the samples, cli/annotate_view builds
+ * and writes each function's view).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -14,10 +14,10 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "cli/annotate_tui.h"
+#include "cli/annotate_view.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
-#include "output/annotate_text.h"
 #include "pipeline/symhist.h"
 
 struct annotate_args {
@@ -133,13 +133,6 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-static const char *dso_name_of(const struct dso *d)
-{
-	if (d->kind == DSO_KERNEL && !strncmp(d->path, "[kernel.kallsyms]", 17))
-		return "[kernel.kallsyms]";
-	return d->path;
-}
-
 /* Whether group g passes the symbol, dso and percent filters. */
 static bool wanted(const struct annotate_args *a, struct session *s, const struct symhist *h,
 		   const struct symhist_group *g)
@@ -149,7 +142,7 @@ static bool wanted(const struct annotate_args *a, struct session *s, const struc
 		return false;
 	if (a->dsos) {
 		const struct dso *d = dso_set_get(&s->dsos, g->dso);
-		const char *path = dso_name_of(d);
+		const char *path = annotate_view_dso_path(d);
 		const char *base = strrchr(path, '/');
 		if (!in_list(a->dsos, path) && !(base && in_list(a->dsos, base + 1)))
 			return false;
@@ -160,64 +153,11 @@ static bool wanted(const struct annotate_args *a, struct session *s, const struc
 	return true;
 }
 
-/* An annotation that could not be built: its header and the reason, in its place. */
-static void note_only(struct annotation *a, const struct symhist_group *g)
-{
-	a->samples = g->samples;
-	a->period = g->period;
-	a->dis.start = g->start;
-	a->name = g->raw;
-	const char *why = err_last()->msg[0] ? err_last()->msg : "cannot be annotated";
-	VEC_PUSH(&a->notes, xstrdup(why));
-}
-
 struct run {
 	const struct annotate_args *a;
-	struct session *s;
-	const struct symhist *h;
-	struct symhist_annotate_opts ao;
+	struct annotate_view v;
 	VEC(const struct symhist_group *) picked; /* the groups selected, in order */
-	bool browser; /* writing a browser page: a missing symbol gets its note */
 };
-
-/* The binary as the header and the browser name it. */
-static const char *shown_dso(const struct run *r, const struct symhist_group *g)
-{
-	const char *path = dso_name_of(dso_set_get(&r->s->dsos, g->dso));
-	const char *base = strrchr(path, '/');
-	return r->a->full_paths || !base ? path : base + 1;
-}
-
-/* One group: built, written to f. 0, or -EIO. */
-static int show(struct run *r, const struct symhist_group *g, FILE *f)
-{
-	struct session *s = r->s;
-	const char *path = dso_name_of(dso_set_get(&s->dsos, g->dso));
-	struct annotate_text_opts to = {
-		.dso_name = shown_dso(r, g),
-		.event = r->h->events.v[g->attr].name,
-		.func_name = symhist_func_name,
-		.func_ctx = s,
-		.no_source = !r->a->source,
-	};
-	struct annotation an;
-	err_clear();
-	int err = symhist_annotate(s, r->h, g, &r->ao, &an);
-	if (err && r->a->skip_missing && !r->browser) {
-		annotation_release(&an);
-		return 0;
-	}
-	if (err)
-		note_only(&an, g);
-	else if (r->a->print_line)
-		err = annotate_text_write_lines(f, &an, s->strs, path, true);
-	if (r->a->sort_by_lines)
-		err = annotate_text_write_by_line(f, &an, s->strs, &to);
-	else
-		err = annotate_text_write(f, &an, s->strs, &to);
-	annotation_release(&an);
-	return err ? -EIO : 0;
-}
 
 /* Notes for binaries whose samples fell on no symbol. */
 static void report_misses(struct session *s, const struct symhist *h)
@@ -240,7 +180,7 @@ static void report_misses(struct session *s, const struct symhist *h)
 /* The groups to show, in order, into r->picked. */
 static void pick(struct run *r)
 {
-	const struct symhist *h = r->h;
+	const struct symhist *h = r->v.h;
 	uint32_t attr = UINT32_MAX;
 	uint64_t taken = 0;
 	for (size_t i = 0; i < h->groups.n; i++) {
@@ -251,7 +191,7 @@ static void pick(struct run *r)
 		}
 		if (r->a->top && taken >= r->a->top)
 			continue;
-		if (!wanted(r->a, r->s, h, g))
+		if (!wanted(r->a, r->v.s, h, g))
 			continue;
 		taken++;
 		VEC_PUSH(&r->picked, g);
@@ -261,23 +201,9 @@ static void pick(struct run *r)
 static int annotate_all(struct run *r)
 {
 	for (size_t i = 0; i < r->picked.n; i++)
-		if (show(r, r->picked.v[i], stdout))
+		if (annotate_view_write(&r->v, r->picked.v[i], false, stdout))
 			return -EIO;
 	return 0;
-}
-
-static const char *tui_dso(void *ctx, const struct symhist_group *g)
-{
-	return shown_dso(ctx, g);
-}
-
-static int tui_write(void *ctx, const struct symhist_group *g, FILE *f)
-{
-	struct run *r = ctx;
-	r->browser = true;
-	int err = show(r, g, f);
-	r->browser = false;
-	return err;
 }
 
 /*
@@ -290,9 +216,8 @@ static int browse(struct run *r, const struct kiln_env *env)
 	if (a->stdio || !r->picked.n || !strcmp(a->input, "-"))
 		return 1;
 	struct annotate_tui t = {
-		.s = r->s, .h = r->h,
+		.v = &r->v,
 		.groups = r->picked.v, .n = r->picked.n,
-		.dso_name = tui_dso, .write = tui_write, .ctx = r,
 		.term = env->term,
 		.straight = a->symbol && r->picked.n == 1,
 	};
@@ -385,8 +310,12 @@ int cmd_annotate(int argc, char **argv, const struct kiln_env *env)
 		code = profile_cli_fail(a.input, err);
 	} else {
 		struct run r = {
-			.a = &a, .s = &s, .h = &h,
-			.ao = { .src = { a.prefix, (unsigned)a.prefix_strip }, .no_source = !a.source },
+			.a = &a,
+			.v = { .s = &s, .h = &h,
+			       .ao = { .src = { a.prefix, (unsigned)a.prefix_strip },
+				       .no_source = !a.source },
+			       .print_line = a.print_line, .sort_by_lines = a.sort_by_lines,
+			       .full_paths = a.full_paths, .skip_missing = a.skip_missing },
 		};
 		pick(&r);
 		if (browse(&r, env))

@@ -100,10 +100,13 @@ const struct opts_cmd report_cmd = {
 		"kernel symbols, each entry's callchain.\n"
 		"\n"
 		"When standard input and output are a terminal (and not --stdio), the\n"
-		"first event's table opens in the terminal browser instead: one row per\n"
-		"entry with its shares; Enter or '+' unfolds an entry's callchain (the\n"
-		"nodes --stdio's graph prints, with their shares of all samples), '/'\n"
-		"filters by symbol, 'h' lists the keys, 'q' quits.\n",
+		"table opens in the terminal browser instead (with several events, perf's\n"
+		"event menu first): one row per entry with its shares; Enter or '+'\n"
+		"unfolds an entry's callchain (the nodes --stdio's graph prints, with\n"
+		"their shares of all samples), 'a' annotates the row's symbol (kiln\n"
+		"annotate's page), 'd', 't', 's' zoom into its DSO, thread, symbol (the\n"
+		"rows of --dsos, --tid, --symbols; again or Esc: zoom out), '/' filters by\n"
+		"symbol, 'h' lists the keys, 'q' quits.\n",
 	.opts = report_opts,
 	.examples = "kiln report --stdio -i perf.data\n"
 		    "kiln report --stdio --no-children -s dso\n"
@@ -215,18 +218,11 @@ static int browse(const struct report_args *a, const struct kiln_env *env, int *
 		*code = profile_cli_fail(o->load.input, err);
 		return 1;
 	}
-	const struct report_event *ev = NULL;
-	for (size_t i = 0; i < d.ev.n && !ev; i++)
-		if (d.ev.v[i].used)
-			ev = &d.ev.v[i];
-	if (!ev) { /* the text says what is wrong */
-		report_data_release(&d);
-		return 0;
-	}
-	err = report_tui_run(&(struct report_tui){
-		.h = &ev->h, .event = ev->name, .text = &text, .term = env->term });
+	err = report_tui_run(&(struct report_tui){ .o = o, .d = &d, .text = &text, .env = env });
 	bool partial = d.partial;
 	report_data_release(&d);
+	if (err == -ENODATA) /* no samples: the text says what is wrong */
+		return 0;
 	if (err == -EINVAL || err == -EBUSY)
 		cli_err("note: kiln report: the terminal (TERM=%s) cannot show the browser; "
 			"printing the text\n", env->term ? env->term : "");

@@ -445,8 +445,7 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-/* perf's convert_unit: 1000s as K, M, G. */
-static void samples_unit(uint64_t n, uint64_t *v, char *unit)
+void report_text_samples_unit(uint64_t n, uint64_t *v, char *unit)
 {
 	*unit = ' ';
 	*v = n;
@@ -467,7 +466,7 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 	uint64_t total = h->total, nsamples = h->nsamples, count = h->total;
 	uint64_t unit_v;
 	char unit;
-	samples_unit(nsamples, &unit_v, &unit);
+	report_text_samples_unit(nsamples, &unit_v, &unit);
 	fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", unit_v, unit, s->event);
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
 

@@ -55,6 +55,8 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 /* A sort key's column header ("Shared Object"), and its cell for k
  * padded to 'width' (the last column, a symbol, is not padded). */
 const char *report_text_key_header(int key);
+/* A sample count as perf's convert_unit shows it: 4021 -> 4 'K' (' ': as is). */
+void report_text_samples_unit(uint64_t n, uint64_t *v, char *unit);
 void report_text_key(FILE *out, const struct hist *h, int key, const struct hist_key *k,
 		     size_t width, bool last);
 

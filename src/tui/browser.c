@@ -203,12 +203,24 @@ static const struct tui_row *selected(const struct browser *b)
 	return b->view.sel < b->rows.r.n ? &b->rows.r.v[b->view.sel] : NULL;
 }
 
+/* The status line says the model is at work (a zoom or a page may read a file). */
+static void busy(struct browser *b)
+{
+	if (LINES < 1)
+		return;
+	attrset(tui_attr(b->t, TUI_STATUS));
+	tui_text_pad(b->t, LINES - 1, 0, COLS, "Working...", 10);
+	attrset((int)A_NORMAL);
+	refresh();
+}
+
 static void do_zoom(struct browser *b, enum browser_zoom how)
 {
 	const struct tui_row *r = selected(b);
 
 	if (!b->m->zoom || !r)
 		return;
+	busy(b);
 	if (b->m->zoom(b->m->ctx, r->node, how, &b->msg) == 1)
 		restart(b);
 }
@@ -224,6 +236,7 @@ static void do_annotate(struct browser *b, const struct browser_opts *o)
 		buf_addstr(&b->msg, "no annotation here");
 		return;
 	}
+	busy(b);
 	if (b->m->annotate(b->m->ctx, r->entry, r->node, &page, &b->msg) < 0) {
 		if (!b->msg.len)
 			buf_addstr(&b->msg, "cannot annotate this entry");
@@ -242,7 +255,7 @@ static bool go_back(struct browser *b)
 		rebuild(b);
 		return true;
 	}
-	if (b->m->zoom && b->m->zoom(b->m->ctx, 0, BROWSER_ZOOM_OUT, &b->msg) == 1) {
+	if (b->m->zoom && (busy(b), b->m->zoom(b->m->ctx, 0, BROWSER_ZOOM_OUT, &b->msg)) == 1) {
 		restart(b);
 		return true;
 	}
@@ -277,8 +290,9 @@ static void all_entries(struct browser *b, bool on)
 	rebuild(b);
 }
 
-void browser_run(struct tui *t, const struct browser_model *m, const struct browser_opts *o)
+int browser_run(struct tui *t, const struct browser_model *m, const struct browser_opts *o)
 {
+	int quit_key = 'q';
 	struct browser b = {.t = t, .m = m};
 	struct tui_tick tick;
 
@@ -304,6 +318,17 @@ void browser_run(struct tui *t, const struct browser_model *m, const struct brow
 		case '\n':
 		case '\r':
 		case KEY_ENTER:
+			if (m->open && selected(&b) && !selected(&b)->depth) {
+				int rc = m->open(m->ctx, selected(&b)->entry);
+				if (rc == BROWSER_QUIT) {
+					done = true;
+					quit_key = 'q';
+				}
+				else if (rc == BROWSER_STAY)
+					rebuild(&b);
+				if (rc != BROWSER_UNFOLD)
+					break;
+			}
 			/* A row without a callchain (annotate's list): Enter annotates it. */
 			if (selected(&b) && !selected(&b)->expandable && m->annotate) {
 				do_annotate(&b, o);
@@ -346,12 +371,14 @@ void browser_run(struct tui *t, const struct browser_model *m, const struct brow
 			break;
 		case 27:
 			done = !go_back(&b);
+			quit_key = 27;
 			break;
 		case KEY_LEFT:
 			go_back(&b);
 			break;
 		case 'q':
 			done = true;
+			quit_key = 'q';
 			break;
 		default:
 			if (m->key && m->key(m->ctx, selected(&b) ? selected(&b)->node : 0, c) == 1)
@@ -363,4 +390,5 @@ void browser_run(struct tui *t, const struct browser_model *m, const struct brow
 	tui_filter_release(&b.filter);
 	buf_release(&b.line);
 	buf_release(&b.msg);
+	return quit_key;
 }

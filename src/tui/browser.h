@@ -21,6 +21,7 @@
  * Enter or '+' expands or folds the selected row's callchain (Enter on a
  * row without one annotates it, as 'a', when the model annotates), 'e' all of
  * the selected entry's, 'E' expands every entry, 'C' folds every entry;
+ * (the model's 'open' comes first when it has one: report's event menu);
  * '/' filters entries by their key (regex or substring; empty clears);
  * 's', 'd', 't' zoom to the selected row's symbol, DSO, thread (the model
  * decides); 'a' annotates the selected entry (a text page); 'h' or '?'
@@ -44,8 +45,12 @@ struct browser_opts {
 	size_t max_rows; /* 0: BROWSER_MAX_ROWS */
 };
 
-/* Show the model until the user quits. 't' stays open (the caller closes it). */
-void browser_run(struct tui *t, const struct browser_model *m, const struct browser_opts *o);
+/*
+ * Show the model until the user quits. 't' stays open (the caller closes
+ * it). Returns the key that quit: 'q' (or a model's open said
+ * BROWSER_QUIT), or 27 (Esc with nothing to go back from).
+ */
+int browser_run(struct tui *t, const struct browser_model *m, const struct browser_opts *o);
 
 /* The help page's text ('h'), with the model's extra lines; caller frees. */
 char *browser_help_text(const struct browser_model *m, size_t *len);

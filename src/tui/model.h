@@ -53,6 +53,9 @@ enum browser_zoom {
 
 struct textview_src;
 
+/* What browser_model.open returns. */
+enum { BROWSER_UNFOLD = 0, BROWSER_STAY = 1, BROWSER_QUIT = 2 };
+
 struct browser_model {
 	void *ctx; /* passed to every callback */
 
@@ -101,6 +104,14 @@ struct browser_model {
 	 * the model changed, 0 if the key is ignored.
 	 */
 	int (*key)(void *ctx, uint64_t node, int key);
+	/*
+	 * Enter on an entry, before its callchain is unfolded: the model's
+	 * own view of it (report's event menu opens that event's list, in
+	 * a browser_run of its own). Returns BROWSER_UNFOLD to unfold as
+	 * without the callback, BROWSER_STAY (1) to redraw, BROWSER_QUIT to
+	 * leave the browser too (the inner one was left with 'q').
+	 */
+	int (*open)(void *ctx, uint64_t entry);
 	/* Extra lines for the help page ('h'), appended to 'out'. */
 	void (*help)(void *ctx, struct buf *out);
 };

@@ -184,3 +184,48 @@ void tui_view_move(struct tui_view *v, long delta, size_t n, size_t height)
 		v->sel = (size_t)delta > SIZE_MAX - v->sel ? SIZE_MAX : v->sel + (size_t)delta;
 	tui_view_fit(v, n, height);
 }
+
+bool tui_zooms_has(const struct tui_zooms *z, enum browser_zoom how)
+{
+	for (unsigned i = 0; i < z->n; i++)
+		if (z->v[i] == how)
+			return true;
+	return false;
+}
+
+/* Take 'how' off the stack, keeping the others' order. */
+static void zooms_remove(struct tui_zooms *z, enum browser_zoom how)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < z->n; i++)
+		if (z->v[i] != how)
+			z->v[k++] = z->v[i];
+	z->n = k;
+}
+
+int tui_zooms_press(struct tui_zooms *z, enum browser_zoom how, bool *on)
+{
+	*on = false;
+	if (how == BROWSER_ZOOM_OUT) {
+		if (!z->n)
+			return -1;
+		return (int)z->v[--z->n];
+	}
+	if ((unsigned)how >= BROWSER_ZOOM_OUT)
+		return -1;
+	if (tui_zooms_has(z, how)) {
+		zooms_remove(z, how);
+		return (int)how;
+	}
+	z->v[z->n++] = how;
+	*on = true;
+	return (int)how;
+}
+
+void tui_zooms_undo(struct tui_zooms *z, enum browser_zoom how, bool on)
+{
+	if (on)
+		zooms_remove(z, how);
+	else if ((unsigned)how < BROWSER_ZOOM_OUT && !tui_zooms_has(z, how))
+		z->v[z->n++] = how;
+}

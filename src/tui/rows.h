@@ -81,4 +81,25 @@ void tui_view_set(struct tui_view *v, size_t sel, size_t n, size_t height);
 /* Re-establish the invariant after n or height changed (a rebuild, a resize). */
 void tui_view_fit(struct tui_view *v, size_t n, size_t height);
 
+/*
+ * The zooms in force, in the order they were made (perf's zoom stack):
+ * each of BROWSER_ZOOM_SYMBOL, _DSO and _THREAD at most once. A model
+ * keeps one to know what 's', 'd', 't' and Esc mean.
+ */
+struct tui_zooms {
+	enum browser_zoom v[BROWSER_ZOOM_OUT];
+	unsigned n;
+};
+
+bool tui_zooms_has(const struct tui_zooms *z, enum browser_zoom how);
+/*
+ * A zoom key pressed: BROWSER_ZOOM_OUT takes the last zoom off (returns
+ * it, or -1 when there is none); a kind in force is taken off (returns
+ * it); any other is put on (returns it, *on set). *on says which.
+ */
+int tui_zooms_press(struct tui_zooms *z, enum browser_zoom how, bool *on);
+/* Put back what tui_zooms_press changed ('how' the kind it returned, 'on' as it
+ * set it) when the model could not apply it. */
+void tui_zooms_undo(struct tui_zooms *z, enum browser_zoom how, bool on);
+
 #endif

@@ -26,7 +26,10 @@
 #include "base/xalloc.h"
 
 /* The signals whose default action ends the process and that we catch. */
-static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT};
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
+				    SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+/* From here on: a crash, caught only when nothing else handles it (a sanitizer's report). */
+#define FIRST_CRASH 5
 #define N_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 /* Handlers ncurses may install in newterm, put back as found by tui_close. */
 static const int curses_signals[] = {SIGTSTP, SIGWINCH};
@@ -184,7 +187,8 @@ int tui_open(struct tui **out, const struct tui_opts *o)
 	sa.sa_handler = on_fatal;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < N_FATAL; i++)
-		if (t->old_fatal[i].sa_handler != SIG_IGN) /* nohup's SIGHUP stays ignored */
+		if (i < FIRST_CRASH ? t->old_fatal[i].sa_handler != SIG_IGN /* nohup's SIGHUP */
+				    : t->old_fatal[i].sa_handler == SIG_DFL)
 			sigaction(fatal_signals[i], &sa, NULL);
 
 	cbreak();

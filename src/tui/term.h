@@ -7,7 +7,8 @@
  *  - tui_close (the normal way) calls endwin and puts back the signal
  *    handlers and the locale it found;
  *  - SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGABRT (an assertion, xalloc's
- *    out-of-memory abort): a handler writes the
+ *    out-of-memory abort), and a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ *    when no sanitizer handles it): a handler writes the
  *    terminal's exit sequences (keypad off, cursor on, attributes off,
  *    alternate screen off), puts back the saved termios (both
  *    async-signal-safe: write and tcsetattr), and re-raises the signal

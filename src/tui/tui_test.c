@@ -356,6 +356,52 @@ static void test_textview_lines(void **state)
 	src.release(src.ctx);
 }
 
+/* The zoom stack: push, toggle off out of order, Esc pops the last, undo. */
+static void test_zooms(void **state)
+{
+	(void)state;
+	struct tui_zooms z = {0};
+	bool on;
+
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_OUT, &on), -1); /* nothing to pop */
+	assert_false(on);
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_DSO, &on), BROWSER_ZOOM_DSO);
+	assert_true(on);
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_THREAD, &on), BROWSER_ZOOM_THREAD);
+	assert_true(on);
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_SYMBOL, &on), BROWSER_ZOOM_SYMBOL);
+	assert_true(on);
+	assert_int_equal(z.n, 3);
+	/* 'd' again: the DSO zoom comes off, the others stay in their order */
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_DSO, &on), BROWSER_ZOOM_DSO);
+	assert_false(on);
+	assert_false(tui_zooms_has(&z, BROWSER_ZOOM_DSO));
+	assert_int_equal(z.n, 2);
+	assert_int_equal(z.v[0], BROWSER_ZOOM_THREAD);
+	assert_int_equal(z.v[1], BROWSER_ZOOM_SYMBOL);
+	/* the model could not zoom out of it: it is back */
+	tui_zooms_undo(&z, BROWSER_ZOOM_DSO, false);
+	assert_true(tui_zooms_has(&z, BROWSER_ZOOM_DSO));
+	assert_int_equal(z.n, 3);
+	/* Esc: the last one first */
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_OUT, &on), BROWSER_ZOOM_DSO);
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_OUT, &on), BROWSER_ZOOM_SYMBOL);
+	assert_false(on);
+	/* a zoom the model could not apply is taken back */
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_SYMBOL, &on), BROWSER_ZOOM_SYMBOL);
+	assert_true(on);
+	tui_zooms_undo(&z, BROWSER_ZOOM_SYMBOL, true);
+	assert_int_equal(z.n, 1);
+	assert_int_equal(tui_zooms_press(&z, BROWSER_ZOOM_OUT, &on), BROWSER_ZOOM_THREAD);
+	assert_int_equal(z.n, 0);
+	/* undoing a pop of a kind already back in force adds nothing */
+	tui_zooms_press(&z, BROWSER_ZOOM_DSO, &on);
+	tui_zooms_undo(&z, BROWSER_ZOOM_DSO, false);
+	assert_int_equal(z.n, 1);
+	assert_int_equal(tui_zooms_press(&z, (enum browser_zoom)7, &on), -1);
+	assert_int_equal(z.n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_view_keys),
 		cmocka_unit_test(test_textview_lines),
+		cmocka_unit_test(test_zooms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,13 +45,15 @@ keys() {
 #   tty_runner CMD       write $T/run.sh: "$KILN" CMD -i "$T/p.data" ARGS,
 #                        stderr to $T/run.err, then "rc=N tty=same|changed"
 #                        (the terminal's modes compared with stty -g);
+#                        kiln's pid in $T/pid; Ctrl-C ends kiln, not the script;
 #   run ARGS             start it in the pane (session 'k', which has $T and $KILN);
 #   after                wait for its end: status 0, the modes as they were,
 #                        the alternate screen off, nothing on stderr.
 tty_runner() {
 	cat >"$T/run.sh" <<EOS
+trap 'true' INT
 before=\$(stty -g)
-"\$KILN" $1 -i "\$T/p.data" "\$@" 2>"\$T/run.err"
+sh -c 'echo \$\$ >"\$T/pid"; exec "\$@"' sh "\$KILN" $1 -i "\$T/p.data" "\$@" 2>"\$T/run.err"
 rc=\$?
 [ "\$before" = "\$(stty -g)" ] && same=same || same=changed
 echo "rc=\$rc tty=\$same"
