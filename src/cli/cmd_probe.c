@@ -446,6 +446,8 @@ int cmd_probe(int argc, char **argv, const struct kiln_env *env)
 	joined = buf_detach(&b, NULL);
 	if (joined && *joined && c.funcs && !c.funcs_filter)
 		c.funcs_filter = joined; /* -F GLOB */
+	else if (joined && *joined && c.list && !c.list_filter)
+		c.list_filter = joined; /* -l GLOB */
 	else if (joined && *joined)
 		opt_add(&p, NULL, joined, &c);
 	int modes = (c.nadds > 0) + (c.ndels > 0) + c.list + (c.vars != NULL) + (c.line != NULL) +
