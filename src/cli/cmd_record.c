@@ -208,7 +208,28 @@ static int opt_event(struct opts_parser *p, const struct opt *o, const char *arg
 {
 	struct record_cli_extra *x = field;
 	(void)p, (void)o;
-	return add_list(arg, &x->events, &x->nevents);
+	int err = add_list(arg, &x->events, &x->nevents);
+	XREALLOC_ARRAY(x->filters, x->nevents ? x->nevents : 1);
+	for (size_t i = 0; i < x->nevents; i++)
+		if (i >= x->nfilters)
+			x->filters[i] = NULL;
+	x->nfilters = x->nevents;
+	return err;
+}
+
+/* --filter: for the -e event before it (the last of its list), as perf. */
+static int opt_filter(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	struct record_cli_extra *x = field;
+	(void)o;
+	if (!x->nevents)
+		return opts_error(p, "--filter must follow the -e event (a tracepoint or probe) it "
+				     "filters");
+	if (x->filters[x->nevents - 1])
+		return opts_error(p, "a second --filter for '%s' (join the conditions with &&)",
+				  x->events[x->nevents - 1]);
+	x->filters[x->nevents - 1] = (char *)arg;
+	return 0;
 }
 
 static int opt_call_graph(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
@@ -313,6 +334,12 @@ const struct opt record_cli_opts[] = {
 		     "samples every hit (unless -c) with its payload, and the file keeps the event "
 		     "formats (TRACING_DATA) for kiln/perf script",
 		     opt_event),
+	OPT_CALLBACK(0, "filter", RC_OFF(x), "EXPR",
+		     "keep only the hits of the tracepoint or probe event of the -e before it that "
+		     "match EXPR, the kernel's filter syntax (PERF_EVENT_IOC_SET_FILTER): 'fd == 1', "
+		     "'count > 4096 && fd != 2', 'comm ~ \"ba*\"'; a filter the kernel refuses "
+		     "is an error (exit 2)",
+		     opt_filter),
 	OPT_BOOL('g', NULL, RC_OFF(o.callgraph),
 		 "record call graphs (kernel and user, frame pointers)"),
 	OPT_CALLBACK(0, "call-graph", RC_OFF(o), "MODE",
@@ -350,6 +377,10 @@ int record_cli_finish(struct record_cli *rc, struct opts_parser *p)
 	o->npids = rc->x.npids;
 	o->events = (const char *const *)rc->x.events;
 	o->nevents = rc->x.nevents;
+	o->filters = NULL;
+	for (size_t i = 0; i < rc->x.nevents; i++)
+		if (rc->x.filters[i])
+			o->filters = (const char *const *)rc->x.filters;
 	if (o->system_wide && o->npids)
 		return opts_error(p, "-a and -p cannot be used together");
 	if (o->off_cpu_thresh_ns && o->off_cpu == RECORD_OFFCPU_NONE)
@@ -362,6 +393,7 @@ void record_cli_extra_release(struct record_cli_extra *x)
 	for (size_t i = 0; i < x->nevents; i++)
 		free(x->events[i]);
 	free(x->events);
+	free(x->filters);
 	free(x->pids);
 }
 

@@ -14,6 +14,8 @@
 struct record_cli_extra {
 	char **events;
 	size_t nevents;
+	char **filters; /* per event: its --filter (borrowed from argv), or NULL */
+	size_t nfilters;
 	pid_t *pids;
 	size_t npids;
 	bool quiet;

@@ -141,6 +141,19 @@ int live_open(struct live **out, const struct live_opts *o, size_t *failed_attr)
 				int rc = open_one(l, &o->attrs[ai], ai, pid, cpus[ci], &ring_fd);
 				if (rc == -ESRCH && !o->system_wide && ti > 0)
 					continue; /* a thread exited meanwhile */
+				if (rc >= 0 && o->filters && o->filters[ai] &&
+				    ioctl(l->fds.v[l->fds.n - 1], PERF_EVENT_IOC_SET_FILTER,
+					  o->filters[ai]) < 0) {
+					err = -errno;
+					if (failed_attr)
+						*failed_attr = ai;
+					err_set(err, "the kernel refused the filter '%s': %s (the syntax: "
+						     "FIELD OP VALUE, OP one of == != < <= > >= & ~, "
+						     "joined by && || and (); fields as script prints "
+						     "them)",
+						o->filters[ai], strerror(-err));
+					break;
+				}
 				if (rc < 0) {
 					err = rc;
 					if (failed_attr)

@@ -33,6 +33,7 @@ struct live_opts {
 	size_t ntids;
 	bool system_wide;     /* ... every task on every CPU (pid -1) */
 	unsigned mmap_pages;  /* data pages per ring buffer, a power of two */
+	const char *const *filters; /* per attr: a tracepoint filter (--filter), or NULL */
 };
 
 /* Called for every drained record; a non-zero return stops the drain and
@@ -40,7 +41,9 @@ struct live_opts {
 typedef int (*live_record_fn)(void *arg, const void *rec, size_t len);
 
 /*
- * Open every event and its buffers. 0 or -errno; on failure err_last()
+ * Open every event and its buffers, each tracepoint with its filter if it
+ * has one (PERF_EVENT_IOC_SET_FILTER: the kernel's filter syntax; a filter
+ * it refuses fails the open with -EINVAL). 0 or -errno; on failure err_last()
  * describes which event failed and why, and *failed_attr (if non-NULL)
  * is set to the index of the attr that was refused, or to SIZE_MAX when
  * the events opened but a ring buffer could not be mapped (locked memory:
