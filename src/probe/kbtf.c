@@ -390,21 +390,9 @@ int probe_kernel_vars(const char *module, const char *btf_path, const struct pro
 		buf_addf(&b, "\t%s", btf__name_by_offset(btf, p[i].name_off));
 		(*lines)[(*n)++] = buf_detach(&b, NULL);
 	}
-	for (size_t i = first + 1; i < *n; i++) /* by name, as perf -V sorts */
-		for (size_t j = i; j > first; j--) {
-			if (strcmp(strrchr((*lines)[j - 1], '\t'), strrchr((*lines)[j], '\t')) <= 0)
-				break;
-			char *tmp = (*lines)[j - 1];
-			(*lines)[j - 1] = (*lines)[j];
-			(*lines)[j] = tmp;
-		}
+	probe_lines_sort_vars(*lines, first, *n);
 	free_btf(base, btf);
 	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int probe_kernel_funcs(const char *btf_path, const char *glob, char ***lines, size_t *n)
@@ -423,20 +411,10 @@ int probe_kernel_funcs(const char *btf_path, const char *glob, char ***lines, si
 		const char *name = btf__name_by_offset(btf, t->name_off);
 		if (!name || !*name || (glob ? fnmatch(glob, name, 0) != 0 : name[0] == '_'))
 			continue;
-		XREALLOC_ARRAY(*lines, *n + 1);
-		(*lines)[(*n)++] = xstrdup(name);
+		probe_lines_add(lines, n, xstrdup(name));
 	}
 	free_btf(base, btf);
-	if (*n)
-		qsort(*lines, *n, sizeof(char *), cmp_str);
-	size_t k = 0;
-	for (size_t i = 0; i < *n; i++) {
-		if (k && !strcmp((*lines)[k - 1], (*lines)[i]))
-			free((*lines)[i]);
-		else
-			(*lines)[k++] = (*lines)[i];
-	}
-	*n = k;
+	probe_lines_sort_unique(*lines, n);
 	return 0;
 }
 

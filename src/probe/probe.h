@@ -148,6 +148,12 @@ int probe_user_funcs(const char *binary, const char *glob, char ***lines, size_t
 /* "work@t.c" or "work+4@t.c" for a file offset of binary (for -l); heap, or NULL. */
 char *probe_user_where(const char *binary, uint64_t offset, bool ret);
 void probe_lines_free(char **lines, size_t n);
+/* Append s (heap, taken) to *v. */
+void probe_lines_add(char ***v, size_t *n, char *s);
+/* Sort v bytewise and drop repeats (freed). */
+void probe_lines_sort_unique(char **v, size_t *n);
+/* Sort v[first..n) ("\t\tTYPE\tNAME" lines of -V) by NAME, as perf does. */
+void probe_lines_sort_vars(char **v, size_t first, size_t n);
 
 /* ---- BTF (kbtf.c) ---- */
 

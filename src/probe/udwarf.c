@@ -24,16 +24,8 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "probe/probe.h"
+#include "probe/udwarf_int.h"
 
-struct ubin {
-	const char *path;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Elf *elf;
-	GElf_Addr ebias; /* module address = ELF vaddr + ebias */
-	Dwarf *dw;
-	Dwarf_Addr dbias; /* module address = DWARF address + dbias */
-};
 
 static const Dwfl_Callbacks offline_cb = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -41,14 +33,14 @@ static const Dwfl_Callbacks offline_cb = {
 	.section_address = dwfl_offline_section_address,
 };
 
-static void ubin_close(struct ubin *b)
+void ud_ubin_close(struct ubin *b)
 {
 	if (b->dwfl)
 		dwfl_end(b->dwfl);
 	memset(b, 0, sizeof(*b));
 }
 
-static int ubin_open(const char *path, struct ubin *b)
+int ud_ubin_open(const char *path, struct ubin *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->path = path;
@@ -65,13 +57,13 @@ static int ubin_open(const char *path, struct ubin *b)
 	dwfl_report_end(b->dwfl, NULL, NULL);
 	if (!b->mod) {
 		int e = err_set(-EINVAL, "%s: not an ELF binary (%s)", path, dwfl_errmsg(-1));
-		ubin_close(b);
+		ud_ubin_close(b);
 		return e;
 	}
 	b->elf = dwfl_module_getelf(b->mod, &b->ebias);
 	if (!b->elf) {
 		int e = err_set(-EINVAL, "%s: not an ELF binary (%s)", path, dwfl_errmsg(-1));
-		ubin_close(b);
+		ud_ubin_close(b);
 		return e;
 	}
 	b->dw = dwfl_module_getdwarf(b->mod, &b->dbias);
@@ -103,7 +95,7 @@ static int file_offset(const struct ubin *b, GElf_Addr a, uint64_t *off)
 }
 
 /* The module address of file offset off, or false. */
-static bool offset_addr(const struct ubin *b, uint64_t off, GElf_Addr *a)
+bool ud_offset_addr(const struct ubin *b, uint64_t off, GElf_Addr *a)
 {
 	size_t n;
 	if (elf_getphdrnum(b->elf, &n) < 0)
@@ -142,18 +134,7 @@ static bool sym_find(const struct ubin *b, const char *name, GElf_Addr *addr, GE
 
 /* ---- DWARF functions ---- */
 
-struct func {
-	Dwarf_Die die, cu;
-	Dwarf_Addr entry; /* DWARF address */
-};
 
-struct func_search {
-	const char *name, *file;
-	struct func *v;
-	size_t n;
-	bool inlined; /* found only as inline instances or declarations */
-	Dwarf_Die cu;
-};
 
 static bool file_matches(const char *cuname, const char *want)
 {
@@ -187,7 +168,7 @@ static int func_cb(Dwarf_Die *die, void *arg)
 }
 
 /* Every out-of-line DWARF instance of function 'name' (in a CU named like 'file'). */
-static void funcs_find(const struct ubin *b, const char *name, const char *file,
+void ud_funcs_find(const struct ubin *b, const char *name, const char *file,
 		       struct func_search *fs)
 {
 	memset(fs, 0, sizeof(*fs));
@@ -245,7 +226,7 @@ static Dwarf_Addr skip_prologue(struct func *f)
 
 /* ---- types ---- */
 
-static Dwarf_Die *die_type(Dwarf_Die *d, Dwarf_Die *out)
+Dwarf_Die *ud_die_type(Dwarf_Die *d, Dwarf_Die *out)
 {
 	Dwarf_Attribute at;
 	if (!dwarf_attr_integrate(d, DW_AT_type, &at))
@@ -261,14 +242,14 @@ static Dwarf_Die *strip_type(Dwarf_Die *t)
 		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
 		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
 			return t;
-		if (!die_type(t, t))
+		if (!ud_die_type(t, t))
 			return NULL; /* const void */
 	}
 	return t;
 }
 
 /* perf -V's name of a type: "long unsigned int", "struct pt*", "char*". */
-static void type_name(Dwarf_Die *t, struct buf *b, int depth)
+void ud_type_name(Dwarf_Die *t, struct buf *b, int depth)
 {
 	if (!t || depth > 16) {
 		buf_addstr(b, "void");
@@ -279,14 +260,14 @@ static void type_name(Dwarf_Die *t, struct buf *b, int depth)
 	const char *n = dwarf_diename(t);
 	switch (tag) {
 	case DW_TAG_pointer_type:
-		type_name(die_type(t, &next), b, depth + 1);
+		ud_type_name(ud_die_type(t, &next), b, depth + 1);
 		buf_addch(b, '*');
 		return;
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
 	case DW_TAG_restrict_type:
 	case DW_TAG_atomic_type:
-		type_name(die_type(t, &next), b, depth + 1);
+		ud_type_name(ud_die_type(t, &next), b, depth + 1);
 		return;
 	case DW_TAG_structure_type:
 		buf_addf(b, "struct %s", n ? n : "(anon)");
@@ -298,7 +279,7 @@ static void type_name(Dwarf_Die *t, struct buf *b, int depth)
 		buf_addf(b, "enum %s", n ? n : "(anon)");
 		return;
 	case DW_TAG_array_type:
-		type_name(die_type(t, &next), b, depth + 1);
+		ud_type_name(ud_die_type(t, &next), b, depth + 1);
 		buf_addstr(b, "[]");
 		return;
 	default:
@@ -326,7 +307,7 @@ static bool find_member(Dwarf_Die *t, const char *name, Dwarf_Die *out, int64_t 
 			return true;
 		}
 		if (!n) {
-			Dwarf_Die mt, *s = strip_type(die_type(&c, &mt));
+			Dwarf_Die mt, *s = strip_type(ud_die_type(&c, &mt));
 			int64_t inner;
 			if (s && (dwarf_tag(s) == DW_TAG_structure_type || dwarf_tag(s) == DW_TAG_union_type) &&
 			    find_member(s, name, out, &inner, depth + 1)) {
@@ -352,13 +333,6 @@ static bool is_char(Dwarf_Die *t)
 
 /* ---- arguments ---- */
 
-struct place {
-	struct ubin *b;
-	struct func *f;
-	Dwarf_Addr pc;      /* DWARF address */
-	Dwarf_Die *scopes;  /* innermost first */
-	int nscopes;
-};
 
 static size_t conv_ops(const Dwarf_Op *in, size_t n, struct probe_op *out, size_t max)
 {
@@ -372,7 +346,7 @@ static size_t conv_ops(const Dwarf_Op *in, size_t n, struct probe_op *out, size_
 }
 
 /* Where variable die v is at the place. */
-static int var_loc(struct place *pl, Dwarf_Die *v, const char *name, struct probe_loc *loc)
+int ud_var_loc(struct place *pl, Dwarf_Die *v, const char *name, struct probe_loc *loc)
 {
 	Dwarf_Attribute at;
 	Dwarf_Op *ops;
@@ -438,10 +412,10 @@ static int named_arg(struct place *pl, const struct probe_arg *a, char **out)
 	if (r < 0)
 		return err_set(-ENOENT, "no variable '%s' at this place (see -V for what is)", a->var);
 	struct probe_loc loc;
-	int err = var_loc(pl, &var, a->var, &loc);
+	int err = ud_var_loc(pl, &var, a->var, &loc);
 	if (err)
 		return err;
-	Dwarf_Die tbuf, *t = strip_type(die_type(&var, &tbuf));
+	Dwarf_Die tbuf, *t = strip_type(ud_die_type(&var, &tbuf));
 	for (size_t i = 0; i < a->nfields; i++) {
 		if (!t)
 			return err_set(-EINVAL, "'%s' has no type", whole);
@@ -451,7 +425,7 @@ static int named_arg(struct place *pl, const struct probe_arg *a, char **out)
 			if (tag != DW_TAG_pointer_type)
 				return err_set(-EINVAL, "'%s' is not a pointer: use '.%s'", a->var,
 					       a->fields[i]);
-			s = strip_type(die_type(t, &st));
+			s = strip_type(ud_die_type(t, &st));
 		} else if (tag == DW_TAG_pointer_type) {
 			return err_set(-EINVAL, "'%s' is a pointer: use '->%s'", a->var, a->fields[i]);
 		}
@@ -469,7 +443,7 @@ static int named_arg(struct place *pl, const struct probe_arg *a, char **out)
 		if (err)
 			return err;
 		tbuf = m;
-		t = strip_type(die_type(&tbuf, &tbuf));
+		t = strip_type(ud_die_type(&tbuf, &tbuf));
 	}
 	char fetch[300], type[32];
 	probe_loc_text(&loc, fetch, sizeof(fetch));
@@ -477,13 +451,13 @@ static int named_arg(struct place *pl, const struct probe_arg *a, char **out)
 	if (a->type && (!strcmp(a->type, "string") || !strcmp(a->type, "ustring"))) {
 		Dwarf_Die et, *e = NULL;
 		if (tag == DW_TAG_pointer_type) {
-			e = strip_type(die_type(t, &et));
+			e = strip_type(ud_die_type(t, &et));
 			int e2 = probe_loc_member(&loc, true, 0);
 			if (e2)
 				return e2;
 			probe_loc_text(&loc, fetch, sizeof(fetch));
 		} else if (tag == DW_TAG_array_type) {
-			e = strip_type(die_type(t, &et));
+			e = strip_type(ud_die_type(t, &et));
 			if (!loc.in_mem)
 				return err_set(-EOPNOTSUPP, "'%s': an array not in memory", a->var);
 		}
@@ -606,13 +580,8 @@ static bool spec_needs_dwarf(const struct probe_spec *s)
 	return false;
 }
 
-struct point {
-	struct func *f; /* or NULL (symbol only) */
-	GElf_Addr addr; /* module address */
-	int rel_line;
-};
 
-static const char *cu_file(Dwarf_Die *cu)
+const char *ud_cu_file(Dwarf_Die *cu)
 {
 	const char *n = dwarf_diename(cu);
 	return n ? n : "?";
@@ -651,7 +620,7 @@ static size_t line_addrs(struct ubin *b, struct func *f, const char *want_file, 
 	return n;
 }
 
-static int decl_line(Dwarf_Die *d)
+int ud_decl_line(Dwarf_Die *d)
 {
 	int l = 0;
 	dwarf_decl_line(d, &l);
@@ -676,7 +645,7 @@ static bool func_at(Dwarf_Die *cu, Dwarf_Addr pc, struct func *out)
 }
 
 /* The probe points of spec s in b (*fs owns the func array). */
-static int find_points(struct ubin *b, const struct probe_spec *s, struct func_search *fs,
+int ud_find_points(struct ubin *b, const struct probe_spec *s, struct func_search *fs,
 		       struct point **out, size_t *n, unsigned *notes)
 {
 	struct point *pts = xcalloc(PROBE_MAX_POINTS, sizeof(*pts));
@@ -715,7 +684,7 @@ static int find_points(struct ubin *b, const struct probe_spec *s, struct func_s
 				size_t got = line_addrs(b, &fs->v[fs->n - 1], s->file, s->line, pts + *n,
 							PROBE_MAX_POINTS - *n);
 				for (size_t k = 0; k < got; k++)
-					pts[*n + k].rel_line = s->line - decl_line(&f.die);
+					pts[*n + k].rel_line = s->line - ud_decl_line(&f.die);
 				*n += got;
 				break;
 			}
@@ -726,7 +695,7 @@ static int find_points(struct ubin *b, const struct probe_spec *s, struct func_s
 				       b->path, s->file, s->line);
 		return 0;
 	}
-	funcs_find(b, s->func, s->file, fs);
+	ud_funcs_find(b, s->func, s->file, fs);
 	GElf_Addr saddr = 0;
 	GElf_Word ssize = 0;
 	bool have_sym = sym_find(b, s->func, &saddr, &ssize);
@@ -755,7 +724,7 @@ static int find_points(struct ubin *b, const struct probe_spec *s, struct func_s
 	for (size_t i = 0; i < fs->n && *n < PROBE_MAX_POINTS; i++) {
 		struct func *f = &fs->v[i];
 		if (s->has_line) {
-			int dl = decl_line(&f->die);
+			int dl = ud_decl_line(&f->die);
 			size_t got = line_addrs(b, f, NULL, dl + s->line, pts + *n, PROBE_MAX_POINTS - *n);
 			/* only the lines of the function's own file */
 			for (size_t k = 0; k < got; k++)
@@ -796,7 +765,7 @@ int probe_resolve_user(const char *binary, const struct probe_spec *s, struct pr
 	*defs = NULL;
 	*n = 0;
 	*notes = 0;
-	int err = ubin_open(binary, &b);
+	int err = ud_ubin_open(binary, &b);
 	if (err)
 		return err;
 	if (!b.dw) {
@@ -806,14 +775,14 @@ int probe_resolve_user(const char *binary, const struct probe_spec *s, struct pr
 						"name and lines need it; a probe without arguments "
 						"(or with raw fetch args like %%di) works",
 				      binary);
-			ubin_close(&b);
+			ud_ubin_close(&b);
 			return err;
 		}
 	}
 	struct func_search fs;
 	struct point *pts;
 	size_t np;
-	err = find_points(&b, s, &fs, &pts, &np, notes);
+	err = ud_find_points(&b, s, &fs, &pts, &np, notes);
 	char *group = s->group ? xstrdup(s->group) : probe_group_of(binary);
 	char *abs = realpath(binary, NULL); /* the kernel resolves the path when it is added */
 	struct probe_def *d = err ? NULL : xcalloc(np, sizeof(*d));
@@ -851,7 +820,7 @@ int probe_resolve_user(const char *binary, const struct probe_spec *s, struct pr
 	free(abs);
 	free(pts);
 	free(fs.v);
-	ubin_close(&b);
+	ud_ubin_close(&b);
 	if (err) {
 		probe_defs_free(d, *n);
 		*n = 0;
@@ -861,267 +830,3 @@ int probe_resolve_user(const char *binary, const struct probe_spec *s, struct pr
 	return 0;
 }
 
-/* ---- -V, -L, -F ---- */
-
-static void lines_add(char ***v, size_t *n, char *s)
-{
-	XREALLOC_ARRAY(*v, *n + 1);
-	(*v)[(*n)++] = s;
-}
-
-void probe_lines_free(char **lines, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The function symbol containing module address a: its name and start. */
-static const char *sym_at(const struct ubin *b, GElf_Addr a, GElf_Addr *start)
-{
-	GElf_Sym sym;
-	GElf_Off off;
-	const char *s = dwfl_module_addrinfo(b->mod, a, &off, &sym, NULL, NULL, NULL);
-	if (s)
-		*start = a - off;
-	return s;
-}
-
-/* Variables of one scope list that have a location at pc, as "\t\tTYPE\tNAME". */
-static void scope_vars(struct place *pl, char ***v, size_t *n)
-{
-	size_t first = *n;
-	for (int i = 0; i < pl->nscopes; i++) {
-		Dwarf_Die c;
-		if (dwarf_child(&pl->scopes[i], &c) != 0)
-			continue;
-		do {
-			int tag = dwarf_tag(&c);
-			if (tag != DW_TAG_formal_parameter && tag != DW_TAG_variable)
-				continue;
-			const char *name = dwarf_diename(&c);
-			struct probe_loc loc;
-			if (!name || var_loc(pl, &c, name, &loc) != 0)
-				continue;
-			bool dup = false;
-			for (size_t k = first; k < *n; k++) {
-				const char *t = strrchr((*v)[k], '\t');
-				dup |= t && !strcmp(t + 1, name);
-			}
-			if (dup)
-				continue;
-			struct buf b;
-			buf_init(&b, 4096);
-			buf_addstr(&b, "\t\t");
-			Dwarf_Die t;
-			type_name(die_type(&c, &t), &b, 0);
-			buf_addf(&b, "\t%s", name);
-			lines_add(v, n, buf_detach(&b, NULL));
-		} while (dwarf_siblingof(&c, &c) == 0);
-	}
-	/* sorted by name, as perf sorts them */
-	for (size_t i = first + 1; i < *n; i++)
-		for (size_t j = i; j > first; j--) {
-			const char *a = strrchr((*v)[j - 1], '\t'), *c = strrchr((*v)[j], '\t');
-			if (strcmp(a, c) <= 0)
-				break;
-			char *tmp = (*v)[j - 1];
-			(*v)[j - 1] = (*v)[j];
-			(*v)[j] = tmp;
-		}
-	err_clear();
-}
-
-int probe_user_vars(const char *binary, const struct probe_spec *s, char ***lines, size_t *n)
-{
-	struct ubin b;
-	*lines = NULL;
-	*n = 0;
-	int err = ubin_open(binary, &b);
-	if (err)
-		return err;
-	if (!b.dw) {
-		ubin_close(&b);
-		return err_set(-ENODATA, "%s has no debug information (DWARF): no variables to list",
-			       binary);
-	}
-	struct func_search fs;
-	struct point *pts;
-	size_t np;
-	unsigned notes = 0;
-	err = find_points(&b, s, &fs, &pts, &np, &notes);
-	for (size_t i = 0; i < np && !err; i++) {
-		if (!pts[i].f)
-			continue;
-		GElf_Addr start = 0;
-		const char *sym = sym_at(&b, pts[i].addr, &start);
-		char *head;
-		struct buf hb;
-		buf_init(&hb, 4096);
-		if (i == 0)
-			lines_add(lines, n, (buf_addf(&hb, "Available variables at %s", s->func ? s->func : s->file), buf_detach(&hb, NULL)));
-		buf_init(&hb, 4096);
-		buf_addf(&hb, "\t@<%s+%" PRIu64 ">", sym ? sym : "?", (uint64_t)(pts[i].addr - start));
-		head = buf_detach(&hb, NULL);
-		lines_add(lines, n, head);
-		struct place pl = { .b = &b, .f = pts[i].f, .pc = pts[i].addr - b.dbias };
-		pl.nscopes = dwarf_getscopes(&pts[i].f->cu, pl.pc, &pl.scopes);
-		if (pl.nscopes > 0)
-			scope_vars(&pl, lines, n);
-		free(pl.nscopes > 0 ? pl.scopes : NULL);
-	}
-	free(pts);
-	free(fs.v);
-	ubin_close(&b);
-	return err;
-}
-
-int probe_user_lines(const char *binary, const struct probe_spec *s, char ***lines, size_t *n)
-{
-	struct ubin b;
-	*lines = NULL;
-	*n = 0;
-	if (!s->func)
-		return err_set(-EINVAL, "-L takes a function (FUNC or FUNC@SRC)");
-	int err = ubin_open(binary, &b);
-	if (err)
-		return err;
-	struct func_search fs;
-	funcs_find(&b, s->func, s->file, &fs);
-	if (!b.dw)
-		err = err_set(-ENODATA, "%s has no debug information (DWARF): no lines to show", binary);
-	else if (fs.n == 0)
-		err = err_set(-ENOENT, "%s: no function '%s' with debug information%s", binary,
-			      s->func, fs.inlined ? " (it is inlined everywhere)" : "");
-	if (err) {
-		free(fs.v);
-		ubin_close(&b);
-		return err;
-	}
-	struct func *f = &fs.v[0];
-	int dl = decl_line(&f->die);
-	const char *dfile = dwarf_decl_file(&f->die);
-	/* the lines that have code, and the last one */
-	Dwarf_Lines *ls;
-	size_t nl;
-	int maxl = dl;
-	char *has = xcalloc(1, 1 << 16);
-	if (dwarf_getsrclines(&f->cu, &ls, &nl) == 0)
-		for (size_t i = 0; i < nl; i++) {
-			Dwarf_Line *l = dwarf_onesrcline(ls, i);
-			Dwarf_Addr a;
-			int ln;
-			bool stmt;
-			if (dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) ||
-			    dwarf_linebeginstatement(l, &stmt) || !stmt || dwarf_haspc(&f->die, a) <= 0)
-				continue;
-			const char *src = dwarf_linesrc(l, NULL, NULL);
-			if (!src || !dfile || strcmp(src, dfile) || ln < dl || ln - dl >= (1 << 16))
-				continue;
-			has[ln - dl] = 1;
-			if (a == f->entry) /* the entry is line 0, as perf numbers it */
-				has[0] = 1;
-			if (ln > maxl)
-				maxl = ln;
-		}
-	struct buf hb;
-	buf_init(&hb, 8192);
-	buf_addf(&hb, "<%s@%s:0>", s->func, dfile ? dfile : "?");
-	lines_add(lines, n, buf_detach(&hb, NULL));
-	FILE *src = dfile ? fopen(dfile, "re") : NULL;
-	if (!src) {
-		err = err_set(-errno ? -errno : -ENOENT, "cannot read the source file %s: %s",
-			      dfile ? dfile : "(unknown)", strerror(errno ? errno : ENOENT));
-		free(has);
-		free(fs.v);
-		ubin_close(&b);
-		return err;
-	}
-	char line[4096];
-	for (int ln = 1; fgets(line, sizeof(line), src) && ln <= maxl + 1; ln++) {
-		if (ln < dl)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		buf_init(&hb, 8192);
-		if (ln <= maxl && has[ln - dl])
-			buf_addf(&hb, "%7d  %s", ln - dl, line);
-		else
-			buf_addf(&hb, "         %s", line);
-		lines_add(lines, n, buf_detach(&hb, NULL));
-	}
-	fclose(src);
-	free(has);
-	free(fs.v);
-	ubin_close(&b);
-	return 0;
-}
-
-int probe_user_funcs(const char *binary, const char *glob, char ***lines, size_t *n)
-{
-	struct ubin b;
-	*lines = NULL;
-	*n = 0;
-	int err = ubin_open(binary, &b);
-	if (err)
-		return err;
-	int ns = dwfl_module_getsymtab(b.mod);
-	for (int i = 1; i < ns; i++) {
-		GElf_Sym sym;
-		GElf_Addr a;
-		const char *s = dwfl_module_getsym_info(b.mod, i, &sym, &a, NULL, NULL, NULL);
-		int t = GELF_ST_TYPE(sym.st_info);
-		if (!s || !*s || sym.st_shndx == SHN_UNDEF || (t != STT_FUNC && t != STT_GNU_IFUNC))
-			continue;
-		if (glob ? fnmatch(glob, s, 0) != 0 : s[0] == '_')
-			continue;
-		lines_add(lines, n, xstrdup(s));
-	}
-	if (*n)
-		qsort(*lines, *n, sizeof(char *), cmp_str);
-	size_t k = 0; /* unique */
-	for (size_t i = 0; i < *n; i++) {
-		if (k && !strcmp((*lines)[k - 1], (*lines)[i]))
-			free((*lines)[i]);
-		else
-			(*lines)[k++] = (*lines)[i];
-	}
-	*n = k;
-	ubin_close(&b);
-	return 0;
-}
-
-char *probe_user_where(const char *binary, uint64_t offset, bool ret)
-{
-	struct ubin b;
-	err_clear();
-	if (ubin_open(binary, &b))
-		return NULL;
-	GElf_Addr a, start = 0;
-	char *r = NULL;
-	if (offset_addr(&b, offset, &a)) {
-		const char *sym = sym_at(&b, a, &start);
-		struct buf o;
-		buf_init(&o, 8192);
-		if (!sym)
-			buf_addf(&o, "0x%" PRIx64, offset);
-		else if (a == start)
-			buf_addf(&o, "%s", sym);
-		else
-			buf_addf(&o, "%s+%" PRIu64, sym, (uint64_t)(a - start));
-		if (ret)
-			buf_addstr(&o, "%return");
-		Dwarf_Addr bias;
-		Dwarf_Die *cu = dwfl_module_addrdie(b.mod, a, &bias);
-		if (cu)
-			buf_addf(&o, "@%s", cu_file(cu));
-		r = buf_detach(&o, NULL);
-	}
-	ubin_close(&b);
-	err_clear();
-	return r;
-}
