@@ -214,10 +214,18 @@ static int do_list(const struct probe_cli *c)
 				}
 			}
 		} else {
-			struct buf b;
-			buf_init(&b, 4096);
-			buf_addf(&b, "%s%s", e->target, e->ret ? "%return" : "");
-			where = buf_detach(&b, NULL);
+			/* target: [MOD:]SYM[+OFF]; the kernel shows SYM+0 for SYM */
+			char *t = e->target, *colon = strchr(t, ':');
+			size_t len = strlen(t);
+			if (colon) {
+				*colon = '\0';
+				bin = t;
+				t = colon + 1;
+				len = strlen(t);
+			}
+			if (len > 2 && !strcmp(t + len - 2, "+0"))
+				len -= 2;
+			where = xasprintf("%.*s%s", (int)len, t, e->ret ? "%return" : "");
 		}
 		printf("  %-20s (on %s%s%s%s%s)\n", name, where ? where : e->target,
 		       bin ? " in " : "", bin ? bin : "", e->argnames[0] ? " with " : "",
