@@ -215,17 +215,16 @@ static int do_list(const struct probe_cli *c)
 			}
 		} else {
 			/* target: [MOD:]SYM[+OFF]; the kernel shows SYM+0 for SYM */
-			char *t = e->target, *colon = strchr(t, ':');
-			size_t len = strlen(t);
+			char *sym = e->target, *colon = strchr(sym, ':');
 			if (colon) {
 				*colon = '\0';
-				bin = t;
-				t = colon + 1;
-				len = strlen(t);
+				bin = sym;
+				sym = colon + 1;
 			}
-			if (len > 2 && !strcmp(t + len - 2, "+0"))
+			size_t len = strlen(sym);
+			if (len > 2 && !strcmp(sym + len - 2, "+0"))
 				len -= 2;
-			where = xasprintf("%.*s%s", (int)len, t, e->ret ? "%return" : "");
+			where = xasprintf("%.*s%s", (int)len, sym, e->ret ? "%return" : "");
 		}
 		printf("  %-20s (on %s%s%s%s%s)\n", name, where ? where : e->target,
 		       bin ? " in " : "", bin ? bin : "", e->argnames[0] ? " with " : "",
