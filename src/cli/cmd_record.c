@@ -208,6 +208,7 @@ static int opt_event(struct opts_parser *p, const struct opt *o, const char *arg
 {
 	struct record_cli_extra *x = field;
 	(void)p, (void)o;
+	x->last_arg = x->nevents;
 	int err = add_list(arg, &x->events, &x->nevents);
 	XREALLOC_ARRAY(x->filters, x->nevents ? x->nevents : 1);
 	for (size_t i = 0; i < x->nevents; i++)
@@ -217,7 +218,7 @@ static int opt_event(struct opts_parser *p, const struct opt *o, const char *arg
 	return err;
 }
 
-/* --filter: for the -e event before it (the last of its list), as perf. */
+/* --filter: for the events of the -e before it, as perf. */
 static int opt_filter(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
 {
 	struct record_cli_extra *x = field;
@@ -228,7 +229,8 @@ static int opt_filter(struct opts_parser *p, const struct opt *o, const char *ar
 	if (x->filters[x->nevents - 1])
 		return opts_error(p, "a second --filter for '%s' (join the conditions with &&)",
 				  x->events[x->nevents - 1]);
-	x->filters[x->nevents - 1] = (char *)arg;
+	for (size_t i = x->last_arg; i < x->nevents; i++)
+		x->filters[i] = (char *)arg;
 	return 0;
 }
 

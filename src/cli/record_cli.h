@@ -16,6 +16,7 @@ struct record_cli_extra {
 	size_t nevents;
 	char **filters; /* per event: its --filter (borrowed from argv), or NULL */
 	size_t nfilters;
+	size_t last_arg; /* the first event of the last -e argument */
 	pid_t *pids;
 	size_t npids;
 	bool quiet;

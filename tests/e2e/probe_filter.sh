@@ -1,5 +1,6 @@
 #!/bin/sh
-# kiln record --filter: the kernel's filter on a syscall tracepoint keeps
+# kiln record --filter (and kiln stat --filter): the kernel's filter on a
+# syscall tracepoint keeps
 # exactly the matching calls of a program whose writes are known (5 of 7
 # bytes to fd 1, 5 of 2 bytes to fd 2, 1 of 1 byte to fd 1), and on a probe
 # event the calls whose argument matches; a filter the kernel refuses is
@@ -33,6 +34,19 @@ count() { # count FILTER: the recorded sys_enter_write calls of w
 [ "$(count 'count < 3 || fd > 5')" = 6 ] || fail "count < 3 || fd > 5"
 "$KILN" script -i "$T/f.data" | grep -v "count: 0x0000000[12]\$" | grep -q . &&
 	fail "a call outside the filter was kept"
+# the filter applies to every event of the -e argument before it
+"$KILN" record -q -e syscalls:sys_enter_write,syscalls:sys_enter_close --filter 'fd == 2' \
+	-o "$T/f.data" -- "$T/w" >/dev/null 2>&1 || fail "record of a list with --filter"
+"$KILN" script -i "$T/f.data" | grep "^ *w " >"$T/two.txt"
+[ "$(grep -c sys_enter_write "$T/two.txt")" = 5 ] || fail "list filter: $(cat "$T/two.txt")"
+grep -q sys_enter_close "$T/two.txt" && fail "close(2) passed fd == 2: $(cat "$T/two.txt")"
+# kiln stat --filter counts the same calls
+"$KILN" stat -x, -o "$T/stat.txt" -e syscalls:sys_enter_write --filter 'count == 7' -- "$T/w" >/dev/null 2>&1 ||
+	fail "stat --filter: $(cat "$T/stat.txt")"
+grep -q '^5,,syscalls:sys_enter_write,' "$T/stat.txt" || fail "stat --filter: $(cat "$T/stat.txt")"
+"$KILN" stat -e syscalls:sys_enter_write --filter 'nofield == 7' -- "$T/w" >/dev/null 2>"$T/bad.err"
+[ $? = 2 ] || fail "stat: a refused filter: exit 2 expected"
+grep -q "^error: the kernel refused the filter 'nofield == 7'" "$T/bad.err" || fail "stat: $(cat "$T/bad.err")"
 # refused filters
 "$KILN" record -q -e syscalls:sys_enter_write --filter 'nofield == 7' -o "$T/bad.data" -- "$T/w" \
 	>/dev/null 2>"$T/bad.err"

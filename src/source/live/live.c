@@ -142,16 +142,9 @@ int live_open(struct live **out, const struct live_opts *o, size_t *failed_attr)
 				if (rc == -ESRCH && !o->system_wide && ti > 0)
 					continue; /* a thread exited meanwhile */
 				if (rc >= 0 && o->filters && o->filters[ai] &&
-				    ioctl(l->fds.v[l->fds.n - 1], PERF_EVENT_IOC_SET_FILTER,
-					  o->filters[ai]) < 0) {
-					err = -errno;
+				    (err = live_set_filter(l->fds.v[l->fds.n - 1], o->filters[ai]))) {
 					if (failed_attr)
 						*failed_attr = ai;
-					err_set(err, "the kernel refused the filter '%s': %s (the syntax: "
-						     "FIELD OP VALUE, OP one of == != < <= > >= & ~, "
-						     "joined by && || and (); fields as script prints "
-						     "them)",
-						o->filters[ai], strerror(-err));
 					break;
 				}
 				if (rc < 0) {
@@ -199,6 +192,17 @@ void live_close(struct live *l)
 	VEC_FREE(&l->rings);
 	VEC_FREE(&l->fds);
 	free(l);
+}
+
+int live_set_filter(int fd, const char *filter)
+{
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0)
+		return 0;
+	int err = errno;
+	return err_set(-err, "the kernel refused the filter '%s': %s (the syntax: FIELD OP VALUE, "
+			     "OP one of == != < <= > >= & ~, joined by && || and (); the fields "
+			     "are those script prints)",
+		       filter, strerror(err));
 }
 
 const uint64_t *live_ids(const struct live *l, size_t idx, size_t *n)

@@ -52,6 +52,10 @@ typedef int (*live_record_fn)(void *arg, const void *rec, size_t len);
 int live_open(struct live **out, const struct live_opts *o, size_t *failed_attr);
 void live_close(struct live *l);
 
+/* Set a tracepoint filter (the kernel's syntax) on event fd. 0, or -errno
+ * with err_last() giving the kernel's refusal and the syntax. */
+int live_set_filter(int fd, const char *filter);
+
 /* The kernel ids of attr 'idx' (for the perf.data header). */
 const uint64_t *live_ids(const struct live *l, size_t idx, size_t *n);
 int live_enable(struct live *l);
