@@ -36,6 +36,9 @@
 #define PROBE_MAX_ARGS 128
 #define PROBE_MAX_FIELDS 16
 #define PROBE_MAX_POINTS 256
+/* -L: the most source lines shown after a function's first, and bytes per line. */
+#define PROBE_MAX_SRC_LINES 65536
+#define PROBE_SRC_LINE_MAX 4096
 
 /* x86-64 calling convention: the registers of arguments 1..6. */
 #define PROBE_MAX_REG_ARGS 6

@@ -81,6 +81,31 @@ static void test_spec(void **state)
 	assert_int_equal(probe_spec_parse("work n:", &s), -EINVAL);
 }
 
+/* PROBE_MAX_ARGS arguments and PROBE_MAX_FIELDS members: accepted; one more: refused. */
+static void test_limits(void **state)
+{
+	(void)state;
+	char text[8192] = "work";
+	for (int i = 0; i < PROBE_MAX_ARGS; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), " a%d", i);
+	struct probe_spec s;
+	assert_int_equal(probe_spec_parse(text, &s), 0);
+	assert_int_equal(s.nargs, PROBE_MAX_ARGS);
+	probe_spec_free(&s);
+	strcat(text, " one_more");
+	assert_int_equal(probe_spec_parse(text, &s), -EINVAL);
+	assert_non_null(strstr(err_last()->msg, "more than 128"));
+	strcpy(text, "work p");
+	for (int i = 0; i < PROBE_MAX_FIELDS; i++)
+		strcat(text, "->f");
+	assert_int_equal(probe_spec_parse(text, &s), 0);
+	assert_int_equal(s.args[0].nfields, PROBE_MAX_FIELDS);
+	probe_spec_free(&s);
+	strcat(text, ".g");
+	assert_int_equal(probe_spec_parse(text, &s), -EINVAL);
+	assert_non_null(strstr(err_last()->msg, "more than 16 members"));
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -314,6 +339,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_locations),
 		cmocka_unit_test(test_def_line),

@@ -183,6 +183,11 @@ int probe_list(const char *tracefs, struct probe_entry **v, size_t *n)
 		}
 		char *line = xmalloc(PROBE_LINE_MAX);
 		while (fgets(line, PROBE_LINE_MAX, f)) {
+			if (!strchr(line, '\n')) { /* longer: the rest is not parsed */
+				int ch;
+				while ((ch = fgetc(f)) != EOF && ch != '\n')
+					;
+			}
 			struct probe_entry e;
 			if (!parse_line(line, k == 1, &e))
 				continue;

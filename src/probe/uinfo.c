@@ -136,7 +136,7 @@ int probe_user_lines(const char *binary, const struct probe_spec *s, char ***lin
 	Dwarf_Lines *ls;
 	size_t nl;
 	int maxl = dl;
-	char *has = xcalloc(1, 1 << 16);
+	char *has = xcalloc(1, PROBE_MAX_SRC_LINES);
 	if (dwarf_getsrclines(&f->cu, &ls, &nl) == 0)
 		for (size_t i = 0; i < nl; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(ls, i);
@@ -147,7 +147,7 @@ int probe_user_lines(const char *binary, const struct probe_spec *s, char ***lin
 			    dwarf_linebeginstatement(l, &stmt) || !stmt || dwarf_haspc(&f->die, a) <= 0)
 				continue;
 			const char *src = dwarf_linesrc(l, NULL, NULL);
-			if (!src || !dfile || strcmp(src, dfile) || ln < dl || ln - dl >= (1 << 16))
+			if (!src || !dfile || strcmp(src, dfile) || ln < dl || ln - dl >= PROBE_MAX_SRC_LINES)
 				continue;
 			has[ln - dl] = 1;
 			if (a == f->entry) /* the entry is line 0, as perf numbers it */
@@ -168,8 +168,13 @@ int probe_user_lines(const char *binary, const struct probe_spec *s, char ***lin
 		ud_ubin_close(&b);
 		return err;
 	}
-	char line[4096];
+	char line[PROBE_SRC_LINE_MAX];
 	for (int ln = 1; fgets(line, sizeof(line), src) && ln <= maxl + 1; ln++) {
+		if (!strchr(line, '\n')) { /* a line over PROBE_SRC_LINE_MAX: the rest is dropped */
+			int ch;
+			while ((ch = fgetc(src)) != EOF && ch != '\n')
+				;
+		}
 		if (ln < dl)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
