@@ -198,7 +198,8 @@ struct probe_entry {
 	char *argnames; /* "n x msg_string", or "" */
 };
 /* The probes in uprobe_events and kprobe_events (one per line; a multi-
- * address event appears once per address). 0 or -errno. */
+ * address event appears once per address), sorted by group and event as
+ * perf probe -l sorts them. 0 or -errno. */
 int probe_list(const char *tracefs, struct probe_entry **v, size_t *n);
 void probe_entries_free(struct probe_entry *v, size_t n);
 /* Whether GROUP:EVENT matches pattern "[GROUP_GLOB:]EVENT_GLOB" (no group: any). */

@@ -197,6 +197,17 @@ int probe_list(const char *tracefs, struct probe_entry **v, size_t *n)
 		free(line);
 		fclose(f);
 	}
+	/* by GROUP:EVENT as perf probe -l sorts them; an event's addresses stay in order */
+	for (size_t i = 1; i < *n; i++)
+		for (size_t j = i; j > 0; j--) {
+			struct probe_entry *a = &(*v)[j - 1], *b = &(*v)[j];
+			int c = strcmp(a->group, b->group);
+			if (c < 0 || (c == 0 && strcmp(a->event, b->event) <= 0))
+				break;
+			struct probe_entry tmp = *a;
+			*a = *b;
+			*b = tmp;
+		}
 	return 0;
 }
 

@@ -217,6 +217,37 @@ int probe_user_funcs(const char *binary, const char *glob, char ***lines, size_t
 	return 0;
 }
 
+/* The line of a line-table row starting exactly at DWARF address pc, or -1. */
+static int row_line_at(Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	Dwarf_Lines *lines;
+	size_t nl;
+	if (dwarf_getsrclines(cu, &lines, &nl) != 0)
+		return -1;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool stmt;
+		if (!dwarf_lineaddr(l, &a) && a == pc && !dwarf_lineno(l, &ln) &&
+		    !dwarf_linebeginstatement(l, &stmt) && stmt)
+			return ln;
+	}
+	return -1;
+}
+
+/* The CU's file as perf prints it: its name, under its compilation directory when relative. */
+static void cu_path(Dwarf_Die *cu, struct buf *o)
+{
+	const char *n = ud_cu_file(cu);
+	Dwarf_Attribute at;
+	const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	if (n[0] != '/' && dir)
+		buf_addf(o, "%s/%s", dir, n);
+	else
+		buf_addstr(o, n);
+}
+
 char *probe_user_where(const char *binary, uint64_t offset, bool ret)
 {
 	struct ubin b;
@@ -229,18 +260,36 @@ char *probe_user_where(const char *binary, uint64_t offset, bool ret)
 		const char *sym = sym_at(&b, a, &start);
 		struct buf o;
 		buf_init(&o, 8192);
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = dwfl_module_addrdie(b.mod, a, &bias);
+		/* perf's place: FUNC at the entry, FUNC:RLN where a line starts, else FUNC+OFF */
+		int rel = -1;
+		if (cu && sym && a != start) {
+			int ln = row_line_at(cu, a - bias);
+			Dwarf_Die *scopes;
+			int ns = ln >= 0 ? dwarf_getscopes(cu, a - bias, &scopes) : 0;
+			for (int i = 0; i < ns; i++)
+				if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+					rel = ln - ud_decl_line(&scopes[i]);
+					break;
+				}
+			if (ns > 0)
+				free(scopes);
+		}
 		if (!sym)
 			buf_addf(&o, "0x%" PRIx64, offset);
 		else if (a == start)
 			buf_addf(&o, "%s", sym);
+		else if (rel >= 0)
+			buf_addf(&o, "%s:%d", sym, rel);
 		else
 			buf_addf(&o, "%s+%" PRIu64, sym, (uint64_t)(a - start));
 		if (ret)
 			buf_addstr(&o, "%return");
-		Dwarf_Addr bias;
-		Dwarf_Die *cu = dwfl_module_addrdie(b.mod, a, &bias);
-		if (cu)
-			buf_addf(&o, "@%s", ud_cu_file(cu));
+		if (cu) {
+			buf_addch(&o, '@');
+			cu_path(cu, &o);
+		}
 		r = buf_detach(&o, NULL);
 	}
 	ud_ubin_close(&b);
