@@ -253,19 +253,7 @@ static int btf_arg(const struct btf *btf, const struct btf_type *proto, const st
 					    "function): name a member ('->field', '.field')",
 			       a->var);
 	}
-	char name[128];
-	if (a->name)
-		snprintf(name, sizeof(name), "%s", a->name);
-	else if (a->nfields)
-		snprintf(name, sizeof(name), "%s", a->fields[a->nfields - 1]);
-	else if (a->type)
-		snprintf(name, sizeof(name), "%s_%s", a->var, a->type);
-	else
-		snprintf(name, sizeof(name), "%s", a->var);
-	struct buf b;
-	buf_init(&b, 4096);
-	buf_addf(&b, "%s=%s:%s", name, fetch, type);
-	*out = buf_detach(&b, NULL);
+	*out = probe_arg_text(a, fetch, type);
 	return 0;
 }
 
@@ -277,16 +265,6 @@ static const struct btf_type *find_func(const struct btf *btf, const char *name)
 	const struct btf_type *f = btf__type_by_id(btf, (uint32_t)id);
 	const struct btf_type *p = f ? btf__type_by_id(btf, f->type) : NULL;
 	return p && btf_is_func_proto(p) ? p : NULL;
-}
-
-static int add_arg(struct probe_def *d, char *a)
-{
-	if (d->nargs == PROBE_MAX_ARGS) {
-		free(a);
-		return err_set(-EINVAL, "more than %d probe arguments", PROBE_MAX_ARGS);
-	}
-	d->args[d->nargs++] = a;
-	return 0;
 }
 
 int probe_resolve_kernel(const char *module, const char *btf_path, const struct probe_spec *s,
@@ -327,29 +305,21 @@ int probe_resolve_kernel(const char *module, const char *btf_path, const struct 
 	}
 	for (size_t i = 0; i < s->nargs && !err; i++) {
 		const struct probe_arg *a = &s->args[i];
-		struct buf b;
 		if (a->raw || !strcmp(a->var, "$retval")) {
-			buf_init(&b, 4096);
-			if (a->name)
-				buf_addf(&b, "%s=%s", a->name, a->var);
-			else
-				buf_addf(&b, "arg%zu=%s", def->nargs + 1, a->var);
-			if (a->type)
-				buf_addf(&b, ":%s", a->type);
-			err = add_arg(def, buf_detach(&b, NULL));
+			err = probe_def_add_arg(def, probe_raw_arg_text(a, def->nargs + 1));
 		} else if (!strcmp(a->var, "$params")) {
 			const struct btf_param *p = btf_params(proto);
 			for (unsigned k = 0; k < btf_vlen(proto) && !err; k++) {
 				struct probe_arg pa = { .var = (char *)btf__name_by_offset(btf, p[k].name_off) };
 				char *txt;
 				if (btf_arg(btf, proto, &pa, s->func, &txt) == 0)
-					err = add_arg(def, txt);
+					err = probe_def_add_arg(def, txt);
 			}
 		} else {
 			char *txt;
 			err = btf_arg(btf, proto, a, s->func, &txt);
 			if (!err)
-				err = add_arg(def, txt);
+				err = probe_def_add_arg(def, txt);
 		}
 	}
 	if (base)

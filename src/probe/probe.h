@@ -82,6 +82,14 @@ struct probe_def {
 
 void probe_def_free(struct probe_def *d);
 void probe_defs_free(struct probe_def *d, size_t n);
+/* "NAME=FETCH:TYPE" for argument a, named as perf names it: NAME= if given,
+ * else the last member, else VAR_TYPE with a type, else VAR. Heap. */
+char *probe_arg_text(const struct probe_arg *a, const char *fetch, const char *type);
+/* A raw fetch arg or $retval: "NAME=FETCH[:TYPE]", NAME argPOS by default (the
+ * name the kernel would give). Heap. */
+char *probe_raw_arg_text(const struct probe_arg *a, size_t pos);
+/* Append arg (heap, taken) to d. 0, or -EINVAL past PROBE_MAX_ARGS. */
+int probe_def_add_arg(struct probe_def *d, char *arg);
 /* The line written to tracefs: "p:GROUP/EVENT TARGET ARGS...". Heap. */
 char *probe_def_line(const struct probe_def *d);
 

@@ -297,3 +297,42 @@ char *probe_event_name(const struct probe_spec *s, int rel_line)
 			*p = '_';
 	return xstrdup(buf);
 }
+
+char *probe_arg_text(const struct probe_arg *a, const char *fetch, const char *type)
+{
+	struct buf b;
+	buf_init(&b, 4096);
+	if (a->name)
+		buf_addstr(&b, a->name);
+	else if (a->nfields) /* perf: the last member's name */
+		buf_addstr(&b, a->fields[a->nfields - 1]);
+	else if (a->type) /* perf: "msg:string" is msg_string */
+		buf_addf(&b, "%s_%s", a->var, a->type);
+	else
+		buf_addstr(&b, a->var);
+	buf_addf(&b, "=%s:%s", fetch, type);
+	return buf_detach(&b, NULL);
+}
+
+char *probe_raw_arg_text(const struct probe_arg *a, size_t pos)
+{
+	struct buf b;
+	buf_init(&b, 4096);
+	if (a->name)
+		buf_addf(&b, "%s=%s", a->name, a->var);
+	else
+		buf_addf(&b, "arg%zu=%s", pos, a->var);
+	if (a->type)
+		buf_addf(&b, ":%s", a->type);
+	return buf_detach(&b, NULL);
+}
+
+int probe_def_add_arg(struct probe_def *d, char *arg)
+{
+	if (d->nargs == PROBE_MAX_ARGS) {
+		free(arg);
+		return err_set(-EINVAL, "more than %d probe arguments", PROBE_MAX_ARGS);
+	}
+	d->args[d->nargs++] = arg;
+	return 0;
+}

@@ -486,19 +486,7 @@ static int named_arg(struct place *pl, const struct probe_arg *a, char **out)
 					    "member ('->field', '.field')",
 			       a->var);
 	}
-	char name[128];
-	if (a->name)
-		snprintf(name, sizeof(name), "%s", a->name);
-	else if (a->nfields)
-		snprintf(name, sizeof(name), "%s", a->fields[a->nfields - 1]);
-	else if (a->type)
-		snprintf(name, sizeof(name), "%s_%s", a->var, a->type);
-	else
-		snprintf(name, sizeof(name), "%s", a->var);
-	struct buf b;
-	buf_init(&b, 4096);
-	buf_addf(&b, "%s=%s:%s", name, fetch, type);
-	*out = buf_detach(&b, NULL);
+	*out = probe_arg_text(a, fetch, type);
 	return 0;
 }
 
@@ -516,30 +504,6 @@ static size_t param_names(Dwarf_Die *sp, const char **v, size_t max)
 	return n;
 }
 
-static int add_arg(struct probe_def *d, char *a)
-{
-	if (d->nargs == PROBE_MAX_ARGS) {
-		free(a);
-		return err_set(-EINVAL, "more than %d probe arguments", PROBE_MAX_ARGS);
-	}
-	d->args[d->nargs++] = a;
-	return 0;
-}
-
-/* A raw fetch arg or $retval: "argN=..." (the name the kernel would give). */
-static char *raw_arg(const struct probe_arg *a, size_t pos)
-{
-	struct buf b;
-	buf_init(&b, 4096);
-	if (a->name)
-		buf_addf(&b, "%s=%s", a->name, a->var);
-	else
-		buf_addf(&b, "arg%zu=%s", pos, a->var);
-	if (a->type)
-		buf_addf(&b, ":%s", a->type);
-	return buf_detach(&b, NULL);
-}
-
 static int fill_args(struct place *pl, const struct probe_spec *s, struct probe_def *d)
 {
 	for (size_t i = 0; i < s->nargs; i++) {
@@ -547,7 +511,7 @@ static int fill_args(struct place *pl, const struct probe_spec *s, struct probe_
 		char *txt = NULL;
 		int err;
 		if (a->raw || !strcmp(a->var, "$retval")) {
-			err = add_arg(d, raw_arg(a, d->nargs + 1));
+			err = probe_def_add_arg(d, probe_raw_arg_text(a, d->nargs + 1));
 		} else if (!pl) {
 			err = err_set(-ENODATA, "'%s' is named by debug information", a->var);
 		} else if (!strcmp(a->var, "$params")) {
@@ -557,12 +521,12 @@ static int fill_args(struct place *pl, const struct probe_spec *s, struct probe_
 			for (size_t k = 0; k < np && !err; k++) {
 				struct probe_arg pa = { .var = (char *)names[k] };
 				if (named_arg(pl, &pa, &txt) == 0)
-					err = add_arg(d, txt);
+					err = probe_def_add_arg(d, txt);
 			}
 		} else {
 			err = named_arg(pl, a, &txt);
 			if (!err)
-				err = add_arg(d, txt);
+				err = probe_def_add_arg(d, txt);
 		}
 		if (err)
 			return err;

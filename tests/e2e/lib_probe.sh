@@ -21,3 +21,16 @@ probe_cleanup() {
 }
 trap 'probe_cleanup; rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
+PROBE_SRC="$(dirname "$0")/../progs/probe_work.c"
+need_uprobes() {
+	[ -e $TRACEFS/uprobe_events ] || skip "this kernel has no uprobe events"
+}
+# build_work NAME CC-FLAGS...: tests/progs/probe_work.c built as $T/NAME; its
+# probe group (probe_NAME: NAME is to be unique to the run) is cleaned up.
+build_work() {
+	bw_name=$1
+	shift
+	command -v cc >/dev/null || skip "no C compiler"
+	cc "$@" -o "$T/$bw_name" "$PROBE_SRC" || fail "cannot compile $PROBE_SRC $*"
+	PROBE_GROUPS="$PROBE_GROUPS probe_$bw_name"
+}

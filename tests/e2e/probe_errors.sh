@@ -6,15 +6,12 @@
 # probe where the kernel has no kprobe events.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_probe.sh"
-[ -e $TRACEFS/uprobe_events ] || skip "this kernel has no uprobe events"
-command -v cc >/dev/null || skip "no C compiler"
-SRC="$(dirname "$0")/../progs/probe_work.c"
+need_uprobes
 B=ke$$x
-G=probe_ke$$x
-PROBE_GROUPS="$G"
-cc -O2 -g -o "$T/$B" "$SRC" || fail "cannot compile"
-cc -O2 -o "$T/nodebug" "$SRC" || fail "cannot compile"
-G2=probe_nodebug
+G=probe_$B
+build_work $B -O2 -g
+build_work kn$$x -O2
+G2=probe_kn$$x
 expect() { # expect CODE PATTERN kiln-args...
 	code=$1 pat=$2
 	shift 2
@@ -30,14 +27,13 @@ expect 2 "no variable 'zz' at this place" probe -x "$T/$B" 'work zz'
 expect 2 "'n': no structure to take 'x' from" probe -x "$T/$B" 'work n.x'
 expect 2 "has no member 'nope'" probe -x "$T/$B" 'work p->nope'
 expect 2 "'n' is not a char pointer" probe -x "$T/$B" 'work n:string'
-expect 2 "has no debug information (DWARF).*a probe without arguments" probe -x "$T/nodebug" 'work n'
+expect 2 "has no debug information (DWARF).*a probe without arguments" probe -x "$T/kn$$x" 'work n'
 expect 2 'needs a return probe' probe -x "$T/$B" 'work $retval'
 expect 2 'bad line number' probe -x "$T/$B" 'work:x'
 expect 2 'No such file' probe -x "$T/missing" work
 grep -q "$G/" $TRACEFS/uprobe_events && fail "a failed probe was left in tracefs"
 # without debug information, the function alone works
-PROBE_GROUPS="$G $G2"
-"$KILN" probe -q -x "$T/nodebug" work || fail "probe without debug info"
+"$KILN" probe -q -x "$T/kn$$x" work || fail "probe without debug info"
 grep -q "^p:$G2/work " $TRACEFS/uprobe_events || fail "no $G2:work in tracefs"
 "$KILN" probe -q -d "$G2:work" || fail "-d $G2:work"
 if [ ! -e $TRACEFS/kprobe_events ]; then

@@ -62,10 +62,8 @@ grep -q "is not a tracepoint or probe event" "$T/bad.err" || fail "cpu-clock: $(
 
 # on a probe event: the calls whose argument matches
 [ -e $TRACEFS/uprobe_events ] || { echo "note: no uprobe events: probe filter not tested"; exit 0; }
-SRC="$(dirname "$0")/../progs/probe_work.c"
-cc -O2 -g -o "$T/kf$$x" "$SRC" || fail "cannot compile $SRC"
+build_work kf$$x -O2 -g
 G=probe_kf$$x
-PROBE_GROUPS=$G
 "$KILN" probe -q -x "$T/kf$$x" 'work n msg:string' || fail "probe"
 "$KILN" record -q -e "$G:work" --filter 'n >= 1000003' -o "$T/p.data" -- "$T/kf$$x" 8 >/dev/null ||
 	fail "record probe --filter"

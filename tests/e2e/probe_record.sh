@@ -7,13 +7,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_probe.sh"
 need_perf_events
-[ -e $TRACEFS/uprobe_events ] || skip "this kernel has no uprobe events"
-command -v cc >/dev/null || skip "no C compiler"
-SRC="$(dirname "$0")/../progs/probe_work.c"
+need_uprobes
 B=kr$$x
-G=probe_kr$$x
-PROBE_GROUPS=$G
-cc -O2 -g -o "$T/$B" "$SRC" || fail "cannot compile $SRC"
+G=probe_$B
+build_work $B -O2 -g
 
 "$KILN" record -q --probe-exec "$T/$B" --probe 'work n msg:string' --filter 'n >= 1000002' \
 	-o "$T/p.data" -- "$T/$B" 5 >/dev/null 2>"$T/rec.err" || fail "record --probe: $(cat "$T/rec.err")"

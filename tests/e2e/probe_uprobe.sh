@@ -11,14 +11,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_probe.sh"
 need_perf_events
-[ -e $TRACEFS/uprobe_events ] || skip "this kernel has no uprobe events"
-command -v cc >/dev/null || skip "no C compiler"
-SRC="$(dirname "$0")/../progs/probe_work.c"
+need_uprobes
 B=kp$$x
-G=probe_kp$$x
-PROBE_GROUPS="$G probe_kq$$x"
-cc -O2 -g -o "$T/$B" "$SRC" || fail "cannot compile $SRC"
-cc -O0 -g -o "$T/kq$$x" "$SRC" || fail "cannot compile $SRC -O0"
+G=probe_$B
+build_work $B -O2 -g
+build_work kq$$x -O0 -g
 N=6
 
 "$KILN" probe -x "$T/$B" 'work n p->x msg:string' 2>"$T/add.err" || fail "probe: $(cat "$T/add.err")"
