@@ -385,8 +385,13 @@ static int add_one(const struct probe_cli *c, const char *text, const char *trac
 			char name[512], args[1024];
 			snprintf(name, sizeof(name), "%s:%s", defs[i].group, defs[i].event);
 			arg_names(&defs[i], args, sizeof(args));
-			const char *point = text;
-			size_t plen = strcspn(text, " \t");
+			const char *point = text + strspn(text, " \t");
+			size_t plen = strcspn(point, " \t");
+			const char *eq = memchr(point, '=', plen); /* perf shows the place, not EVENT= */
+			if (eq) {
+				plen -= (size_t)(eq + 1 - point);
+				point = eq + 1;
+			}
 			char *abs = c->exec ? realpath(c->exec, NULL) : NULL;
 			cli_err("  %-20s (on %.*s%s%s%s%s)\n", name, (int)plen, point, c->exec ? " in " : "",
 				abs ? abs : c->exec ? c->exec : "", args[0] ? " with " : "", args);

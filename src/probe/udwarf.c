@@ -663,6 +663,17 @@ int ud_find_points(struct ubin *b, const struct probe_spec *s, struct func_searc
 	GElf_Addr saddr = 0;
 	GElf_Word ssize = 0;
 	bool have_sym = sym_find(b, s->func, &saddr, &ssize);
+	if (fs->n == 0 && have_sym && b->dw && !s->file) {
+		/* an alias (glibc's malloc is __libc_malloc in DWARF): the subprogram at its address */
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = dwfl_module_addrdie(b->mod, saddr, &bias);
+		struct func f;
+		if (cu && func_at(cu, saddr - bias, &f) && f.entry == saddr - bias) {
+			fs->v = xmalloc(sizeof(*fs->v));
+			fs->v[0] = f;
+			fs->n = 1;
+		}
+	}
 	if (fs->n == 0) {
 		if (fs->inlined && !have_sym)
 			return err_set(-EOPNOTSUPP, "%s: '%s' is inlined everywhere: it has no address "
@@ -749,6 +760,10 @@ int probe_resolve_user(const char *binary, const struct probe_spec *s, struct pr
 	err = ud_find_points(&b, s, &fs, &pts, &np, notes);
 	char *group = s->group ? xstrdup(s->group) : probe_group_of(binary);
 	char *abs = realpath(binary, NULL); /* the kernel resolves the path when it is added */
+	if (!err && strpbrk(abs ? abs : binary, " \t\n"))
+		err = err_set(-EINVAL, "%s: a path with white space cannot be written to "
+				       "uprobe_events (use a link without it)",
+			      abs ? abs : binary);
 	struct probe_def *d = err ? NULL : xcalloc(np, sizeof(*d));
 	for (size_t i = 0; i < np && !err; i++) {
 		uint64_t off = 0;

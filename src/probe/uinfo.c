@@ -85,9 +85,10 @@ int probe_user_vars(const char *binary, const struct probe_spec *s, char ***line
 	size_t np;
 	unsigned notes = 0;
 	err = ud_find_points(&b, s, &fs, &pts, &np, &notes);
+	if (!err && np && !pts[0].f)
+		err = err_set(-ENODATA, "%s: '%s' has no debug information: no variables to list",
+			      binary, s->func);
 	for (size_t i = 0; i < np && !err; i++) {
-		if (!pts[i].f)
-			continue;
 		GElf_Addr start = 0;
 		const char *sym = sym_at(&b, pts[i].addr, &start);
 		if (i == 0)

@@ -31,7 +31,10 @@ expect 2 "has no debug information (DWARF).*a probe without arguments" probe -x 
 expect 2 'needs a return probe' probe -x "$T/$B" 'work $retval'
 expect 2 'bad line number' probe -x "$T/$B" 'work:x'
 expect 2 'No such file' probe -x "$T/missing" work
+cp "$T/$B" "$T/with space"
+expect 2 "a path with white space cannot be written to uprobe_events" probe -x "$T/with space" work
 grep -q "$G/" $TRACEFS/uprobe_events && fail "a failed probe was left in tracefs"
+expect 2 "has no debug information (DWARF): no variables to list" probe -x "$T/kn$$x" -V work
 # without debug information, the function alone works
 "$KILN" probe -q -x "$T/kn$$x" work || fail "probe without debug info"
 grep -q "^p:$G2/work " $TRACEFS/uprobe_events || fail "no $G2:work in tracefs"
