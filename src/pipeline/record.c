@@ -364,6 +364,9 @@ static int open_events(struct session *s)
 		res->open_errno = -err;
 		if (filters && bad < s->n && filters[bad] && err == -EINVAL) {
 			res->filter_refused = true;
+			char why[600];
+			if (live_filter_unknown_field(s->names[bad], filters[bad], why, sizeof(why)))
+				err_set(err, "the kernel refused the filter '%s': %s", filters[bad], why);
 			free(filters);
 			return err;
 		}

@@ -46,13 +46,19 @@ grep -q sys_enter_close "$T/two.txt" && fail "close(2) passed fd == 2: $(cat "$T
 grep -q '^5,,syscalls:sys_enter_write,' "$T/stat.txt" || fail "stat --filter: $(cat "$T/stat.txt")"
 "$KILN" stat -e syscalls:sys_enter_write --filter 'nofield == 7' -- "$T/w" >/dev/null 2>"$T/bad.err"
 [ $? = 2 ] || fail "stat: a refused filter: exit 2 expected"
-grep -q "^error: the kernel refused the filter 'nofield == 7'" "$T/bad.err" || fail "stat: $(cat "$T/bad.err")"
+grep -q "^error: the kernel refused the filter 'nofield == 7': syscalls:sys_enter_write has no field 'nofield'" "$T/bad.err" ||
+	fail "stat: $(cat "$T/bad.err")"
 # refused filters
 "$KILN" record -q -e syscalls:sys_enter_write --filter 'nofield == 7' -o "$T/bad.data" -- "$T/w" \
 	>/dev/null 2>"$T/bad.err"
 [ $? = 2 ] || fail "a refused filter: exit 2 expected"
-grep -q "^error: the kernel refused the filter 'nofield == 7': Invalid argument" "$T/bad.err" ||
+[ "$(cat "$T/bad.err")" = "error: the kernel refused the filter 'nofield == 7': syscalls:sys_enter_write has no field 'nofield' (its fields: __syscall_nr, fd, buf, count)" ] ||
 	fail "refused filter: $(cat "$T/bad.err")"
+"$KILN" record -q -e syscalls:sys_enter_write --filter 'fd == = 1' -o "$T/bad.data" -- "$T/w" \
+	>/dev/null 2>"$T/bad.err"
+[ $? = 2 ] || fail "a filter with a syntax error: exit 2 expected"
+grep -q "^error: the kernel refused the filter 'fd == = 1': Invalid argument (the syntax: FIELD OP VALUE" "$T/bad.err" ||
+	fail "syntax error: $(cat "$T/bad.err")"
 [ -e "$T/bad.data" ] && fail "a refused filter left a file"
 "$KILN" record -q -e cpu-clock --filter 'fd == 1' -o "$T/bad.data" -- "$T/w" >/dev/null 2>"$T/bad.err"
 [ $? = 2 ] || fail "--filter on cpu-clock: exit 2 expected"
@@ -74,4 +80,8 @@ grep -q 'msg_string="call-[012]"' "$T/p.txt" && fail "calls 0-2 kept: $(cat "$T/
 	fail "record probe --filter string"
 [ "$("$KILN" script -i "$T/p.data" | grep -c 'msg_string="call-4"$')" = 1 ] || fail "string filter"
 [ "$("$KILN" script -i "$T/p.data" | grep -c " $G:work: ")" = 1 ] || fail "string filter kept others"
+# a probe's fields are its arguments
+"$KILN" record -q -e "$G:work" --filter 'msg == "x"' -o "$T/p.data" -- "$T/kf$$x" 1 >/dev/null 2>"$T/bad.err"
+[ $? = 2 ] || fail "an unknown probe field: exit 2 expected"
+grep -q "$G:work has no field 'msg' (its fields: __probe_ip, n, msg_string)" "$T/bad.err" || fail "$(cat "$T/bad.err")"
 exit 0

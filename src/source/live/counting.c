@@ -132,6 +132,10 @@ int counting_open(struct counting **out, const struct evcat_event *evs, size_t n
 				return ret;
 			}
 			if (evs[e].filter && live_set_filter((int)fd, evs[e].filter)) {
+				char why[600];
+				if (live_filter_unknown_field(evs[e].name, evs[e].filter, why, sizeof(why)))
+					err_set(-EINVAL, "the kernel refused the filter '%s': %s",
+						evs[e].filter, why);
 				close((int)fd);
 				if (failed)
 					*failed = e;

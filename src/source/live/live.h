@@ -55,6 +55,10 @@ void live_close(struct live *l);
 /* Set a tracepoint filter (the kernel's syntax) on event fd. 0, or -errno
  * with err_last() giving the kernel's refusal and the syntax. */
 int live_set_filter(int fd, const char *filter);
+/* For a refused filter: when it names a field 'event' ("sys:name") does not
+ * have (its tracefs format file says), a sentence saying so and listing the
+ * fields into why[len], and true (filtercheck.c). */
+bool live_filter_unknown_field(const char *event, const char *filter, char *why, size_t len);
 
 /* The kernel ids of attr 'idx' (for the perf.data header). */
 const uint64_t *live_ids(const struct live *l, size_t idx, size_t *n);
