@@ -19,20 +19,11 @@ grep -q "$G/" $TRACEFS/uprobe_events && fail "the probe was left after the recor
 [ "$(grep -c " $G:work: ([0-9a-f]*) n=0xf424[234] msg_string=\"call-[234]\"\$" "$T/p.txt")" = 3 ] ||
 	fail "recorded: $(cat "$T/p.txt")"
 
-# Ctrl-C: the file is finished, the probe removed, kiln dies of the signal
-"$KILN" record -q -a --probe-exec "$T/$B" --probe 'work n' -o "$T/int.data" 2>"$T/int.err" &
-pid=$!
-i=0
-while ! grep -q "^p:$G/work " $TRACEFS/uprobe_events; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || { kill -9 $pid; fail "the probe never appeared: $(cat "$T/int.err")"; }
-	sleep 0.1
-done
-sleep 0.5
-"$T/$B" 3 >/dev/null
-sleep 0.3
-kill -INT $pid
-wait $pid
+# Ctrl-C: the file is finished, the probe removed, kiln dies of the signal. The
+# command (started once the events are enabled) calls work 3 times, then sends
+# kiln SIGINT as a user's Ctrl-C would, and waits to be stopped.
+"$KILN" record -q -a --probe-exec "$T/$B" --probe 'work n' -o "$T/int.data" -- \
+	sh -c '"$1" 3 >/dev/null; kill -INT $PPID; exec sleep 30' sh "$T/$B" 2>"$T/int.err"
 rc=$?
 [ $rc = 130 ] || fail "kiln record after SIGINT: exit $rc, 130 expected: $(cat "$T/int.err")"
 grep -q "$G/" $TRACEFS/uprobe_events && fail "the probe was left after Ctrl-C"
