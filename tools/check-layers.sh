@@ -22,8 +22,9 @@ allowed() {
 	tui) echo "tui output annotate aggregate symbolize base" ;;
 	trace) echo "trace trace/bpf source/live tracefmt event base" ;;
 	trace/bpf) echo "trace/bpf" ;;
-	pipeline) echo "pipeline trace tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
-	cli) echo "cli trace pipeline tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	probe) echo "probe base" ;;
+	pipeline) echo "pipeline probe trace tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
+	cli) echo "cli probe trace pipeline tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;
 	*) echo "" ;;
 	esac
 }

@@ -42,6 +42,7 @@ int cmd_export(int argc, char **argv, const struct kiln_env *env);
 int cmd_annotate(int argc, char **argv, const struct kiln_env *env);
 int cmd_stat(int argc, char **argv, const struct kiln_env *env);
 int cmd_list(int argc, char **argv, const struct kiln_env *env);
+int cmd_probe(int argc, char **argv, const struct kiln_env *env);
 int cmd_trace(int argc, char **argv, const struct kiln_env *env);
 int cmd_report(int argc, char **argv, const struct kiln_env *env);
 
@@ -53,6 +54,7 @@ extern const struct opts_cmd annotate_cmd;
 extern const struct opts_cmd stat_cmd, list_cmd;
 extern const struct opts_cmd trace_cmd;
 extern const struct opts_cmd report_cmd;
+extern const struct opts_cmd probe_cmd;
 
 /* Shared helpers (cli/util.c). */
 /*

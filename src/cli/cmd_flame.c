@@ -156,7 +156,7 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 	if (ro.argv || ro.npids || ro.system_wide) {
 		ro.output = ctx.pc.po.input;
 		ro.callgraph = true;
-		code = record_cli_run(&ro, x.quiet);
+		code = record_cli_run(&ro, &x);
 		if (ro.argv && code != KILN_EXIT_OK && code != 126 && code != 127 && code < 128) {
 			/* The command failed but the recording is fine: render it, keep its status. */
 			cli_err("warning: '%s' exited with status %d\n", ro.argv[0], code);

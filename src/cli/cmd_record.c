@@ -16,6 +16,7 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/probe_cli.h"
 #include "cli/record_cli.h"
 #include "pipeline/record.h"
 
@@ -148,12 +149,50 @@ static void record_report(const struct record_opts *o, const struct record_resul
 	}
 }
 
-int record_cli_run(const struct record_opts *o, bool quiet)
+/* o with the events of the probes made for it (--probe) after its -e events. */
+static void with_probes(const struct record_opts *o, const struct record_cli_extra *x,
+			char **names, size_t nnames, struct record_opts *o2, const char ***ev,
+			const char ***filters)
+{
+	*o2 = *o;
+	size_t n = o->nevents + nnames;
+	*ev = xcalloc(n, sizeof(**ev));
+	*filters = xcalloc(n, sizeof(**filters));
+	for (size_t i = 0; i < o->nevents; i++) {
+		(*ev)[i] = o->events[i];
+		(*filters)[i] = o->filters ? o->filters[i] : NULL;
+	}
+	for (size_t i = 0; i < nnames; i++) {
+		(*ev)[o->nevents + i] = names[i];
+		(*filters)[o->nevents + i] = i < x->nprobes ? x->probe_filters[i] : NULL;
+	}
+	o2->events = *ev;
+	o2->nevents = n;
+	o2->filters = *filters;
+}
+
+int record_cli_run(const struct record_opts *o, const struct record_cli_extra *x)
 {
 	/* SIGINT/SIGTERM/SIGHUP stay blocked until the report is out: a second
-	 * one must not kill kiln between the finished file and its summary. */
+	 * one must not kill kiln between the finished file and its summary
+	 * (nor before the probes made for this recording are removed). */
+	bool quiet = x->quiet;
 	sigset_t old;
 	cli_block_stops(&old);
+	struct probe_tmp tmp;
+	char **names = NULL;
+	size_t nnames = 0;
+	int pcode = probe_tmp_create(&tmp, x->probes, x->probe_bins, x->nprobes, &names, &nnames);
+	if (pcode) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return pcode;
+	}
+	struct record_opts o2;
+	const char **ev = NULL, **filters = NULL;
+	if (nnames) {
+		with_probes(o, x, names, nnames, &o2, &ev, &filters);
+		o = &o2;
+	}
 	struct record_result r;
 	err_clear();
 	int err = record_run(o, &r);
@@ -164,6 +203,12 @@ int record_cli_run(const struct record_opts *o, bool quiet)
 		record_report(o, &r, quiet);
 		code = r.workload ? cli_status_code(r.workload_status) : KILN_EXIT_OK;
 	}
+	probe_tmp_remove(&tmp);
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	free(ev);
+	free(filters);
 	if (!err && r.signal) /* finished cleanly; now die of the signal we got (the others,
 			       * still blocked, die with us) */
 		code = cli_die_of(r.signal);
@@ -208,7 +253,54 @@ static int opt_event(struct opts_parser *p, const struct opt *o, const char *arg
 {
 	struct record_cli_extra *x = field;
 	(void)p, (void)o;
-	return add_list(arg, &x->events, &x->nevents);
+	x->last_arg = x->nevents;
+	x->last_probe = false;
+	int err = add_list(arg, &x->events, &x->nevents);
+	XREALLOC_ARRAY(x->filters, x->nevents ? x->nevents : 1);
+	for (size_t i = 0; i < x->nevents; i++)
+		if (i >= x->nfilters)
+			x->filters[i] = NULL;
+	x->nfilters = x->nevents;
+	return err;
+}
+
+/* --filter: for the events of the -e before it, as perf. */
+static int opt_filter(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	struct record_cli_extra *x = field;
+	(void)o;
+	if (x->last_probe) {
+		if (x->probe_filters[x->nprobes - 1])
+			return opts_error(p, "a second --filter for --probe '%s' (join the conditions "
+					     "with &&)",
+					  x->probes[x->nprobes - 1]);
+		x->probe_filters[x->nprobes - 1] = arg;
+		return 0;
+	}
+	if (!x->nevents)
+		return opts_error(p, "--filter must follow the -e event (a tracepoint or probe) it "
+				     "filters");
+	if (x->filters[x->nevents - 1])
+		return opts_error(p, "a second --filter for '%s' (join the conditions with &&)",
+				  x->events[x->nevents - 1]);
+	for (size_t i = x->last_arg; i < x->nevents; i++)
+		x->filters[i] = (char *)arg;
+	return 0;
+}
+
+static int opt_probe(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	struct record_cli_extra *x = field;
+	(void)p, (void)o;
+	XREALLOC_ARRAY(x->probes, x->nprobes + 1);
+	XREALLOC_ARRAY(x->probe_bins, x->nprobes + 1);
+	XREALLOC_ARRAY(x->probe_filters, x->nprobes + 1);
+	x->probes[x->nprobes] = xstrdup(arg);
+	x->probe_bins[x->nprobes] = x->probe_exec;
+	x->probe_filters[x->nprobes] = NULL;
+	x->nprobes++;
+	x->last_probe = true;
+	return 0;
 }
 
 static int opt_call_graph(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
@@ -313,6 +405,20 @@ const struct opt record_cli_opts[] = {
 		     "samples every hit (unless -c) with its payload, and the file keeps the event "
 		     "formats (TRACING_DATA) for kiln/perf script",
 		     opt_event),
+	OPT_CALLBACK(0, "filter", RC_OFF(x), "EXPR",
+		     "keep only the hits of the tracepoint or probe event of the -e before it that "
+		     "match EXPR, the kernel's filter syntax (PERF_EVENT_IOC_SET_FILTER): 'fd == 1', "
+		     "'count > 4096 && fd != 2', 'comm ~ \"ba*\"'; a filter the kernel refuses "
+		     "is an error (exit 2)",
+		     opt_filter),
+	OPT_CALLBACK(0, "probe", RC_OFF(x), "PROBE",
+		     "make a probe for this recording only, as kiln probe makes it (kiln probe's "
+		     "PROBE [ARG...] text; a uprobe in the --probe-exec binary given before it, "
+		     "else a kernel probe), record it like an -e event (--filter after it filters "
+		     "it), and remove it when the recording ends, Ctrl-C included",
+		     opt_probe),
+	OPT_FILENAME(0, "probe-exec", RC_OFF(x.probe_exec), "BINARY",
+		     "the binary of the --probe options after it (as kiln probe -x)"),
 	OPT_BOOL('g', NULL, RC_OFF(o.callgraph),
 		 "record call graphs (kernel and user, frame pointers)"),
 	OPT_CALLBACK(0, "call-graph", RC_OFF(o), "MODE",
@@ -350,6 +456,10 @@ int record_cli_finish(struct record_cli *rc, struct opts_parser *p)
 	o->npids = rc->x.npids;
 	o->events = (const char *const *)rc->x.events;
 	o->nevents = rc->x.nevents;
+	o->filters = NULL;
+	for (size_t i = 0; i < rc->x.nevents; i++)
+		if (rc->x.filters[i])
+			o->filters = (const char *const *)rc->x.filters;
 	if (o->system_wide && o->npids)
 		return opts_error(p, "-a and -p cannot be used together");
 	if (o->off_cpu_thresh_ns && o->off_cpu == RECORD_OFFCPU_NONE)
@@ -362,7 +472,13 @@ void record_cli_extra_release(struct record_cli_extra *x)
 	for (size_t i = 0; i < x->nevents; i++)
 		free(x->events[i]);
 	free(x->events);
+	free(x->filters);
 	free(x->pids);
+	for (size_t i = 0; i < x->nprobes; i++)
+		free(x->probes[i]);
+	free(x->probes);
+	free(x->probe_bins);
+	free(x->probe_filters);
 }
 
 const struct opts_cmd record_cmd = {
@@ -408,7 +524,7 @@ int cmd_record(int argc, char **argv, const struct kiln_env *env)
 	} else {
 		if (first < argc)
 			rc.o.argv = argv + first;
-		code = record_cli_run(&rc.o, rc.x.quiet);
+		code = record_cli_run(&rc.o, &rc.x);
 	}
 	record_cli_extra_release(&rc.x);
 	return code;

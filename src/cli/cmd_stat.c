@@ -35,6 +35,7 @@
 struct stat_cli {
 	char **events;
 	size_t nevents;
+	const char **filters; /* per -e argument: its --filter, or NULL */
 	const char *sep, *output, *cpu_list, *pid_list, *tid_list;
 	bool json, append, all, per_cpu, per_thread, per_core, per_socket, big_num;
 	uint64_t repeat, interval;
@@ -67,7 +68,24 @@ static int opt_event(struct opts_parser *p, const struct opt *o, const char *arg
 	struct stat_cli *c = field;
 	(void)p, (void)o;
 	XREALLOC_ARRAY(c->events, c->nevents + 1);
+	XREALLOC_ARRAY(c->filters, c->nevents + 1);
+	c->filters[c->nevents] = NULL;
 	c->events[c->nevents++] = xstrdup(arg);
+	return 0;
+}
+
+/* --filter: for the events of the -e before it, as perf. */
+static int opt_filter(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	struct stat_cli *c = field;
+	(void)o;
+	if (!c->nevents)
+		return opts_error(p, "--filter must follow the -e event (a tracepoint or probe) it "
+				     "filters");
+	if (c->filters[c->nevents - 1])
+		return opts_error(p, "a second --filter for '%s' (join the conditions with &&)",
+				  c->events[c->nevents - 1]);
+	c->filters[c->nevents - 1] = arg;
 	return 0;
 }
 
@@ -79,6 +97,11 @@ static const struct opt stat_opts_table[] = {
 		     "syscalls:sys_enter_*), :u :k :h modifiers, groups {a,b} (default: perf's "
 		     "default set)",
 		     opt_event),
+	OPT_CALLBACK(0, "filter", 0, "EXPR",
+		     "count only the hits of the tracepoint or probe events of the -e before it "
+		     "that match EXPR, the kernel's filter syntax ('fd == 1', 'count > 4096'); a "
+		     "filter the kernel refuses is an error (exit 2)",
+		     opt_filter),
 	OPT_STRING('x', "field-separator", SC_OFF(sep), "SEP",
 		   "CSV output: value, unit, event, run time, running %, metric value, metric "
 		   "unit, separated by SEP"),
@@ -679,7 +702,18 @@ static int parse_events(struct stat_run *r, struct stat_cli *sc)
 		const char *arg = sc->nevents ? sc->events[i] : default_events[i];
 		if (!sc->nevents && i == 0 && r->cpus)
 			arg = "cpu-clock"; /* perf's default set counts CPUs with cpu-clock */
+		size_t before = r->nev;
 		int err = evcat_parse(arg, &r->evs, &r->nev, &bad);
+		const char *filter = sc->nevents ? sc->filters[i] : NULL;
+		for (size_t k = before; !err && filter && k < r->nev; k++) {
+			if (r->evs[k].attr.type != PERF_TYPE_TRACEPOINT) {
+				cli_err("error: --filter '%s': '%s' is not a tracepoint or probe event "
+					"(filters apply to those only)\n",
+					filter, r->evs[k].name);
+				return KILN_EXIT_USAGE;
+			}
+			r->evs[k].filter = filter;
+		}
 		if (err) {
 			cli_error_last(NULL);
 			char *close = bad ? evcat_closest(bad) : NULL;
@@ -735,6 +769,8 @@ static int count_failed(const struct one_result *res, struct stat_run *r, int er
 		return res->exec_err == ENOENT ? 127 : 126;
 	}
 	cli_error_last(NULL);
+	if (err == -EINVAL)
+		return KILN_EXIT_USAGE; /* a --filter the kernel refused */
 	if (err == -EACCES || err == -EPERM)
 		cli_err("hint: run as root or lower kernel.perf_event_paranoid (tracepoints "
 			"need -1, -a needs 0)\n");
@@ -912,5 +948,6 @@ out:
 	for (size_t i = 0; i < sc.nevents; i++)
 		free(sc.events[i]);
 	free(sc.events);
+	free(sc.filters);
 	return code;
 }

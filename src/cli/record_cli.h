@@ -14,6 +14,16 @@
 struct record_cli_extra {
 	char **events;
 	size_t nevents;
+	char **filters; /* per event: its --filter (borrowed from argv), or NULL */
+	size_t nfilters;
+	size_t last_arg; /* the first event of the last -e argument */
+	/* --probe: probes made for this recording, removed at its end (cli/probe_cli.h) */
+	char **probes;
+	const char **probe_bins; /* per probe: the --probe-exec before it, or NULL */
+	const char **probe_filters;
+	size_t nprobes;
+	const char *probe_exec;
+	bool last_probe; /* the last event option was --probe (for --filter) */
 	pid_t *pids;
 	size_t npids;
 	bool quiet;
@@ -33,6 +43,6 @@ extern const struct opt record_cli_opts[];
 int record_cli_finish(struct record_cli *rc, struct opts_parser *p);
 void record_cli_extra_release(struct record_cli_extra *x);
 /* Run a recording and report it; returns the exit code. */
-int record_cli_run(const struct record_opts *o, bool quiet);
+int record_cli_run(const struct record_opts *o, const struct record_cli_extra *x);
 
 #endif

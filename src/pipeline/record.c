@@ -282,6 +282,10 @@ static int setup_events(struct session *s)
 			int err = evspec_parse(o->events[i], &s->attrs[i], &s->names[i]);
 			if (err)
 				return err;
+			if (o->filters && o->filters[i] && s->attrs[i].type != PERF_TYPE_TRACEPOINT)
+				return err_set(-EINVAL, "--filter '%s': '%s' is not a tracepoint or probe "
+							"event (filters apply to those only)",
+					       o->filters[i], o->events[i]);
 		} else {
 			s->attrs[i].type = PERF_TYPE_HARDWARE;
 			s->attrs[i].config = PERF_COUNT_HW_CPU_CYCLES;
@@ -339,6 +343,13 @@ static int open_events(struct session *s)
 	struct live_opts lo = { .attrs = s->attrs, .nattrs = s->n, .tids = s->tids,
 				.ntids = s->ntids, .system_wide = o->system_wide,
 				.mmap_pages = o->mmap_pages ? o->mmap_pages : default_pages() };
+	const char **filters = NULL;
+	if (o->filters) { /* per attr: the -e events come first */
+		filters = xcalloc(s->n, sizeof(*filters));
+		for (size_t i = 0; i < o->nevents && i < s->n; i++)
+			filters[i] = o->filters[i];
+		lo.filters = filters;
+	}
 	/* Every switch is a record with a callchain: a root's rings get 2 MiB. */
 	if (!o->mmap_pages && s->sched_idx && geteuid() == 0)
 		lo.mmap_pages *= 4;
@@ -346,12 +357,22 @@ static int open_events(struct session *s)
 		size_t bad = 0;
 		int err = live_open(&s->live, &lo, &bad);
 		if (!err) {
+			free(filters);
 			err_clear(); /* the failed attempts are not this session's error */
 			return 0;
 		}
 		res->open_errno = -err;
+		if (filters && bad < s->n && filters[bad] && err == -EINVAL) {
+			res->filter_refused = true;
+			char why[600];
+			if (live_filter_unknown_field(s->names[bad], filters[bad], why, sizeof(why)))
+				err_set(err, "the kernel refused the filter '%s': %s", filters[bad], why);
+			free(filters);
+			return err;
+		}
 		if (bad == SIZE_MAX) {
 			res->ring_failed = true; /* not a permission on the events */
+			free(filters);
 			return err;
 		}
 		struct perf_event_attr *a = &s->attrs[bad];
@@ -362,6 +383,7 @@ static int open_events(struct session *s)
 		if (is_hardware(a) && is_missing_pmu(-err)) {
 			if (o->nevents) {
 				res->no_pmu = true;
+				free(filters);
 				return err_set(err, "cannot sample '%s': this machine has no hardware "
 						    "PMU for it (perf_event_open: %s)",
 					       s->names[bad], strerror(-err));
@@ -391,6 +413,7 @@ static int open_events(struct session *s)
 		}
 		break;
 	}
+	free(filters);
 	if (err_last()->msg[0] == '\0')
 		err_set(-res->open_errno, "perf_event_open failed: %s", strerror(res->open_errno));
 	return -res->open_errno;

@@ -53,6 +53,7 @@ struct record_opts {
 	unsigned stack_size;    /* bytes of user stack per sample (dwarf), 0: 8192 */
 	const char *const *events; /* -e specs; NULL/0: default (cycles, else cpu-clock) */
 	size_t nevents;
+	const char *const *filters; /* per -e spec: its --filter, or NULL; or NULL for none */
 	unsigned freq;          /* -F Hz (0: default unless period is set) */
 	uint64_t period;        /* -c */
 	unsigned mmap_pages;    /* -m (0: default) */
@@ -72,6 +73,7 @@ struct record_result {
 	bool no_pmu;          /* a hardware event (-e) has no PMU on this machine */
 	bool ring_failed;     /* the events opened, a ring buffer could not be mapped */
 	bool tracepoint;      /* the event refused is a tracepoint */
+	bool filter_refused;  /* the kernel refused a --filter */
 	pid_t foreign_pid;    /* refused: this -p target belongs to another user */
 	uid_t foreign_uid;    /* ... this one */
 	int exec_errno;     /* the command could not be executed */

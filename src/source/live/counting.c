@@ -1,5 +1,6 @@
 /* counting: counting fds per (event, cell), read on demand (source/live, L2). */
 #include "source/live/counting.h"
+#include "source/live/live.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -129,6 +130,17 @@ int counting_open(struct counting **out, const struct evcat_event *evs, size_t n
 						  strerror(err));
 				counting_close(c);
 				return ret;
+			}
+			if (evs[e].filter && live_set_filter((int)fd, evs[e].filter)) {
+				char why[600];
+				if (live_filter_unknown_field(evs[e].name, evs[e].filter, why, sizeof(why)))
+					err_set(-EINVAL, "the kernel refused the filter '%s': %s",
+						evs[e].filter, why);
+				close((int)fd);
+				if (failed)
+					*failed = e;
+				counting_close(c);
+				return -EINVAL;
 			}
 			c->fds[e * c->ncells + k] = (int)fd;
 			c->supported[e] = true;

@@ -30,6 +30,7 @@ struct evcat_event {
 	char *name;                  /* as perf prints it */
 	struct perf_event_attr attr; /* type, config(s), exclude bits */
 	int leader;                  /* index of its group's leader; -1: not in a group */
+	const char *filter;          /* a tracepoint filter (--filter; borrowed), or NULL */
 };
 
 /*

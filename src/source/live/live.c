@@ -141,6 +141,12 @@ int live_open(struct live **out, const struct live_opts *o, size_t *failed_attr)
 				int rc = open_one(l, &o->attrs[ai], ai, pid, cpus[ci], &ring_fd);
 				if (rc == -ESRCH && !o->system_wide && ti > 0)
 					continue; /* a thread exited meanwhile */
+				if (rc >= 0 && o->filters && o->filters[ai] &&
+				    (err = live_set_filter(l->fds.v[l->fds.n - 1], o->filters[ai]))) {
+					if (failed_attr)
+						*failed_attr = ai;
+					break;
+				}
 				if (rc < 0) {
 					err = rc;
 					if (failed_attr)
@@ -186,6 +192,17 @@ void live_close(struct live *l)
 	VEC_FREE(&l->rings);
 	VEC_FREE(&l->fds);
 	free(l);
+}
+
+int live_set_filter(int fd, const char *filter)
+{
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0)
+		return 0;
+	int err = errno;
+	return err_set(-err, "the kernel refused the filter '%s': %s (the syntax: FIELD OP VALUE, "
+			     "OP one of == != < <= > >= & ~, joined by && || and (); the fields "
+			     "are those script prints)",
+		       filter, strerror(err));
 }
 
 const uint64_t *live_ids(const struct live *l, size_t idx, size_t *n)

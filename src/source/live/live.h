@@ -33,6 +33,7 @@ struct live_opts {
 	size_t ntids;
 	bool system_wide;     /* ... every task on every CPU (pid -1) */
 	unsigned mmap_pages;  /* data pages per ring buffer, a power of two */
+	const char *const *filters; /* per attr: a tracepoint filter (--filter), or NULL */
 };
 
 /* Called for every drained record; a non-zero return stops the drain and
@@ -40,7 +41,9 @@ struct live_opts {
 typedef int (*live_record_fn)(void *arg, const void *rec, size_t len);
 
 /*
- * Open every event and its buffers. 0 or -errno; on failure err_last()
+ * Open every event and its buffers, each tracepoint with its filter if it
+ * has one (PERF_EVENT_IOC_SET_FILTER: the kernel's filter syntax; a filter
+ * it refuses fails the open with -EINVAL). 0 or -errno; on failure err_last()
  * describes which event failed and why, and *failed_attr (if non-NULL)
  * is set to the index of the attr that was refused, or to SIZE_MAX when
  * the events opened but a ring buffer could not be mapped (locked memory:
@@ -48,6 +51,14 @@ typedef int (*live_record_fn)(void *arg, const void *rec, size_t len);
  */
 int live_open(struct live **out, const struct live_opts *o, size_t *failed_attr);
 void live_close(struct live *l);
+
+/* Set a tracepoint filter (the kernel's syntax) on event fd. 0, or -errno
+ * with err_last() giving the kernel's refusal and the syntax. */
+int live_set_filter(int fd, const char *filter);
+/* For a refused filter: when it names a field 'event' ("sys:name") does not
+ * have (its tracefs format file says), a sentence saying so and listing the
+ * fields into why[len], and true (filtercheck.c). */
+bool live_filter_unknown_field(const char *event, const char *filter, char *why, size_t len);
 
 /* The kernel ids of attr 'idx' (for the perf.data header). */
 const uint64_t *live_ids(const struct live *l, size_t idx, size_t *n);
