@@ -51,9 +51,12 @@ static const struct opt report_opts[] = {
 		 "the terminal browser (the default when standard input and output are a "
 		 "terminal)"),
 	OPT_STRING('s', "sort", RA_OFF(sort), "KEYS",
-		   "sort and group by these keys: comm, pid, dso, sym, cpu (default comm,dso,sym)"),
+		   "sort and group by these keys: comm, pid (the thread; also tid), dso, sym, cpu, "
+		   "srcline, srcfile, symoff, parent (default comm,dso,sym)"),
 	OPT_STRING('F', "fields", RA_OFF(fields), "FIELDS",
 		   "the columns: overhead, overhead_children, sample and sort keys"),
+	OPT_STRING('p', "parent", RA_OFF(o.load.parent), "REGEX",
+		   "the parent pattern (default \"^sys_|^do_page_fault\"); adds the parent key"),
 	OPT_BOOL('n', "show-nr-samples", RA_OFF(o.text.nr_samples), "add the Samples column"),
 	{ .kind = OPT_KIND_CALLBACK, .long_name = "children", .offset = RA_OFF(children),
 	  .help = "add callees' samples to their callers (Children column; the default when "
@@ -64,7 +67,8 @@ static const struct opt report_opts[] = {
 	OPT_DOUBLE(0, "percent-limit", RA_OFF(o.text.percent_limit), "PCT",
 		   "leave out entries below PCT percent"),
 	OPT_STRING(0, "percentage", RA_OFF(percentage), "relative|absolute",
-		   "accepted as perf's; with perf 6.1's filters both are shares of all samples"),
+		   "with filters: shares of the samples shown (relative) or of all samples "
+		   "(absolute, the default)"),
 	OPT_STRING('g', "call-graph", RA_OFF(graph), "MODE[,THRESHOLD[,LIMIT]][,ORDER]",
 		   "callchains: none, graph, fractal, flat, folded; caller or callee; "
 		   "threshold in percent (default graph,0.5,caller with children, callee without)"),
@@ -136,8 +140,19 @@ static int parse_keys(struct opts_parser *p, struct report_args *a)
 		}
 		int key = hist_sort_parse(!strcmp(k, "symbol") ? "sym" : k);
 		if (key < 0 || h->nkeys == HIST_MAX_KEYS)
-			return opts_error(p, "unknown sort key '%s' (comm, pid, dso, sym, cpu)", k);
+			return opts_error(p, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu, "
+					     "srcline, srcfile, symoff, parent)",
+					  k);
 		h->keys[h->nkeys++] = (enum hist_sort)key;
+	}
+	if (a->o.load.parent) { /* perf's -p: the parent column too */
+		bool has = false;
+		for (size_t i = 0; i < h->nkeys; i++)
+			has |= h->keys[i] == HIST_PARENT;
+		if (!has && h->nkeys == HIST_MAX_KEYS)
+			return opts_error(p, "too many sort keys");
+		if (!has)
+			h->keys[h->nkeys++] = HIST_PARENT;
 	}
 	(void)overhead_seen;
 	if (!h->nkeys)
@@ -258,6 +273,7 @@ int cmd_report(int argc, char **argv, const struct kiln_env *env)
 		opts_error(&p, "--percentage: relative or absolute, not '%s'", a.percentage);
 		return cli_usage_error(&p);
 	}
+	a.o.text.relative = a.percentage && !strcmp(a.percentage, "relative");
 	a.o.load.children_auto = a.children < 0;
 	a.o.load.hist.children = a.children > 0;
 	if (a.o.load.time) {

@@ -81,6 +81,15 @@ static size_t sym_text(const struct hist *h, const struct hist_key *k, char *buf
 	return (size_t)snprintf(buf, len, "[%c] %#0*" PRIx64, lvl, UNRESOLVED_WIDTH + 2, k->addr);
 }
 
+/* The Symbol Offset column's text: "[.] name+0x1f" (newer perf's symoff). */
+static size_t symoff_text(const struct hist *h, const struct hist_key *k, char *buf, size_t len)
+{
+	size_t n = sym_text(h, k, buf, len);
+	if (k->sym != HIST_NONE && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "+0x%" PRIx64, k->off);
+	return n < len ? n : len - 1;
+}
+
 static const char *key_header(int key)
 {
 	switch (key) {
@@ -94,6 +103,14 @@ static const char *key_header(int key)
 		return "Symbol";
 	case HIST_CPU:
 		return "CPU";
+	case HIST_SRCLINE:
+		return "Source:Line";
+	case HIST_SRCFILE:
+		return "Source File";
+	case HIST_SYMOFF:
+		return "Symbol Offset";
+	case HIST_PARENT:
+		return "Parent symbol";
 	}
 	return "";
 }
@@ -119,6 +136,14 @@ static size_t key_len(const struct hist *h, int key, const struct hist_key *k, s
 	}
 	case HIST_CPU:
 		return 3;
+	case HIST_SRCLINE:
+		return strlen(comm_text(h, k->srcline));
+	case HIST_SRCFILE:
+		return strlen(comm_text(h, k->srcfile));
+	case HIST_SYMOFF:
+		return k->sym == HIST_NONE ? UNRESOLVED_WIDTH + 6 : symoff_text(h, k, buf, sizeof(buf));
+	case HIST_PARENT:
+		return k->parent == HIST_NONE ? strlen("[other]") : strlen(comm_text(h, k->parent));
 	}
 	return 0;
 }
@@ -149,6 +174,23 @@ static void key_print(FILE *out, const struct hist *h, int key, const struct his
 		break;
 	case HIST_CPU:
 		n = (size_t)fprintf(out, "%*.*d", (int)width, (int)width, (int)k->cpu);
+		break;
+	case HIST_SRCLINE: /* perf's "%-.*s": the last column is not padded */
+	case HIST_SRCFILE:
+		n = (size_t)fprintf(out, "%s",
+				    comm_text(h, key == HIST_SRCLINE ? k->srcline : k->srcfile));
+		if (last)
+			return;
+		break;
+	case HIST_SYMOFF:
+		n = symoff_text(h, k, buf, sizeof(buf));
+		fputs(buf, out);
+		if (last)
+			return;
+		break;
+	case HIST_PARENT:
+		n = (size_t)fprintf(out, "%s",
+				    k->parent == HIST_NONE ? "[other]" : comm_text(h, k->parent));
 		break;
 	}
 	if (n < width)
@@ -462,9 +504,17 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 {
 	const struct hist *h = s->h;
 	bool children = h->o.children;
-	/* perf 6.1's filters keep every sample in the total: relative and
-	 * absolute percentages are the same */
-	uint64_t total = h->total, nsamples = h->nsamples, count = h->total;
+	/* perf's filters keep every sample in the total (absolute); relative
+	 * shares and counts are of the entries shown (their own periods) */
+	uint64_t total = h->total, nsamples = h->nsamples;
+	if (o->relative) {
+		total = nsamples = 0;
+		for (size_t i = 0; i < hist_count(h); i++) {
+			total += hist_at(h, i)->self;
+			nsamples += hist_at(h, i)->nself;
+		}
+	}
+	uint64_t count = total;
 	uint64_t unit_v;
 	char unit;
 	samples_unit(nsamples, &unit_v, &unit);
@@ -523,7 +573,8 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 	}
 	fputs("\n#\n", out);
 
-	/* rows */
+	/* rows; perf pads the last column shown when an elided one follows it */
+	bool last_elided = h->o.nkeys && o->elide[h->o.keys[h->o.nkeys - 1]];
 	for (size_t i = 0; i < hist_count(h); i++) {
 		const struct hist_entry *e = hist_at(h, i);
 		if (pct(hist_entry_period(h, e), total) < o->percent_limit)
@@ -537,7 +588,7 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 			fprintf(out, "  %*" PRIu64, SAMPLES_WIDTH, e->nself);
 		for (size_t j = 0; j < nk; j++) {
 			fputs("  ", out);
-			key_print(out, h, keys[j], &e->k, widths[j], j + 1 == nk);
+			key_print(out, h, keys[j], &e->k, widths[j], j + 1 == nk && !last_elided);
 		}
 		fputc('\n', out);
 		if (o->graph != REPORT_GRAPH_NONE && h->o.callchains)

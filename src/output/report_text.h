@@ -33,6 +33,7 @@ struct report_text_opts {
 	double threshold;     /* percent (default 0.5) */
 	unsigned print_limit; /* 0: no limit */
 	double percent_limit; /* entries below are not printed */
+	bool relative;        /* --percentage relative: shares of the entries shown */
 	bool skip_first_sym;  /* -s starting with sym: the chain's first frame is the entry */
 	bool elide[HIST_SORT_MAX]; /* columns a one-value filter makes constant */
 };

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,11 @@
 /* A comma-separated list, as strtab ids (names) or numbers. */
 typedef VEC(uint32_t) u32_vec;
 
+struct src_ids {
+	uint32_t line, file, cline, cfile;
+	bool done;
+};
+
 struct report_ctx {
 	const struct report_load_opts *o;
 	struct report_data *d;
@@ -40,6 +46,14 @@ struct report_ctx {
 	 * samples): worked out once, then copied. */
 	VEC(uint64_t) inl_at; /* by entry: (first << 8 | count) + 1, 0 unknown */
 	VEC(struct hist_frame) inl;
+	/* -s srcline / srcfile: per symbolizer cache entry, both ids + 1 (0: not yet) */
+	bool want_src;
+	VEC(struct src_ids) src_at;
+	struct src_ids src_now; /* an uncached address's */
+	/* -s parent: the pattern, and per symbol name id whether it matches */
+	bool want_parent;
+	regex_t parent_re;
+	struct hashmap parent_match; /* name id -> 1 + matches */
 };
 
 /* ---- filters ---- */
@@ -138,6 +152,18 @@ static int ctx_init(struct report_ctx *x, const struct report_load_opts *o, stru
 		err = parse_numbers("tid", o->tids, &x->tids), x->has_tids = true;
 	if (!err && o->time)
 		err = report_parse_time(o->time, &x->t_start, &x->t_end);
+	for (size_t i = 0; i < o->hist.nkeys; i++) {
+		x->want_src |= o->hist.keys[i] == HIST_SRCLINE || o->hist.keys[i] == HIST_SRCFILE;
+		x->want_parent |= o->hist.keys[i] == HIST_PARENT;
+	}
+	hashmap_init(&x->parent_match);
+	if (!err && x->want_parent) {
+		const char *re = o->parent ? o->parent : REPORT_PARENT_DEFAULT;
+		if (regcomp(&x->parent_re, re, REG_EXTENDED | REG_NOSUB)) {
+			x->want_parent = false;
+			err = err_set(-EINVAL, "--parent: not a regular expression: '%s'", re);
+		}
+	}
 	x->frames_cap = (size_t)MAX_STACK * (SRCLINE_MAX_INLINE + 1) + 1;
 	XALLOC_ARRAY(x->frames, x->frames_cap);
 	d->filtered = x->has_comms || x->has_dsos || x->has_syms || x->has_pids || x->has_tids;
@@ -154,6 +180,10 @@ static void ctx_release(struct report_ctx *x)
 	VEC_FREE(&x->dso_names);
 	VEC_FREE(&x->inl_at);
 	VEC_FREE(&x->inl);
+	VEC_FREE(&x->src_at);
+	hashmap_release(&x->parent_match);
+	if (x->want_parent)
+		regfree(&x->parent_re);
 	free(x->frames);
 }
 
@@ -190,6 +220,68 @@ static uint32_t dso_name(struct report_ctx *x, struct session *s, uint32_t id, u
 	return x->dso_names.v[id] - 1;
 }
 
+/*
+ * perf's srcline sort key (map__srcline with the symbol) of address
+ * 'addr' (dso-relative, or as perf looks up an inclusive entry: the
+ * unmapped address, which DWARF of a PIE or library does not know):
+ * "file:line" (innermost, basename) from DWARF; "??:0" outside a mapping
+ * or when DWARF says so; else "name+offset" (decimal, from 'ip'), or
+ * "dso[addr]" without a symbol. *file gets the file part, or "".
+ */
+static uint32_t srcline_text(struct report_ctx *x, struct session *s, const struct sym *sym,
+			     uint32_t dso, uint64_t addr, uint64_t ip, uint32_t *file)
+{
+	char buf[4200];
+	uint32_t text = 0;
+	struct sym at = *sym;
+	at.addr = addr;
+	enum sym_srcline r = symbolize_srcline(&s->sz, &at, &text);
+	if (r == SYM_SRCLINE_TEXT)
+		snprintf(buf, sizeof(buf), "%s", strtab_get(x->strs, text));
+	else if (r == SYM_SRCLINE_QUIET)
+		snprintf(buf, sizeof(buf), "??:0");
+	else if (sym->name != SYM_NONE)
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, strtab_get(x->strs, sym->name),
+			 ip - (sym->addr - sym->symoff));
+	else
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", strtab_get(x->strs, dso), addr);
+	uint32_t line = strtab_intern_str(x->strs, buf);
+	char *colon = strchr(buf, ':');
+	if (r != SYM_SRCLINE_TEXT || !colon)
+		colon = buf;
+	*colon = '\0';
+	*file = strtab_intern_str(x->strs, buf);
+	return line;
+}
+
+/* A frame's srcline and srcfile keys, its own and its inclusive entry's;
+ * once per symbolizer cache entry. */
+static void srcline_key(struct report_ctx *x, struct session *s, const struct sym *sym,
+			uint64_t ip, struct hist_frame *out)
+{
+	struct src_ids *c = NULL;
+	if (sym->entry != SYM_NONE) {
+		while (x->src_at.n <= sym->entry)
+			(void)VEC_PUSH_ZERO(&x->src_at);
+		c = &x->src_at.v[sym->entry];
+	}
+	if (!c || !c->done) {
+		struct src_ids v = { .done = true };
+		v.line = srcline_text(x, s, sym, out->dso, sym->addr, sym->addr, &v.file);
+		if (sym->kernel || sym->dso == SYM_NONE)
+			v.cline = v.line, v.cfile = v.file;
+		else
+			v.cline = srcline_text(x, s, sym, out->dso, ip, ip, &v.cfile);
+		if (!c)
+			c = &x->src_now;
+		*c = v;
+	}
+	out->srcline = c->line;
+	out->srcfile = c->file;
+	out->csrcline = c->cline;
+	out->csrcfile = c->cfile;
+}
+
 static void resolve_sym(struct report_ctx *x, struct session *s, uint32_t pid,
 			const struct unwind_frame *f, struct hist_frame *out, struct sym *symp)
 {
@@ -204,6 +296,9 @@ static void resolve_sym(struct report_ctx *x, struct session *s, uint32_t pid,
 	 * offset in a mapped file, else the address */
 	out->addr = sym.dso == SYM_NONE ? f->ip : sym.pc;
 	out->start = sym.name == SYM_NONE ? f->ip : sym.addr - sym.symoff;
+	out->off = sym.symoff;
+	if (x->want_src)
+		srcline_key(x, s, &sym, f->ip, out);
 }
 
 static void resolve(struct report_ctx *x, struct session *s, uint32_t pid,
@@ -287,6 +382,7 @@ static struct report_event *event_of(struct report_ctx *x, struct session *s,
 		if (o->children_auto)
 			ho.children = cc && !s->h->pipe_mode;
 		ho.callchains = cc && o->want_chains;
+		e->callchains = cc;
 		if (o->order_auto)
 			ho.order = ho.children || s->h->pipe_mode ? HIST_CALLER : HIST_CALLEE;
 		hist_init(&e->h, &ho, x->strs);
@@ -301,6 +397,26 @@ static int on_event(void *ctx, struct session *s, const struct event *ev)
 	if (ev->type == PERF_RECORD_LOST_SAMPLES)
 		x->d->lost += ev->u.lost.lost;
 	return 0;
+}
+
+/* perf's parent: the first frame, in the chain's order, whose symbol
+ * matches the pattern (default "^sys_|^do_page_fault"); HIST_NONE for none. */
+static uint32_t parent_of(struct report_ctx *x, const struct hist *h, const struct hist_frame *f,
+			  size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		uint32_t name = f[h->o.order == HIST_CALLER ? n - 1 - j : j].sym;
+		if (name == HIST_NONE)
+			continue;
+		uint64_t m;
+		if (!hashmap_get(&x->parent_match, name, &m)) {
+			m = 1 + !regexec(&x->parent_re, strtab_get(x->strs, name), 0, NULL, 0);
+			hashmap_put(&x->parent_match, name, m);
+		}
+		if (m == 2)
+			return name;
+	}
+	return HIST_NONE;
 }
 
 static bool sample_filtered(struct report_ctx *x, const struct session_sample *smp,
@@ -332,6 +448,10 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		return 0;
 	x->d->samples++;
 	struct report_event *re = event_of(x, s, ev);
+	if (x->want_parent && !re->callchains)
+		return err_set(-EINVAL, "--sort parent needs callchains, and the samples of '%s' "
+					"have none (record with -g)",
+			       re->name);
 	re->used = true;
 	const struct unwind_stack *st = session_stack(s, smp);
 	size_t n = 0;
@@ -368,6 +488,7 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		.leaf = own_leaf ? &leaf : NULL,
 	};
 	hs.filtered = sample_filtered(x, smp, &x->frames[0]);
+	hs.parent = x->want_parent ? parent_of(x, &re->h, x->frames, n) : HIST_NONE;
 	hist_add(&re->h, &hs);
 	return 0;
 }
@@ -399,7 +520,10 @@ static void session_opts_of(const struct report_load_opts *o, struct strtab *str
 	so->symfs = o->symfs;
 	so->debug_dir = o->debug_dir;
 	so->no_demangle = o->no_demangle;
-	so->names_only = true;
+	so->names_only = true; /* source lines only for -s srcline / srcfile */
+	for (size_t i = 0; i < o->hist.nkeys; i++)
+		if (o->hist.keys[i] == HIST_SRCLINE || o->hist.keys[i] == HIST_SRCFILE)
+			so->names_only = false;
 	so->strs = strs;
 }
 

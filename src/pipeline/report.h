@@ -37,6 +37,7 @@ struct report_load_opts {
 	/* filters: comma-separated lists, NULL for none */
 	const char *comms, *pids, *tids, *dsos, *syms;
 	const char *time; /* perf's --time: "start,end" in seconds, either may be empty */
+	const char *parent; /* -s parent's pattern (POSIX extended), NULL: perf's default */
 	struct strtab *strs; /* names interned here (shared by two loads), or NULL */
 };
 
@@ -44,6 +45,7 @@ struct report_event {
 	char *name; /* the event as perf names it */
 	struct hist h;
 	bool used;  /* it has samples */
+	bool callchains; /* its samples carry callchains */
 };
 
 struct report_data {
@@ -55,6 +57,8 @@ struct report_data {
 	bool partial;      /* the input broke part-way */
 	uint64_t samples;
 };
+
+#define REPORT_PARENT_DEFAULT "^sys_|^do_page_fault" /* perf's default parent pattern */
 
 /* Parse perf's --time "start,end" into nanoseconds (0: open end). 0 or -EINVAL. */
 int report_parse_time(const char *spec, uint64_t *start, uint64_t *end);
