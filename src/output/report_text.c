@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hashmap.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 
@@ -595,6 +596,72 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 			print_chain(out, o, h, e, total);
 	}
 	fputs("\n\n", out);
+}
+
+/* ---- -T ---- */
+
+static int digits_of(uint64_t v)
+{
+	int n = 1;
+	while (v >= 10)
+		v /= 10, n++;
+	return n;
+}
+
+void report_text_threads(FILE *out, const struct report_thread_value *v, size_t n,
+			 const char *const *names, size_t ncounters)
+{
+	/* the threads in first-read order, their values summed */
+	VEC(uint32_t) order = { 0 }; /* index of each thread's first read */
+	uint64_t *vals = NULL;
+	struct hashmap at;
+	hashmap_init(&at);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = (uint64_t)v[i].pid << 32 | v[i].tid, t;
+		if (!hashmap_get(&at, key, &t)) {
+			t = order.n;
+			hashmap_put(&at, key, t);
+			VEC_PUSH(&order, (uint32_t)i);
+		}
+	}
+	if (order.n && ncounters)
+		vals = xcalloc(order.n * ncounters, sizeof(*vals));
+	int pw = 3, tw = 3;
+	int *cw = xcalloc(ncounters ? ncounters : 1, sizeof(*cw));
+	for (size_t c = 0; c < ncounters; c++)
+		cw[c] = (int)strlen(names[c]);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t;
+		hashmap_get(&at, (uint64_t)v[i].pid << 32 | v[i].tid, &t);
+		if (v[i].counter < ncounters)
+			vals[t * ncounters + v[i].counter] += v[i].value;
+	}
+	for (size_t t = 0; t < order.n; t++) {
+		const struct report_thread_value *r = &v[order.v[t]];
+		int w = snprintf(NULL, 0, "%d", (int)r->pid);
+		pw = w > pw ? w : pw;
+		w = snprintf(NULL, 0, "%d", (int)r->tid);
+		tw = w > tw ? w : tw;
+		for (size_t c = 0; c < ncounters; c++) {
+			w = digits_of(vals[t * ncounters + c]);
+			cw[c] = w > cw[c] ? w : cw[c];
+		}
+	}
+	fprintf(out, "# %*s  %*s", pw, "PID", tw, "TID");
+	for (size_t c = 0; c < ncounters; c++)
+		fprintf(out, "  %*s", cw[c], names[c]);
+	fputc('\n', out);
+	for (size_t t = 0; t < order.n; t++) {
+		const struct report_thread_value *r = &v[order.v[t]];
+		fprintf(out, "  %*d  %*d", pw, (int)r->pid, tw, (int)r->tid);
+		for (size_t c = 0; c < ncounters; c++)
+			fprintf(out, "  %*" PRIu64, cw[c], vals[t * ncounters + c]);
+		fputc('\n', out);
+	}
+	free(cw);
+	free(vals);
+	hashmap_release(&at);
+	VEC_FREE(&order);
 }
 
 /* ---- perf diff ---- */

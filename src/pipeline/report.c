@@ -393,9 +393,20 @@ static struct report_event *event_of(struct report_ctx *x, struct session *s,
 static int on_event(void *ctx, struct session *s, const struct event *ev)
 {
 	struct report_ctx *x = ctx;
-	(void)s;
 	if (ev->type == PERF_RECORD_LOST_SAMPLES)
 		x->d->lost += ev->u.lost.lost;
+	if (ev->type == PERF_RECORD_READ && ev->attr) {
+		struct report_data *d = x->d;
+		uint32_t ai = (uint32_t)(ev->attr - s->attrs->v.v), c = 0;
+		while (c < d->read_attr.n && d->read_attr.v[c] != ai)
+			c++;
+		if (c == d->read_attr.n) {
+			VEC_PUSH(&d->read_attr, ai);
+			VEC_PUSH(&d->read_names, event_name(s, ev->attr));
+		}
+		VEC_PUSH(&d->reads, ((struct report_thread_value){ ev->u.read.pid, ev->u.read.tid, c,
+								   ev->u.read.value }));
+	}
 	return 0;
 }
 
@@ -575,6 +586,11 @@ void report_data_release(struct report_data *d)
 		free(d->ev.v[i].name);
 	}
 	VEC_FREE(&d->ev);
+	for (size_t i = 0; i < d->read_names.n; i++)
+		free(d->read_names.v[i]);
+	VEC_FREE(&d->read_names);
+	VEC_FREE(&d->read_attr);
+	VEC_FREE(&d->reads);
 	strtab_release(&d->own_strs);
 }
 
@@ -667,7 +683,8 @@ int report_run(const struct report_run_opts *o, bool *partial)
 			report_text_section(o->out, &text, &sec);
 		}
 		if (o->threads)
-			fputs("# PID  TID\n", o->out);
+			report_text_threads(o->out, d.reads.v, d.reads.n,
+					    (const char *const *)d.read_names.v, d.read_names.n);
 	}
 	report_data_release(&d);
 	return err;

@@ -56,6 +56,10 @@ struct report_data {
 	bool filtered;     /* a filter was given */
 	bool partial;      /* the input broke part-way */
 	uint64_t samples;
+	/* -T: READ records (perf record -s), and their events' names */
+	VEC(struct report_thread_value) reads;
+	VEC(char *) read_names;
+	VEC(uint32_t) read_attr; /* the attr index of each name */
 };
 
 #define REPORT_PARENT_DEFAULT "^sys_|^do_page_fault" /* perf's default parent pattern */

@@ -109,3 +109,24 @@ echo "ok: $checked tables with srcline, srcfile, parent, -F, --percentage equal 
 	fail "-s parent without callchains succeeded"
 grep -q "parent needs callchains" "$T/err" || fail "-s parent without callchains: $(cat "$T/err")"
 echo "ok: -s parent without callchains refused"
+
+# -T: perf's per-thread block from the READ records perf record -s writes
+# (one per thread and event at its exit), two events; without them
+# perf's bare header line (kiln's recordings).
+if perf record -q -s -e cpu-clock -e page-faults -o "$T/read.data" -- \
+	sh -c "'$BURN' 0.2 & '$BURN' 0.1; wait" >/dev/null 2>&1; then
+	for f in read.data kiln.data perf.data; do
+		perf report --stdio -T -g none -i "$T/$f" 2>/dev/null | sed -n '/^# *PID/,$p' |
+			grep -v -e '^#$' -e '(Tip' >"$T/p.txt"
+		"$KILN" report --stdio -T -g none -i "$T/$f" 2>"$T/k.err" | sed -n '/^# *PID/,$p' >"$T/k.txt" ||
+			fail "kiln report -T $f: $(cat "$T/k.err")"
+		cmp -s "$T/p.txt" "$T/k.txt" || {
+			diff "$T/p.txt" "$T/k.txt"
+			fail "-T on $f differs from perf's"
+		}
+	done
+	[ "$(wc -l <"$T/k.txt")" = 1 ] || fail "-T without READ records: more than perf's header"
+	"$KILN" report --stdio -T -g none -i "$T/read.data" | grep -q '^#   *PID   *TID  cpu-clock  page-faults$' ||
+		fail "-T: no per-thread columns for perf record -s"
+	echo "ok: -T equal to perf's"
+fi
