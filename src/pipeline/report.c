@@ -15,6 +15,7 @@
 #include "base/xalloc.h"
 #include "dso/dso.h"
 #include "output/script.h"
+#include "aggregate/scripttext.h"
 #include "pipeline/script_int.h"
 #include "pipeline/session.h"
 #include "proc/proc.h"
@@ -526,7 +527,7 @@ static void session_opts_of(const struct report_load_opts *o, struct strtab *str
 	memset(so, 0, sizeof(*so));
 	so->input = o->input;
 	so->env = o->env;
-	so->accept = SESSION_ACCEPT_PERFDATA;
+	so->accept = SESSION_ACCEPT_PERFDATA | SESSION_ACCEPT_SCRIPT;
 	so->stdin_hint = "'kiln report -i -'";
 	so->symfs = o->symfs;
 	so->debug_dir = o->debug_dir;
@@ -545,9 +546,116 @@ static void data_init(struct report_data *d, struct strtab *shared)
 	d->strs = shared ? shared : &d->own_strs;
 }
 
+/* ---- perf script text ---- */
+
+static uint32_t span_id(struct strtab *strs, struct scripttext_span sp)
+{
+	return strtab_intern(strs, sp.p, sp.n);
+}
+
+static bool span_is(struct scripttext_span sp, const char *s)
+{
+	return sp.n == strlen(s) && !memcmp(sp.p, s, sp.n);
+}
+
+static struct report_event *text_event(struct report_ctx *x, struct scripttext_span name)
+{
+	struct report_data *d = x->d;
+	for (size_t i = 0; i < d->ev.n; i++)
+		if (strlen(d->ev.v[i].name) == name.n && !memcmp(d->ev.v[i].name, name.p, name.n))
+			return &d->ev.v[i];
+	struct report_event *e = VEC_PUSH_ZERO(&d->ev);
+	e->name = xstrndup(name.p, name.n);
+	struct hist_opts ho = x->o->hist;
+	if (x->o->children_auto) /* frame lines: the samples have callchains */
+		ho.children = true;
+	ho.callchains = x->o->want_chains;
+	if (x->o->order_auto)
+		ho.order = ho.children ? HIST_CALLER : HIST_CALLEE;
+	e->callchains = true;
+	hist_init(&e->h, &ho, x->strs);
+	return e;
+}
+
+/* A frame of the text as perf report names it: the dso's basename, [k]
+ * for the kernel's and modules' ("[name]"), no symbol for "[unknown]". */
+static void text_frame(struct report_ctx *x, const struct scripttext_frame *f,
+		       struct hist_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct scripttext_span dso = f->dso;
+	if (span_is(dso, "[unknown]") || !dso.n) {
+		out->dso = HIST_NONE;
+	} else {
+		out->kernel = dso.p[0] == '[' && !span_is(dso, "[vdso]") && !span_is(dso, "[vsyscall]");
+		const char *b = memrchr(dso.p, '/', dso.n);
+		if (b && (size_t)(b + 1 - dso.p) < dso.n)
+			dso = (struct scripttext_span){ b + 1, dso.n - (size_t)(b + 1 - dso.p) };
+		out->dso = span_id(x->strs, dso);
+	}
+	out->sym = span_is(f->sym, "[unknown]") ? HIST_NONE : span_id(x->strs, f->sym);
+	out->addr = out->ip = f->addr;
+	out->off = f->off;
+	out->start = out->sym == HIST_NONE ? f->addr : f->addr - f->off;
+}
+
+static int on_text_sample(void *ctx, const struct scripttext_sample *t)
+{
+	struct report_ctx *x = ctx;
+	static const struct scripttext_span no_event = { "(unknown)", 9 };
+	struct report_event *re = text_event(x, t->event.n ? t->event : no_event);
+	re->used = true;
+	x->d->samples++;
+	size_t n = t->n < MAX_STACK ? t->n : MAX_STACK;
+	for (size_t i = 0; i < n; i++)
+		text_frame(x, &t->frames[i], &x->frames[i]);
+	uint32_t comm = span_id(x->strs, t->comm);
+	int32_t tid = (int32_t)t->tid, pid = t->pid ? (int32_t)t->pid : tid;
+	struct hist_sample hs = {
+		.comm = comm, .pid = pid, .tid = tid, .cpu = t->cpu, .period = t->period,
+		.frames = x->frames, .n = n,
+	};
+	const struct hist_frame *leaf = &x->frames[0];
+	hs.filtered = (x->has_comms && !in_list(&x->comms, comm)) ||
+		      (x->has_pids && !in_list(&x->pids, (uint32_t)pid)) ||
+		      (x->has_tids && !in_list(&x->tids, (uint32_t)tid)) ||
+		      (x->has_dsos && (leaf->dso == HIST_NONE || !in_list(&x->dsos, leaf->dso))) ||
+		      (x->has_syms && (leaf->sym == HIST_NONE || !in_list(&x->syms, leaf->sym)));
+	hs.parent = x->want_parent ? parent_of(x, &re->h, x->frames, n) : HIST_NONE;
+	hist_add(&re->h, &hs);
+	return 0;
+}
+
+static int load_text(struct session *s, const struct report_load_opts *o, struct report_data *d)
+{
+	for (size_t i = 0; i < o->hist.nkeys; i++)
+		if (o->hist.keys[i] == HIST_SRCLINE || o->hist.keys[i] == HIST_SRCFILE)
+			return err_set(-EINVAL, "-s %s: perf script text carries no source lines "
+						"(report the perf.data instead)",
+				       hist_sort_name(o->hist.keys[i]));
+	if (o->time)
+		return err_set(-EINVAL, "--time: not for perf script text (report the perf.data "
+					"instead)");
+	struct report_ctx x;
+	int err = ctx_init(&x, o, d);
+	struct scripttext_stats st;
+	if (!err)
+		err = scripttext_samples(s->text, s->text_len, on_text_sample, &x, &st);
+	if (!err && !st.samples)
+		err = err_set(-EINVAL, "no sample with callchain lines in this perf script text "
+				       "(perf script of a recording made with -g)");
+	if (!err)
+		for (size_t i = 0; i < d->ev.n; i++)
+			hist_finish(&d->ev.v[i].h);
+	ctx_release(&x);
+	return err;
+}
+
 static int load_session(struct session *s, const struct report_load_opts *o,
 			struct report_data *d)
 {
+	if (s->kind == SESSION_SCRIPT_TEXT)
+		return load_text(s, o, d);
 	struct report_ctx x;
 	int err = ctx_init(&x, o, d);
 	if (!err) {
@@ -655,6 +763,11 @@ int report_run(const struct report_run_opts *o, bool *partial)
 	if (err) {
 		report_data_release(&d);
 		return err;
+	}
+	if ((o->header || o->header_only) && s.kind != SESSION_PERFDATA) {
+		session_close(&s);
+		report_data_release(&d);
+		return err_set(-EINVAL, "--header: perf script text has no perf.data header");
 	}
 	if (o->header || o->header_only)
 		print_header(o->out, &s, o->load.input);
