@@ -532,6 +532,7 @@ static void session_opts_of(const struct report_load_opts *o, struct strtab *str
 	so->symfs = o->symfs;
 	so->debug_dir = o->debug_dir;
 	so->no_demangle = o->no_demangle;
+	so->prefetch_kallsyms = true;
 	so->names_only = true; /* source lines only for -s srcline / srcfile */
 	for (size_t i = 0; i < o->hist.nkeys; i++)
 		if (o->hist.keys[i] == HIST_SRCLINE || o->hist.keys[i] == HIST_SRCFILE)
