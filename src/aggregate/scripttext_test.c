@@ -522,6 +522,19 @@ static void test_samples(void **state)
 	assert_int_equal(g.off, 0x2d);
 	assert_int_equal(g.addr, 0x1214);
 	assert_int_equal(g.frames, 2);
+
+	/* a stack past the cap keeps its leaf-most frames, counted */
+	struct buf b;
+	buf_init(&b, 1u << 20);
+	buf_addstr(&b, "p 1 1.0: 1 cycles:\n");
+	for (unsigned i = 0; i < SCRIPTTEXT_MAX_FRAMES + 10; i++)
+		buf_addstr(&b, "\t 1000 f+0x1 (/bin/p)\n");
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(scripttext_samples(b.p, b.len, got_sample, &g, &st), 0);
+	assert_int_equal(g.frames, SCRIPTTEXT_MAX_FRAMES);
+	assert_int_equal(st.dropped_frames, 10);
+	assert_int_equal(st.truncated, 1);
+	buf_release(&b);
 }
 
 int main(void)

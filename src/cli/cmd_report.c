@@ -43,7 +43,8 @@ static int opt_no_children(struct opts_parser *p, const struct opt *opt, const c
 
 static const struct opt report_opts[] = {
 	OPT_FILENAME('i', "input", RA_OFF(o.load.input), "FILE",
-		     "the perf.data to read (default perf.data; \"-\": standard input)"),
+		     "the perf.data or perf script text to read (default perf.data; \"-\": "
+		     "standard input, a file or a pipe)"),
 	OPT_BOOL(0, "stdio", RA_OFF(stdio),
 		 "print the table as text (perf report --stdio; the default when standard "
 		 "output is not a terminal)"),
@@ -80,7 +81,8 @@ static const struct opt report_opts[] = {
 	OPT_STRING('S', "symbols", RA_OFF(o.load.syms), "LIST", "only samples in these symbols"),
 	OPT_STRING(0, "time", RA_OFF(o.load.time), "START,END",
 		   "only samples in this time range (seconds, as perf script prints times)"),
-	OPT_BOOL('T', "threads", RA_OFF(o.threads), "end with perf's per-thread count block"),
+	OPT_BOOL('T', "threads", RA_OFF(o.threads),
+		 "end with perf's per-thread block (values of perf record -s)"),
 	OPT_BOOL(0, "header", RA_OFF(o.header), "list the perf.data header first"),
 	OPT_BOOL(0, "header-only", RA_OFF(o.header_only), "list the header only"),
 	OPT_FILENAME(0, "symfs", RA_OFF(o.load.symfs), "DIR",
@@ -101,7 +103,8 @@ const struct opts_cmd report_cmd = {
 		"Print the samples of a perf.data (default ./perf.data) grouped by the sort\n"
 		"keys, hottest first, as perf report --stdio (perf 6.1) prints them: the\n"
 		"header block, Children and Self (or Overhead) percentages, [.] user and [k]\n"
-		"kernel symbols, each entry's callchain.\n"
+		"kernel symbols, each entry's callchain. perf script text of a -g\n"
+		"recording gives the same table (names and periods from the text).\n"
 		"\n"
 		"When standard input and output are a terminal (and not --stdio), the\n"
 		"first event's table opens in the terminal browser instead: one row per\n"
@@ -113,7 +116,9 @@ const struct opts_cmd report_cmd = {
 		    "kiln report --stdio --no-children -s dso\n"
 		    "kiln report --stdio -g none -n --percent-limit 1\n"
 		    "kiln report --stdio -g folded,0.5,callee\n"
-		    "kiln report --stdio --comm burn --dsos libc.so.6\n",
+		    "kiln report --stdio --comm burn --dsos libc.so.6\n"
+		    "kiln report --stdio --no-children -s sym,srcline\n"
+		    "perf script | kiln report --stdio -i -\n",
 };
 
 /* -s / -F: the sort keys (and columns). */
