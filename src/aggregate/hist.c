@@ -267,7 +267,7 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 	struct hist_key k = key_of(h, s, lf, false);
 	uint32_t leaf = entry_for(h, &k, s->tid, lf->kernel);
 	struct hist_entry *e = &h->entries.v[leaf];
-	if (!s->filtered)
+	if (!s->filtered && !e->nself && !e->nchildren) /* a new entry */
 		e->flags |= HIST_SHOWN;
 	e->self = add_sat(e->self, s->period);
 	e->nself++;
@@ -307,7 +307,7 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 		if (e->last_sample == seq)
 			continue; /* once per sample */
 		e->last_sample = seq;
-		if (!s->filtered)
+		if (!s->filtered && !e->nself && !e->nchildren) /* a new entry */
 			e->flags |= HIST_SHOWN;
 		e->children = add_sat(e->children, s->period);
 		e->nchildren++;

@@ -23,8 +23,9 @@
  * scale them down (hist_decay) and re-sort. Filters mark samples, as
  * perf 6.1's --comm, --pid, --tid, --dsos and --symbols do: a filtered
  * sample still counts in the total and in the periods of the entries it
- * reaches, but only entries some unfiltered sample reached are shown
- * (HIST_SHOWN).
+ * reaches, but only entries an unfiltered sample made (the first to reach
+ * them) are shown (HIST_SHOWN), as perf keeps an entry's first sample's
+ * filter bits.
  */
 #ifndef KILN_AGGREGATE_HIST_H
 #define KILN_AGGREGATE_HIST_H
@@ -99,7 +100,8 @@ struct hist_node {
 	uint32_t count;      /* samples through here */
 };
 
-#define HIST_SHOWN 1u /* an unfiltered sample reached it */
+#define HIST_SHOWN 1u /* its first sample was not filtered (perf keeps the
+			 * filter bits of the sample that made an entry) */
 
 struct hist_entry {
 	struct hist_key k;

@@ -29,7 +29,7 @@ perf record -q -g -o "$T/perf.data" -- "$BURN" 0.6 >/dev/null 2>"$T/rec.err" ||
 # callchain lines through PLT stubs left out.
 clean() {
 	awk '/^# \(Tip:/ { tip = 1; next } tip && /^#$/ { tip = 0; next } { print }' |
-		grep -v -e '^$' -e '^#$' -e '@plt' -e '_init' -e 'bpf_prog_' -e 'clock_gettime' -e 'ld-linux'
+		grep -v -e '^$' -e '^#$' -e '@plt' -e '_init' -e 'bpf_prog_' -e 'clock_getti' -e 'ld-linux'
 }
 
 # close WHAT: the rows of 0.5% or more of p.txt and k.txt, names equal and
@@ -69,7 +69,7 @@ for rec in kiln perf; do
 		sed 's/[ .]*$//; s/   */  /g' "$T/k.txt" >"$T/k.sq"
 		cmp -s "$T/p.sq" "$T/k.sq" && continue
 		case "$opts" in
-		"-s srcline -g none" | "-s srcfile -g none")
+		"-s sym,srcline -g none" | "-s srcline -g none" | "-s srcfile -g none")
 			# children: perf looks source lines up once per sample and
 			# frame; after 123 failures in a dso before any success
 			# it stops looking there (see docs/cmd/report.md)
@@ -102,6 +102,28 @@ for rec in kiln perf; do
 	}
 done
 echo "ok: $checked tables with srcline, srcfile, parent, -F, --percentage equal to perf's; tid; symoff"
+
+# --percentage with a filter on a recording of two commands: relative
+# shares and counts are of the samples shown, absolute of all, as perf's.
+cp "$BURN" "$T/burn2"
+"$KILN" record -q -g -o "$T/two.data" -- sh -c "'$BURN' 0.4 & '$T/burn2' 0.4; wait" ||
+	fail "kiln record of two commands failed"
+for opts in "--comm burn2 --percentage relative" "--comm burn2 --percentage absolute" \
+	"--comm burn2 --percentage relative --no-children -s dso,sym" "-s pid --comm burn --percentage relative"; do
+	# shellcheck disable=SC2086
+	perf report --stdio -g none -i "$T/two.data" $opts 2>/dev/null | clean >"$T/p.txt"
+	# shellcheck disable=SC2086
+	"$KILN" report --stdio -g none -i "$T/two.data" $opts 2>"$T/k.err" | clean >"$T/k.txt" ||
+		fail "kiln report $opts: $(cat "$T/k.err")"
+	cmp -s "$T/p.txt" "$T/k.txt" || {
+		diff "$T/p.txt" "$T/k.txt" | head -20
+		fail "two commands $opts: the table differs from perf's"
+	}
+done
+rel=$(grep '^# Samples' "$T/k.txt")
+all=$("$KILN" report --stdio -g none -i "$T/two.data" -s pid | grep '^# Samples')
+[ "$rel" != "$all" ] || fail "--percentage relative: the sample count of all samples"
+echo "ok: --percentage relative and absolute equal to perf's"
 
 # parent needs callchains, as perf says
 "$KILN" record -q -o "$T/flat.data" -- "$BURN" 0.1 || fail "kiln record without -g failed"
