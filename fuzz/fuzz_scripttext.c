@@ -10,7 +10,9 @@
  * weight and its children's totals (weights saturate, never wrap); no
  * stack is deeper than the frame cap plus its process frame split at ';'
  * (bounded by the line cap); the same text parsed twice gives the same
- * trie shape.
+ * trie shape. The same text through scripttext_samples (kiln report's
+ * reading): every span lies inside the text, each sample has 1 to
+ * SCRIPTTEXT_MAX_FRAMES frames, and no more samples than headers.
  */
 #include "aggregate/scripttext.h"
 #include "aggregate/trie.h"
@@ -52,6 +54,31 @@ static void check_trie(const struct trie *t)
 	}
 }
 
+struct walk {
+	const char *text;
+	size_t len;
+	uint64_t n;
+};
+
+static void check_span(const struct walk *w, struct scripttext_span sp)
+{
+	fuzz_check(!sp.n || (sp.p >= w->text && sp.p + sp.n <= w->text + w->len));
+}
+
+static int on_sample(void *ctx, const struct scripttext_sample *s)
+{
+	struct walk *w = ctx;
+	w->n++;
+	fuzz_check(s->n >= 1 && s->n <= SCRIPTTEXT_MAX_FRAMES);
+	check_span(w, s->comm);
+	check_span(w, s->event);
+	for (size_t i = 0; i < s->n; i++) {
+		check_span(w, s->frames[i].sym);
+		check_span(w, s->frames[i].dso);
+	}
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_quiet();
@@ -79,6 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < a.t.nodes.n; i++)
 		fuzz_check(a.t.nodes.v[i].total == b.t.nodes.v[i].total &&
 			   a.t.nodes.v[i].self == b.t.nodes.v[i].self);
+	struct walk w = { text, len, 0 };
+	struct scripttext_stats ws;
+	fuzz_check(scripttext_samples(text, len, on_sample, &w, &ws) == 0);
+	fuzz_check(w.n == ws.samples && ws.samples <= ws.headers);
 	release(&a);
 	release(&b);
 	free(text);

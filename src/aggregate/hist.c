@@ -10,11 +10,16 @@
 
 static const char *const sort_names[HIST_SORT_MAX] = {
 	[HIST_COMM] = "comm", [HIST_PID] = "pid", [HIST_DSO] = "dso",
-	[HIST_SYM] = "sym",   [HIST_CPU] = "cpu",
+	[HIST_SYM] = "sym",   [HIST_CPU] = "cpu", [HIST_SRCLINE] = "srcline",
+	[HIST_SRCFILE] = "srcfile", [HIST_SYMOFF] = "symoff", [HIST_PARENT] = "parent",
 };
 
 int hist_sort_parse(const char *name)
 {
+	if (!strcmp(name, "tid")) /* perf's "pid" key is the thread */
+		return HIST_PID;
+	if (!strcmp(name, "symbol"))
+		return HIST_SYM;
 	for (int i = 0; i < HIST_SORT_MAX; i++)
 		if (!strcmp(name, sort_names[i]))
 			return i;
@@ -104,7 +109,15 @@ static struct hist_key key_of(const struct hist *h, const struct hist_sample *s,
 		k.cpu = s->cpu;
 	if (uses(h, HIST_DSO))
 		k.dso = f->dso;
-	if (uses(h, HIST_SYM)) {
+	if (uses(h, HIST_SRCLINE))
+		k.srcline = chain ? f->csrcline : f->srcline;
+	if (uses(h, HIST_SRCFILE))
+		k.srcfile = chain ? f->csrcfile : f->srcfile;
+	if (uses(h, HIST_PARENT))
+		k.parent = s->parent;
+	if (uses(h, HIST_SYM) || uses(h, HIST_SYMOFF)) {
+		if (uses(h, HIST_SYMOFF) && f->sym != HIST_NONE)
+			k.off = f->off;
 		k.sym = f->sym;
 		k.kernel = f->kernel && f->sym != HIST_NONE; /* see entry_for */
 		k.dso = f->dso;
@@ -120,7 +133,8 @@ static bool key_eq(const struct hist_key *a, const struct hist_key *b)
 {
 	return a->comm == b->comm && a->dso == b->dso && a->sym == b->sym && a->pid == b->pid &&
 	       a->cpu == b->cpu && a->addr == b->addr && a->start == b->start &&
-	       (a->kernel == b->kernel || a->sym == HIST_NONE);
+	       a->srcline == b->srcline && a->srcfile == b->srcfile && a->parent == b->parent &&
+	       a->off == b->off && (a->kernel == b->kernel || a->sym == HIST_NONE);
 }
 
 static uint64_t key_hash(const struct hist_key *k)
@@ -128,7 +142,9 @@ static uint64_t key_hash(const struct hist_key *k)
 	uint64_t a = ((uint64_t)k->comm << 32) | k->dso;
 	uint64_t b = ((uint64_t)k->sym << 32) | (uint32_t)k->pid;
 	uint64_t c = ((uint64_t)k->cpu << 1) | (k->kernel && k->sym != HIST_NONE);
-	return hash_mix2(hash_mix2(a, b), hash_mix2(c, k->addr ^ (k->start * 31)));
+	uint64_t d = ((uint64_t)k->srcline << 32 | k->srcfile) ^ ((uint64_t)k->parent << 17) ^
+		     (k->off * 0x9e3779b97f4a7c15u);
+	return hash_mix2(hash_mix2(hash_mix2(a, b), hash_mix2(c, k->addr ^ (k->start * 31))), d);
 }
 
 /*
@@ -148,7 +164,7 @@ static uint32_t entry_for(struct hist *h, const struct hist_key *k, int32_t tid,
 	struct hist_entry *e = VEC_PUSH_ZERO(&h->entries);
 	uint32_t id = (uint32_t)(h->entries.n - 1);
 	e->k = *k;
-	if (k->sym == HIST_NONE && uses(h, HIST_SYM))
+	if (k->sym == HIST_NONE && (uses(h, HIST_SYM) || uses(h, HIST_SYMOFF)))
 		e->k.kernel = kernel_level;
 	e->tid = tid;
 	e->next = found ? (uint32_t)first - 1 : HIST_NONE;
@@ -251,7 +267,7 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 	struct hist_key k = key_of(h, s, lf, false);
 	uint32_t leaf = entry_for(h, &k, s->tid, lf->kernel);
 	struct hist_entry *e = &h->entries.v[leaf];
-	if (!s->filtered)
+	if (!s->filtered && !e->nself && !e->nchildren) /* a new entry */
 		e->flags |= HIST_SHOWN;
 	e->self = add_sat(e->self, s->period);
 	e->nself++;
@@ -277,8 +293,12 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 	 * entry met twice (recursion, or two frames with one key) keeps the
 	 * first, the outermost in caller order. */
 	bool level = lf->kernel; /* perf's level: kept from the last frame with a mapping */
-	for (size_t j = s->leaf ? 0 : 1; j < s->n; j++) {
-		size_t i = caller ? s->n - 1 - j + (s->leaf ? 0 : 1) : j;
+	/* The chain's first frame is the sample's own entry, but for source
+	 * lines: perf looks its inclusive entry up by the unmapped address,
+	 * which can name another line (csrcline) */
+	size_t skip = s->leaf || uses(h, HIST_SRCLINE) || uses(h, HIST_SRCFILE) ? 0 : 1;
+	for (size_t j = skip; j < s->n; j++) {
+		size_t i = caller ? s->n - 1 - j + skip : j;
 		if (s->frames[i].dso != HIST_NONE)
 			level = s->frames[i].kernel;
 		k = key_of(h, s, &s->frames[i], true);
@@ -287,7 +307,7 @@ void hist_add(struct hist *h, const struct hist_sample *s)
 		if (e->last_sample == seq)
 			continue; /* once per sample */
 		e->last_sample = seq;
-		if (!s->filtered)
+		if (!s->filtered && !e->nself && !e->nchildren) /* a new entry */
 			e->flags |= HIST_SHOWN;
 		e->children = add_sat(e->children, s->period);
 		e->nchildren++;
@@ -339,6 +359,19 @@ static int cmp_key(const struct hist *h, enum hist_sort key, const struct hist_k
 		return c ? c : (int)a->kernel - (int)b->kernel;
 	case HIST_CPU:
 		return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+	case HIST_SRCLINE: /* perf: by the text */
+		return strcmp(str_or(h, a->srcline, ""), str_or(h, b->srcline, ""));
+	case HIST_SRCFILE:
+		return strcmp(str_or(h, a->srcfile, ""), str_or(h, b->srcfile, ""));
+	case HIST_SYMOFF: /* as sym, then the higher offset first (perf's symoff) */
+		c = cmp_key(h, HIST_SYM, a, b);
+		return c ? c : a->off > b->off ? -1 : a->off < b->off;
+	case HIST_PARENT: /* names in reverse order, "[other]" last, as perf's strcmp */
+		if ((a->parent == HIST_NONE) != (b->parent == HIST_NONE))
+			return a->parent == HIST_NONE ? 1 : -1;
+		if (a->parent == HIST_NONE)
+			return 0;
+		return strcmp(strtab_get(h->strs, b->parent), strtab_get(h->strs, a->parent));
 	case HIST_SORT_MAX:
 		break;
 	}

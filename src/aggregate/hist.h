@@ -23,8 +23,9 @@
  * scale them down (hist_decay) and re-sort. Filters mark samples, as
  * perf 6.1's --comm, --pid, --tid, --dsos and --symbols do: a filtered
  * sample still counts in the total and in the periods of the entries it
- * reaches, but only entries some unfiltered sample reached are shown
- * (HIST_SHOWN).
+ * reaches, but only entries an unfiltered sample made (the first to reach
+ * them) are shown (HIST_SHOWN), as perf keeps an entry's first sample's
+ * filter bits.
  */
 #ifndef KILN_AGGREGATE_HIST_H
 #define KILN_AGGREGATE_HIST_H
@@ -50,6 +51,10 @@ enum hist_sort {
 	HIST_DSO,
 	HIST_SYM,
 	HIST_CPU,
+	HIST_SRCLINE, /* "file:line" of the address (perf's srcline) */
+	HIST_SRCFILE, /* its file ("" when unknown) */
+	HIST_SYMOFF,  /* the symbol and the offset in it (newer perf's symoff) */
+	HIST_PARENT,  /* the first caller matching the parent pattern (perf's parent) */
 	HIST_SORT_MAX
 };
 #define HIST_MAX_KEYS 8
@@ -64,6 +69,11 @@ struct hist_frame {
 	uint64_t start; /* the symbol's start (dso-relative): equal callchain
 			 * branches of one dso are ordered by it, highest first, as perf's */
 	bool kernel;
+	/* Set by the caller when the keys ask for them: */
+	uint32_t srcline, srcfile; /* HIST_SRCLINE, HIST_SRCFILE: strtab ids */
+	uint32_t csrcline, csrcfile; /* the same for the frame's inclusive entry (perf
+				      * looks those up by the unmapped address) */
+	uint64_t off;              /* HIST_SYMOFF: the address's offset in its symbol */
 };
 
 /* An entry's key: only the fields of the sort keys in use are set. */
@@ -75,6 +85,9 @@ struct hist_key {
 	uint64_t start; /* sym: its start; with 'dso' a symbol's identity, as perf
 			 * keys it (two _start in two dsos are two entries) */
 	bool kernel;   /* [k] */
+	uint32_t srcline, srcfile; /* strtab ids */
+	uint32_t parent; /* strtab id, HIST_NONE: perf's "[other]" */
+	uint64_t off;    /* HIST_SYMOFF: offset in the symbol */
 };
 
 /* A callchain node: one frame on a path through the entry. */
@@ -87,7 +100,8 @@ struct hist_node {
 	uint32_t count;      /* samples through here */
 };
 
-#define HIST_SHOWN 1u /* an unfiltered sample reached it */
+#define HIST_SHOWN 1u /* its first sample was not filtered (perf keeps the
+			 * filter bits of the sample that made an entry) */
 
 struct hist_entry {
 	struct hist_key k;
@@ -129,6 +143,7 @@ struct hist_sample {
 	 * chain may begin with that address's inline frames); else NULL. */
 	const struct hist_frame *leaf;
 	bool filtered; /* shows no entry by itself (perf's filters; see above) */
+	uint32_t parent; /* HIST_PARENT: the matching caller's name, HIST_NONE for none */
 };
 
 struct hist {
@@ -184,7 +199,9 @@ const struct hist_entry *hist_find(const struct hist *h, const struct hist_key *
 int hist_key_cmp(const struct hist *h, const struct hist_key *a, const struct hist_key *b);
 /* The period an entry is sorted and shown by (children or self). */
 uint64_t hist_entry_period(const struct hist *h, const struct hist_entry *e);
-/* Parse a sort key name ("comm", "pid", "dso", "sym", "cpu"); -1 if unknown. */
+/* Parse a sort key name ("comm", "pid", "dso", "sym", "cpu", "srcline",
+ * "srcfile", "symoff", "parent"; "tid" and "symbol" as "pid" and "sym"); -1
+ * if unknown. */
 int hist_sort_parse(const char *name);
 const char *hist_sort_name(enum hist_sort k);
 

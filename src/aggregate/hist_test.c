@@ -157,14 +157,17 @@ static void test_filtered(void **state)
 	(void)state;
 	struct fixture f;
 	setup(&f, true, false, HIST_CALLER);
-	add(&f, "x main", 3, true); /* filtered out: x shows nowhere */
+	add(&f, "x main", 3, true); /* filtered out: x and main show nowhere */
 	add(&f, "y main", 1, false);
+	add(&f, "z main", 2, false);
+	add(&f, "z main", 5, true); /* adds to z, made by an unfiltered sample */
 	hist_finish(&f.h);
-	assert_int_equal(f.h.total, 4);
-	assert_int_equal(hist_count(&f.h), 2); /* main (reached by y), y */
-	assert_string_equal(name_of(&f, hist_at(&f.h, 0)), "main");
-	/* main keeps both samples' periods, as perf 6.1 shows it */
-	assert_int_equal(hist_at(&f.h, 0)->children, 4);
+	assert_int_equal(f.h.total, 11);
+	/* perf keeps the filter bits of the sample that made an entry: main
+	 * was made by a filtered one */
+	assert_int_equal(hist_count(&f.h), 2);
+	assert_string_equal(name_of(&f, hist_at(&f.h, 0)), "z");
+	assert_int_equal(hist_at(&f.h, 0)->self, 7); /* both samples' periods */
 	assert_string_equal(name_of(&f, hist_at(&f.h, 1)), "y");
 	teardown(&f);
 }
@@ -185,6 +188,77 @@ static void test_decay(void **state)
 }
 
 /* Callchain trees stop at max_nodes; periods stay exact. */
+/* -s srcline: samples at two lines of one symbol are two entries, lines
+ * shared by two symbols one; ties by the text. The chain's first frame
+ * counts as an inclusive entry of its own when its text differs (perf
+ * looks it up by the unmapped address). */
+static void test_srcline_key(void **state)
+{
+	(void)state;
+	struct strtab s;
+	strtab_init(&s);
+	struct hist h;
+	struct hist_opts o = { .keys = { HIST_SRCLINE }, .nkeys = 1, .children = true };
+	hist_init(&h, &o, &s);
+	uint32_t a5 = strtab_intern_str(&s, "a.c:5"), a7 = strtab_intern_str(&s, "a.c:7");
+	uint32_t mainx = strtab_intern_str(&s, "main+99"), mainl = strtab_intern_str(&s, "a.c:20");
+	struct hist_frame fr[2] = {
+		{ .sym = 1, .srcline = a7, .csrcline = a7 },
+		{ .sym = 2, .srcline = mainl, .csrcline = mainx },
+	};
+	struct hist_sample smp = { .period = 3, .frames = fr, .n = 2 };
+	hist_add(&h, &smp);
+	fr[0].srcline = fr[0].csrcline = a5;
+	smp.period = 3;
+	hist_add(&h, &smp);
+	fr[0].csrcline = strtab_intern_str(&s, "work+1234"); /* another text unmapped */
+	smp.period = 1;
+	hist_add(&h, &smp);
+	hist_finish(&h);
+	assert_int_equal(hist_count(&h), 4);
+	/* main+99 reached by every sample; a.c:20 never the leaf's own key */
+	assert_int_equal(hist_at(&h, 0)->k.srcline, mainx);
+	assert_int_equal(hist_at(&h, 0)->children, 7);
+	assert_int_equal(hist_at(&h, 1)->k.srcline, a5);
+	assert_int_equal(hist_at(&h, 1)->self, 4);
+	assert_int_equal(hist_at(&h, 1)->children, 4); /* once per sample */
+	assert_int_equal(hist_at(&h, 2)->k.srcline, a7);
+	assert_int_equal(strcmp(strtab_get(&s, hist_at(&h, 3)->k.srcline), "work+1234"), 0);
+	assert_int_equal(hist_at(&h, 3)->self, 0);
+	assert_int_equal(hist_sort_parse("srcfile"), HIST_SRCFILE);
+	assert_int_equal(hist_sort_parse("tid"), HIST_PID);
+	hist_release(&h);
+	strtab_release(&s);
+}
+
+/* -s symoff: one entry per offset, the higher offset first on equal
+ * shares; -s parent: by the sample's parent, "[other]" (none) last. */
+static void test_symoff_parent(void **state)
+{
+	(void)state;
+	struct strtab s;
+	strtab_init(&s);
+	struct hist h;
+	struct hist_opts o = { .keys = { HIST_PARENT, HIST_SYMOFF }, .nkeys = 2 };
+	hist_init(&h, &o, &s);
+	uint32_t f = strtab_intern_str(&s, "f"), sys = strtab_intern_str(&s, "sys_read");
+	struct hist_frame fr = { .sym = f, .start = 0x100, .off = 4 };
+	struct hist_sample smp = { .period = 1, .frames = &fr, .n = 1, .parent = HIST_NONE };
+	hist_add(&h, &smp);
+	fr.off = 9;
+	hist_add(&h, &smp);
+	smp.parent = sys;
+	hist_add(&h, &smp);
+	hist_finish(&h);
+	assert_int_equal(hist_count(&h), 3);
+	assert_int_equal(hist_at(&h, 0)->k.parent, sys);
+	assert_int_equal(hist_at(&h, 1)->k.parent, HIST_NONE);
+	assert_int_equal(hist_at(&h, 1)->k.off, 9);
+	assert_int_equal(hist_at(&h, 2)->k.off, 4);
+	hist_release(&h);
+	strtab_release(&s);
+}
+
 static void test_node_cap(void **state)
 {
 	(void)state;
@@ -213,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_self_children), cmocka_unit_test(test_recursion_once),
 		cmocka_unit_test(test_no_children),   cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_decay),	      cmocka_unit_test(test_node_cap),
+		cmocka_unit_test(test_srcline_key),   cmocka_unit_test(test_symoff_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

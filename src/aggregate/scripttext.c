@@ -537,6 +537,144 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	return 0;
 }
 
+/* ---- samples as they are ---- */
+
+static uint64_t parse_u64(struct span p, int base, bool *ok)
+{
+	uint64_t v = 0;
+	*ok = p.n > 0 && p.n <= (base == 16 ? 16u : 19u);
+	for (size_t i = 0; *ok && i < p.n; i++) {
+		char c = p.p[i];
+		int d = is_digit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+		if (d < 0 || d >= base)
+			*ok = false;
+		else
+			v = v * (uint64_t)base + (uint64_t)d;
+	}
+	return *ok ? v : 0;
+}
+
+struct walker {
+	scripttext_sample_fn fn;
+	void *ctx;
+	struct scripttext_stats *st;
+	struct scripttext_sample smp;
+	bool in_sample, trunc;
+	VEC(struct scripttext_frame) frames;
+};
+
+static void walk_header(struct walker *w, const char *s, size_t n, const struct header *h)
+{
+	struct scripttext_sample *m = &w->smp;
+	memset(m, 0, sizeof(*m));
+	m->comm = (struct scripttext_span){ h->comm.p, h->comm.n };
+	bool ok;
+	if (h->tid.n && !span_eq(h->tid, "0")) {
+		m->pid = (uint32_t)parse_u64(h->pid, 10, &ok);
+		m->tid = (uint32_t)parse_u64(h->tid, 10, &ok);
+	} else {
+		m->tid = (uint32_t)parse_u64(h->pid, 10, &ok);
+	}
+	m->cpu = UINT32_MAX;
+	const char *after = (h->tid.n ? h->tid.p + h->tid.n : h->pid.p + h->pid.n);
+	size_t i = (size_t)(after - s);
+	while (i < n && is_space(s[i]))
+		i++;
+	if (i < n && s[i] == '[') { /* "[001]" */
+		size_t j = i + 1;
+		while (j < n && is_digit(s[j]))
+			j++;
+		if (j < n && s[j] == ']' && j > i + 1)
+			m->cpu = (uint32_t)parse_u64((struct span){ s + i + 1, j - i - 1 }, 10, &ok);
+	}
+	struct span event, period = { NULL, 0 };
+	m->period = 1;
+	if (match_event(s, n, &event, &period)) {
+		m->event = (struct scripttext_span){ event.p, event.n };
+		m->period = parse_period(period);
+	}
+	w->frames.n = 0;
+	w->in_sample = true;
+	w->trunc = false;
+}
+
+static void walk_frame(struct walker *w, const struct frame_line *fl)
+{
+	if (w->frames.n >= SCRIPTTEXT_MAX_FRAMES) {
+		w->st->dropped_frames++;
+		w->trunc = true;
+		return;
+	}
+	struct scripttext_frame *f = VEC_PUSH_ZERO(&w->frames);
+	bool ok;
+	f->addr = parse_u64((struct span){ fl->pc.p, fl->pc.n }, 16, &ok);
+	struct span sym = strip_offset(fl->sym);
+	f->has_off = sym.n < fl->sym.n;
+	if (f->has_off)
+		f->off = parse_u64((struct span){ sym.p + sym.n + 3, fl->sym.n - sym.n - 3 }, 16, &ok);
+	f->sym = (struct scripttext_span){ sym.p, sym.n };
+	f->dso = (struct scripttext_span){ fl->dso.p, fl->dso.n };
+}
+
+static int walk_end(struct walker *w)
+{
+	w->in_sample = false;
+	if (!w->frames.n)
+		return 0;
+	if (w->trunc)
+		w->st->truncated++;
+	w->smp.frames = w->frames.v;
+	w->smp.n = w->frames.n;
+	w->st->samples++;
+	return w->fn(w->ctx, &w->smp);
+}
+
+int scripttext_samples(const char *data, size_t len, scripttext_sample_fn fn, void *ctx,
+		       struct scripttext_stats *st)
+{
+	struct walker w;
+	memset(&w, 0, sizeof(w));
+	memset(st, 0, sizeof(*st));
+	st->event = TRIE_NO_NAME;
+	w.fn = fn;
+	w.ctx = ctx;
+	w.st = st;
+	struct lines it;
+	const char *s;
+	size_t n;
+	int rc = 0;
+	lines_init(&it, data, len);
+	while (!rc && lines_next(&it, &s, &n)) {
+		st->lines++;
+		struct header h;
+		struct frame_line fl;
+		if (n > SCRIPTTEXT_MAX_LINE) {
+			st->long_lines++;
+		} else if (memchr(s, '\0', n)) {
+			st->unrecognized++;
+		} else if (n && s[0] == '#') {
+			continue;
+		} else if (!n) {
+			if (w.in_sample)
+				rc = walk_end(&w);
+		} else if (match_header(s, n, &h)) {
+			st->headers++;
+			walk_header(&w, s, n, &h);
+		} else if (match_frame(s, n, &fl)) {
+			st->frame_lines++;
+			if (w.in_sample)
+				walk_frame(&w, &fl);
+		} else {
+			st->unrecognized++;
+		}
+	}
+	if (!rc && w.in_sample && w.frames.n) { /* unlike stackcollapse: the last sample counts */
+		rc = walk_end(&w);
+	}
+	VEC_FREE(&w.frames);
+	return rc;
+}
+
 int scripttext_sniff(const char *data, size_t len, bool folded)
 {
 	if (memchr(data, '\0', len))

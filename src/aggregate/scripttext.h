@@ -85,6 +85,39 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 		     struct strtab *strs, struct trie *t, struct scripttext_stats *st);
 
 /*
+ * The samples of perf script text as they are, for a table of them (kiln
+ * report): each sample's header fields and its frame lines (leaf first:
+ * the address in hex, the symbol with any "+0x.." offset split off, the
+ * dso inside the parentheses), handed to fn at the blank line ending it.
+ * Spans point into 'data' and hold for the call. A sample of more than
+ * SCRIPTTEXT_MAX_FRAMES frames keeps the leaf-most ones ('truncated' in
+ * the stats); the other stats count as scripttext_parse counts them
+ * ('samples': those handed to fn). Returns 0, or fn's first non-zero value.
+ */
+struct scripttext_span {
+	const char *p;
+	size_t n;
+};
+struct scripttext_frame {
+	uint64_t addr;
+	struct scripttext_span sym; /* without the offset; "[unknown]" as printed */
+	uint64_t off;
+	bool has_off;
+	struct scripttext_span dso; /* as printed: a path, "[kernel.kallsyms]", "[unknown]" */
+};
+struct scripttext_sample {
+	struct scripttext_span comm, event; /* event.n == 0: none printed */
+	uint32_t pid, tid; /* pid 0 when only the thread is printed */
+	uint32_t cpu;      /* UINT32_MAX when not printed */
+	uint64_t period;   /* 1 when not printed */
+	const struct scripttext_frame *frames; /* leaf first */
+	size_t n;
+};
+typedef int (*scripttext_sample_fn)(void *ctx, const struct scripttext_sample *s);
+int scripttext_samples(const char *data, size_t len, scripttext_sample_fn fn, void *ctx,
+		       struct scripttext_stats *st);
+
+/*
  * Whether the first 'len' bytes of a longer input can start perf script
  * text (or, with 'folded', folded stacks), so that a reader of a pipe can
  * refuse what is not text before it reads the rest: 1 if a sample header

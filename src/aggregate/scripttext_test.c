@@ -465,6 +465,78 @@ static void test_sniff(void **state)
 	free(line);
 }
 
+/* scripttext_samples: header fields and frames as they are. */
+struct got {
+	int n;
+	char comm[32], event[32], sym[32], dso[64];
+	uint32_t pid, tid, cpu;
+	uint64_t period, addr, off;
+	size_t frames;
+};
+
+static int got_sample(void *ctx, const struct scripttext_sample *s)
+{
+	struct got *g = ctx;
+	g->n++;
+	snprintf(g->comm, sizeof(g->comm), "%.*s", (int)s->comm.n, s->comm.p);
+	snprintf(g->event, sizeof(g->event), "%.*s", (int)s->event.n, s->event.p);
+	snprintf(g->sym, sizeof(g->sym), "%.*s", (int)s->frames[0].sym.n, s->frames[0].sym.p);
+	snprintf(g->dso, sizeof(g->dso), "%.*s", (int)s->frames[0].dso.n, s->frames[0].dso.p);
+	g->pid = s->pid, g->tid = s->tid, g->cpu = s->cpu, g->period = s->period;
+	g->addr = s->frames[0].addr, g->off = s->frames[0].off, g->frames = s->n;
+	return 0;
+}
+
+static void test_samples(void **state)
+{
+	(void)state;
+	const char *t = "burn 4321/4322 [003] 12.5:     250000 cpu-clock:ppp: \n"
+			"\t    1214 tokenize+0x2d (/usr/bin/burn)\n"
+			"\t    1300 main+0x10 (/usr/bin/burn)\n"
+			"\n"
+			"my prog 77 1.0: 5 cycles: \n"
+			"\t ffffffff81000000 do_syscall_64 ([kernel.kallsyms])\n";
+	struct got g = { 0 };
+	struct scripttext_stats st;
+	assert_int_equal(scripttext_samples(t, strlen(t), got_sample, &g, &st), 0);
+	assert_int_equal(g.n, 2); /* the last one counts without its blank line */
+	assert_string_equal(g.comm, "my prog");
+	assert_string_equal(g.event, "cycles");
+	assert_string_equal(g.sym, "do_syscall_64");
+	assert_string_equal(g.dso, "[kernel.kallsyms]");
+	assert_int_equal(g.tid, 77);
+	assert_int_equal(g.pid, 0);
+	assert_int_equal(g.cpu, UINT32_MAX);
+	assert_int_equal(g.period, 5);
+	assert_true(g.addr == 0xffffffff81000000u);
+	memset(&g, 0, sizeof(g));
+	size_t first = (size_t)(strstr(t, "my prog") - t);
+	assert_int_equal(scripttext_samples(t, first, got_sample, &g, &st), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.event, "cpu-clock:ppp");
+	assert_int_equal(g.pid, 4321);
+	assert_int_equal(g.tid, 4322);
+	assert_int_equal(g.cpu, 3);
+	assert_int_equal(g.period, 250000);
+	assert_string_equal(g.sym, "tokenize");
+	assert_int_equal(g.off, 0x2d);
+	assert_int_equal(g.addr, 0x1214);
+	assert_int_equal(g.frames, 2);
+
+	/* a stack past the cap keeps its leaf-most frames, counted */
+	struct buf b;
+	buf_init(&b, 1u << 20);
+	buf_addstr(&b, "p 1 1.0: 1 cycles:\n");
+	for (unsigned i = 0; i < SCRIPTTEXT_MAX_FRAMES + 10; i++)
+		buf_addstr(&b, "\t 1000 f+0x1 (/bin/p)\n");
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(scripttext_samples(b.p, b.len, got_sample, &g, &st), 0);
+	assert_int_equal(g.frames, SCRIPTTEXT_MAX_FRAMES);
+	assert_int_equal(st.dropped_frames, 10);
+	assert_int_equal(st.truncated, 1);
+	buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_sniff),
+		cmocka_unit_test(test_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,7 +43,8 @@ static int opt_no_children(struct opts_parser *p, const struct opt *opt, const c
 
 static const struct opt report_opts[] = {
 	OPT_FILENAME('i', "input", RA_OFF(o.load.input), "FILE",
-		     "the perf.data to read (default perf.data; \"-\": standard input)"),
+		     "the perf.data or perf script text to read (default perf.data; \"-\": "
+		     "standard input, a file or a pipe)"),
 	OPT_BOOL(0, "stdio", RA_OFF(stdio),
 		 "print the table as text (perf report --stdio; the default when standard "
 		 "output is not a terminal)"),
@@ -51,9 +52,12 @@ static const struct opt report_opts[] = {
 		 "the terminal browser (the default when standard input and output are a "
 		 "terminal)"),
 	OPT_STRING('s', "sort", RA_OFF(sort), "KEYS",
-		   "sort and group by these keys: comm, pid, dso, sym, cpu (default comm,dso,sym)"),
+		   "sort and group by these keys: comm, pid (the thread; also tid), dso, sym, cpu, "
+		   "srcline, srcfile, symoff, parent (default comm,dso,sym)"),
 	OPT_STRING('F', "fields", RA_OFF(fields), "FIELDS",
 		   "the columns: overhead, overhead_children, sample and sort keys"),
+	OPT_STRING('p', "parent", RA_OFF(o.load.parent), "REGEX",
+		   "the parent pattern (default \"^sys_|^do_page_fault\"); adds the parent key"),
 	OPT_BOOL('n', "show-nr-samples", RA_OFF(o.text.nr_samples), "add the Samples column"),
 	{ .kind = OPT_KIND_CALLBACK, .long_name = "children", .offset = RA_OFF(children),
 	  .help = "add callees' samples to their callers (Children column; the default when "
@@ -64,7 +68,8 @@ static const struct opt report_opts[] = {
 	OPT_DOUBLE(0, "percent-limit", RA_OFF(o.text.percent_limit), "PCT",
 		   "leave out entries below PCT percent"),
 	OPT_STRING(0, "percentage", RA_OFF(percentage), "relative|absolute",
-		   "accepted as perf's; with perf 6.1's filters both are shares of all samples"),
+		   "with filters: shares of the samples shown (relative) or of all samples "
+		   "(absolute, the default)"),
 	OPT_STRING('g', "call-graph", RA_OFF(graph), "MODE[,THRESHOLD[,LIMIT]][,ORDER]",
 		   "callchains: none, graph, fractal, flat, folded; caller or callee; "
 		   "threshold in percent (default graph,0.5,caller with children, callee without)"),
@@ -76,7 +81,8 @@ static const struct opt report_opts[] = {
 	OPT_STRING('S', "symbols", RA_OFF(o.load.syms), "LIST", "only samples in these symbols"),
 	OPT_STRING(0, "time", RA_OFF(o.load.time), "START,END",
 		   "only samples in this time range (seconds, as perf script prints times)"),
-	OPT_BOOL('T', "threads", RA_OFF(o.threads), "end with perf's per-thread count block"),
+	OPT_BOOL('T', "threads", RA_OFF(o.threads),
+		 "end with perf's per-thread block (values of perf record -s)"),
 	OPT_BOOL(0, "header", RA_OFF(o.header), "list the perf.data header first"),
 	OPT_BOOL(0, "header-only", RA_OFF(o.header_only), "list the header only"),
 	OPT_FILENAME(0, "symfs", RA_OFF(o.load.symfs), "DIR",
@@ -97,7 +103,8 @@ const struct opts_cmd report_cmd = {
 		"Print the samples of a perf.data (default ./perf.data) grouped by the sort\n"
 		"keys, hottest first, as perf report --stdio (perf 6.1) prints them: the\n"
 		"header block, Children and Self (or Overhead) percentages, [.] user and [k]\n"
-		"kernel symbols, each entry's callchain.\n"
+		"kernel symbols, each entry's callchain. perf script text of a -g\n"
+		"recording gives the same table (names and periods from the text).\n"
 		"\n"
 		"When standard input and output are a terminal (and not --stdio), the\n"
 		"table opens in the terminal browser instead (with several events, perf's\n"
@@ -112,7 +119,9 @@ const struct opts_cmd report_cmd = {
 		    "kiln report --stdio --no-children -s dso\n"
 		    "kiln report --stdio -g none -n --percent-limit 1\n"
 		    "kiln report --stdio -g folded,0.5,callee\n"
-		    "kiln report --stdio --comm burn --dsos libc.so.6\n",
+		    "kiln report --stdio --comm burn --dsos libc.so.6\n"
+		    "kiln report --stdio --no-children -s sym,srcline\n"
+		    "perf script | kiln report --stdio -i -\n",
 };
 
 /* -s / -F: the sort keys (and columns). */
@@ -139,8 +148,19 @@ static int parse_keys(struct opts_parser *p, struct report_args *a)
 		}
 		int key = hist_sort_parse(!strcmp(k, "symbol") ? "sym" : k);
 		if (key < 0 || h->nkeys == HIST_MAX_KEYS)
-			return opts_error(p, "unknown sort key '%s' (comm, pid, dso, sym, cpu)", k);
+			return opts_error(p, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu, "
+					     "srcline, srcfile, symoff, parent)",
+					  k);
 		h->keys[h->nkeys++] = (enum hist_sort)key;
+	}
+	if (a->o.load.parent) { /* perf's -p: the parent column too */
+		bool has = false;
+		for (size_t i = 0; i < h->nkeys; i++)
+			has |= h->keys[i] == HIST_PARENT;
+		if (!has && h->nkeys == HIST_MAX_KEYS)
+			return opts_error(p, "too many sort keys");
+		if (!has)
+			h->keys[h->nkeys++] = HIST_PARENT;
 	}
 	(void)overhead_seen;
 	if (!h->nkeys)
@@ -254,6 +274,7 @@ int cmd_report(int argc, char **argv, const struct kiln_env *env)
 		opts_error(&p, "--percentage: relative or absolute, not '%s'", a.percentage);
 		return cli_usage_error(&p);
 	}
+	a.o.text.relative = a.percentage && !strcmp(a.percentage, "relative");
 	a.o.load.children_auto = a.children < 0;
 	a.o.load.hist.children = a.children > 0;
 	if (a.o.load.time) {

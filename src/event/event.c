@@ -512,6 +512,11 @@ int ev_decode(struct event *ev, const uint8_t *rec, size_t len, uint64_t offset,
 		if (cursor_u64(&b, &ev->u.lost.lost))
 			return BAD(&b, ev, "record too short");
 		return 0;
+	case PERF_RECORD_READ:
+		if (cursor_u32(&b, &ev->u.read.pid) || cursor_u32(&b, &ev->u.read.tid) ||
+		    cursor_u64(&b, &ev->u.read.value))
+			return BAD(&b, ev, "record too short");
+		return 0;
 	default:
 		return 0;
 	}

@@ -143,6 +143,11 @@ struct ev_lost {
 	uint64_t id, lost;
 };
 
+struct ev_read { /* a thread's counter at its exit (perf record -s) */
+	uint32_t pid, tid;
+	uint64_t value; /* the read_format's first value, as perf reads it */
+};
+
 struct event {
 	uint32_t type; /* PERF_RECORD_* or EV_* */
 	uint16_t misc;
@@ -157,6 +162,7 @@ struct event {
 		struct ev_comm comm;
 		struct ev_task task;
 		struct ev_lost lost;
+		struct ev_read read;
 	} u;
 };
 

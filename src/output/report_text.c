@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hashmap.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 
@@ -81,6 +82,15 @@ static size_t sym_text(const struct hist *h, const struct hist_key *k, char *buf
 	return (size_t)snprintf(buf, len, "[%c] %#0*" PRIx64, lvl, UNRESOLVED_WIDTH + 2, k->addr);
 }
 
+/* The Symbol Offset column's text: "[.] name+0x1f" (newer perf's symoff). */
+static size_t symoff_text(const struct hist *h, const struct hist_key *k, char *buf, size_t len)
+{
+	size_t n = sym_text(h, k, buf, len);
+	if (k->sym != HIST_NONE && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "+0x%" PRIx64, k->off);
+	return n < len ? n : len - 1;
+}
+
 static const char *key_header(int key)
 {
 	switch (key) {
@@ -94,6 +104,14 @@ static const char *key_header(int key)
 		return "Symbol";
 	case HIST_CPU:
 		return "CPU";
+	case HIST_SRCLINE:
+		return "Source:Line";
+	case HIST_SRCFILE:
+		return "Source File";
+	case HIST_SYMOFF:
+		return "Symbol Offset";
+	case HIST_PARENT:
+		return "Parent symbol";
 	}
 	return "";
 }
@@ -119,6 +137,14 @@ static size_t key_len(const struct hist *h, int key, const struct hist_key *k, s
 	}
 	case HIST_CPU:
 		return 3;
+	case HIST_SRCLINE:
+		return strlen(comm_text(h, k->srcline));
+	case HIST_SRCFILE:
+		return strlen(comm_text(h, k->srcfile));
+	case HIST_SYMOFF:
+		return k->sym == HIST_NONE ? UNRESOLVED_WIDTH + 6 : symoff_text(h, k, buf, sizeof(buf));
+	case HIST_PARENT:
+		return k->parent == HIST_NONE ? strlen("[other]") : strlen(comm_text(h, k->parent));
 	}
 	return 0;
 }
@@ -149,6 +175,23 @@ static void key_print(FILE *out, const struct hist *h, int key, const struct his
 		break;
 	case HIST_CPU:
 		n = (size_t)fprintf(out, "%*.*d", (int)width, (int)width, (int)k->cpu);
+		break;
+	case HIST_SRCLINE: /* perf's "%-.*s": the last column is not padded */
+	case HIST_SRCFILE:
+		n = (size_t)fprintf(out, "%s",
+				    comm_text(h, key == HIST_SRCLINE ? k->srcline : k->srcfile));
+		if (last)
+			return;
+		break;
+	case HIST_SYMOFF:
+		n = symoff_text(h, k, buf, sizeof(buf));
+		fputs(buf, out);
+		if (last)
+			return;
+		break;
+	case HIST_PARENT:
+		n = (size_t)fprintf(out, "%s",
+				    k->parent == HIST_NONE ? "[other]" : comm_text(h, k->parent));
 		break;
 	}
 	if (n < width)
@@ -461,9 +504,17 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 {
 	const struct hist *h = s->h;
 	bool children = h->o.children;
-	/* perf 6.1's filters keep every sample in the total: relative and
-	 * absolute percentages are the same */
-	uint64_t total = h->total, nsamples = h->nsamples, count = h->total;
+	/* perf's filters keep every sample in the total (absolute); relative
+	 * shares and counts are of the entries shown (their own periods) */
+	uint64_t total = h->total, nsamples = h->nsamples;
+	if (o->relative) {
+		total = nsamples = 0;
+		for (size_t i = 0; i < hist_count(h); i++) {
+			total += hist_at(h, i)->self;
+			nsamples += hist_at(h, i)->nself;
+		}
+	}
+	uint64_t count = total;
 	uint64_t unit_v;
 	char unit;
 	report_text_samples_unit(nsamples, &unit_v, &unit);
@@ -522,7 +573,8 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 	}
 	fputs("\n#\n", out);
 
-	/* rows */
+	/* rows; perf pads the last column shown when an elided one follows it */
+	bool last_elided = h->o.nkeys && o->elide[h->o.keys[h->o.nkeys - 1]];
 	for (size_t i = 0; i < hist_count(h); i++) {
 		const struct hist_entry *e = hist_at(h, i);
 		if (pct(hist_entry_period(h, e), total) < o->percent_limit)
@@ -536,13 +588,79 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 			fprintf(out, "  %*" PRIu64, SAMPLES_WIDTH, e->nself);
 		for (size_t j = 0; j < nk; j++) {
 			fputs("  ", out);
-			key_print(out, h, keys[j], &e->k, widths[j], j + 1 == nk);
+			key_print(out, h, keys[j], &e->k, widths[j], j + 1 == nk && !last_elided);
 		}
 		fputc('\n', out);
 		if (o->graph != REPORT_GRAPH_NONE && h->o.callchains)
 			print_chain(out, o, h, e, total);
 	}
 	fputs("\n\n", out);
+}
+
+/* ---- -T ---- */
+
+static int digits_of(uint64_t v)
+{
+	int n = 1;
+	while (v >= 10)
+		v /= 10, n++;
+	return n;
+}
+
+void report_text_threads(FILE *out, const struct report_thread_value *v, size_t n,
+			 const char *const *names, size_t ncounters)
+{
+	/* the threads in first-read order, their values summed */
+	VEC(uint32_t) order = { 0 }; /* index of each thread's first read */
+	uint64_t *vals = NULL;
+	struct hashmap at;
+	hashmap_init(&at);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = (uint64_t)v[i].pid << 32 | v[i].tid, t;
+		if (!hashmap_get(&at, key, &t)) {
+			t = order.n;
+			hashmap_put(&at, key, t);
+			VEC_PUSH(&order, (uint32_t)i);
+		}
+	}
+	if (order.n && ncounters)
+		vals = xcalloc(order.n * ncounters, sizeof(*vals));
+	int pw = 3, tw = 3;
+	int *cw = xcalloc(ncounters ? ncounters : 1, sizeof(*cw));
+	for (size_t c = 0; c < ncounters; c++)
+		cw[c] = (int)strlen(names[c]);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t;
+		hashmap_get(&at, (uint64_t)v[i].pid << 32 | v[i].tid, &t);
+		if (v[i].counter < ncounters)
+			vals[t * ncounters + v[i].counter] += v[i].value;
+	}
+	for (size_t t = 0; t < order.n; t++) {
+		const struct report_thread_value *r = &v[order.v[t]];
+		int w = snprintf(NULL, 0, "%d", (int)r->pid);
+		pw = w > pw ? w : pw;
+		w = snprintf(NULL, 0, "%d", (int)r->tid);
+		tw = w > tw ? w : tw;
+		for (size_t c = 0; c < ncounters; c++) {
+			w = digits_of(vals[t * ncounters + c]);
+			cw[c] = w > cw[c] ? w : cw[c];
+		}
+	}
+	fprintf(out, "# %*s  %*s", pw, "PID", tw, "TID");
+	for (size_t c = 0; c < ncounters; c++)
+		fprintf(out, "  %*s", cw[c], names[c]);
+	fputc('\n', out);
+	for (size_t t = 0; t < order.n; t++) {
+		const struct report_thread_value *r = &v[order.v[t]];
+		fprintf(out, "  %*d  %*d", pw, (int)r->pid, tw, (int)r->tid);
+		for (size_t c = 0; c < ncounters; c++)
+			fprintf(out, "  %*" PRIu64, cw[c], vals[t * ncounters + c]);
+		fputc('\n', out);
+	}
+	free(cw);
+	free(vals);
+	hashmap_release(&at);
+	VEC_FREE(&order);
 }
 
 /* ---- perf diff ---- */

@@ -33,6 +33,7 @@ struct report_text_opts {
 	double threshold;     /* percent (default 0.5) */
 	unsigned print_limit; /* 0: no limit */
 	double percent_limit; /* entries below are not printed */
+	bool relative;        /* --percentage relative: shares of the entries shown */
 	bool skip_first_sym;  /* -s starting with sym: the chain's first frame is the entry */
 	bool elide[HIST_SORT_MAX]; /* columns a one-value filter makes constant */
 };
@@ -51,6 +52,18 @@ void report_text_lost(FILE *out, uint64_t lost);
 /* One event's section. */
 void report_text_section(FILE *out, const struct report_text_opts *o,
 			 const struct report_section *s);
+
+/* perf report -T's per-thread block (perf record -s writes a READ record
+ * per thread and event at its exit): one row per thread in the order first
+ * read, one column per event in the order first read; a thread's values
+ * of one event add up. Without reads, perf's bare "# PID  TID" line. */
+struct report_thread_value {
+	uint32_t pid, tid;
+	uint32_t counter; /* index in names */
+	uint64_t value;
+};
+void report_text_threads(FILE *out, const struct report_thread_value *v, size_t n,
+			 const char *const *names, size_t ncounters);
 
 /* A sort key's column header ("Shared Object"), and its cell for k
  * padded to 'width' (the last column, a symbol, is not padded). */

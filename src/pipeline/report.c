@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "base/xalloc.h"
 #include "dso/dso.h"
 #include "output/script.h"
+#include "aggregate/scripttext.h"
 #include "pipeline/script_int.h"
 #include "pipeline/session.h"
 #include "proc/proc.h"
@@ -25,6 +27,11 @@
 
 /* A comma-separated list, as strtab ids (names) or numbers. */
 typedef VEC(uint32_t) u32_vec;
+
+struct src_ids {
+	uint32_t line, file, cline, cfile;
+	bool done;
+};
 
 struct report_ctx {
 	const struct report_load_opts *o;
@@ -40,6 +47,14 @@ struct report_ctx {
 	 * samples): worked out once, then copied. */
 	VEC(uint64_t) inl_at; /* by entry: (first << 8 | count) + 1, 0 unknown */
 	VEC(struct hist_frame) inl;
+	/* -s srcline / srcfile: per symbolizer cache entry, both ids + 1 (0: not yet) */
+	bool want_src;
+	VEC(struct src_ids) src_at;
+	struct src_ids src_now; /* an uncached address's */
+	/* -s parent: the pattern, and per symbol name id whether it matches */
+	bool want_parent;
+	regex_t parent_re;
+	struct hashmap parent_match; /* name id -> 1 + matches */
 };
 
 /* ---- filters ---- */
@@ -138,6 +153,18 @@ static int ctx_init(struct report_ctx *x, const struct report_load_opts *o, stru
 		err = parse_numbers("tid", o->tids, &x->tids), x->has_tids = true;
 	if (!err && o->time)
 		err = report_parse_time(o->time, &x->t_start, &x->t_end);
+	for (size_t i = 0; i < o->hist.nkeys; i++) {
+		x->want_src |= o->hist.keys[i] == HIST_SRCLINE || o->hist.keys[i] == HIST_SRCFILE;
+		x->want_parent |= o->hist.keys[i] == HIST_PARENT;
+	}
+	hashmap_init(&x->parent_match);
+	if (!err && x->want_parent) {
+		const char *re = o->parent ? o->parent : REPORT_PARENT_DEFAULT;
+		if (regcomp(&x->parent_re, re, REG_EXTENDED | REG_NOSUB)) {
+			x->want_parent = false;
+			err = err_set(-EINVAL, "--parent: not a regular expression: '%s'", re);
+		}
+	}
 	x->frames_cap = (size_t)MAX_STACK * (SRCLINE_MAX_INLINE + 1) + 1;
 	XALLOC_ARRAY(x->frames, x->frames_cap);
 	d->filtered = x->has_comms || x->has_dsos || x->has_syms || x->has_pids || x->has_tids;
@@ -154,6 +181,10 @@ static void ctx_release(struct report_ctx *x)
 	VEC_FREE(&x->dso_names);
 	VEC_FREE(&x->inl_at);
 	VEC_FREE(&x->inl);
+	VEC_FREE(&x->src_at);
+	hashmap_release(&x->parent_match);
+	if (x->want_parent)
+		regfree(&x->parent_re);
 	free(x->frames);
 }
 
@@ -190,6 +221,68 @@ static uint32_t dso_name(struct report_ctx *x, struct session *s, uint32_t id, u
 	return x->dso_names.v[id] - 1;
 }
 
+/*
+ * perf's srcline sort key (map__srcline with the symbol) of address
+ * 'addr' (dso-relative, or as perf looks up an inclusive entry: the
+ * unmapped address, which DWARF of a PIE or library does not know):
+ * "file:line" (innermost, basename) from DWARF; "??:0" outside a mapping
+ * or when DWARF says so; else "name+offset" (decimal, from 'ip'), or
+ * "dso[addr]" without a symbol. *file gets the file part, or "".
+ */
+static uint32_t srcline_text(struct report_ctx *x, struct session *s, const struct sym *sym,
+			     uint32_t dso, uint64_t addr, uint64_t ip, uint32_t *file)
+{
+	char buf[4200];
+	uint32_t text = 0;
+	struct sym at = *sym;
+	at.addr = addr;
+	enum sym_srcline r = symbolize_srcline(&s->sz, &at, &text);
+	if (r == SYM_SRCLINE_TEXT)
+		snprintf(buf, sizeof(buf), "%s", strtab_get(x->strs, text));
+	else if (r == SYM_SRCLINE_QUIET)
+		snprintf(buf, sizeof(buf), "??:0");
+	else if (sym->name != SYM_NONE)
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, strtab_get(x->strs, sym->name),
+			 ip - (sym->addr - sym->symoff));
+	else
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", strtab_get(x->strs, dso), addr);
+	uint32_t line = strtab_intern_str(x->strs, buf);
+	char *colon = strchr(buf, ':');
+	if (r != SYM_SRCLINE_TEXT || !colon)
+		colon = buf;
+	*colon = '\0';
+	*file = strtab_intern_str(x->strs, buf);
+	return line;
+}
+
+/* A frame's srcline and srcfile keys, its own and its inclusive entry's;
+ * once per symbolizer cache entry. */
+static void srcline_key(struct report_ctx *x, struct session *s, const struct sym *sym,
+			uint64_t ip, struct hist_frame *out)
+{
+	struct src_ids *c = NULL;
+	if (sym->entry != SYM_NONE) {
+		while (x->src_at.n <= sym->entry)
+			(void)VEC_PUSH_ZERO(&x->src_at);
+		c = &x->src_at.v[sym->entry];
+	}
+	if (!c || !c->done) {
+		struct src_ids v = { .done = true };
+		v.line = srcline_text(x, s, sym, out->dso, sym->addr, sym->addr, &v.file);
+		if (sym->kernel || sym->dso == SYM_NONE)
+			v.cline = v.line, v.cfile = v.file;
+		else
+			v.cline = srcline_text(x, s, sym, out->dso, ip, ip, &v.cfile);
+		if (!c)
+			c = &x->src_now;
+		*c = v;
+	}
+	out->srcline = c->line;
+	out->srcfile = c->file;
+	out->csrcline = c->cline;
+	out->csrcfile = c->cfile;
+}
+
 static void resolve_sym(struct report_ctx *x, struct session *s, uint32_t pid,
 			const struct unwind_frame *f, struct hist_frame *out, struct sym *symp)
 {
@@ -204,6 +297,9 @@ static void resolve_sym(struct report_ctx *x, struct session *s, uint32_t pid,
 	 * offset in a mapped file, else the address */
 	out->addr = sym.dso == SYM_NONE ? f->ip : sym.pc;
 	out->start = sym.name == SYM_NONE ? f->ip : sym.addr - sym.symoff;
+	out->off = sym.symoff;
+	if (x->want_src)
+		srcline_key(x, s, &sym, f->ip, out);
 }
 
 static void resolve(struct report_ctx *x, struct session *s, uint32_t pid,
@@ -287,6 +383,7 @@ static struct report_event *event_of(struct report_ctx *x, struct session *s,
 		if (o->children_auto)
 			ho.children = cc && !s->h->pipe_mode;
 		ho.callchains = cc && o->want_chains;
+		e->callchains = cc;
 		if (o->order_auto)
 			ho.order = ho.children || s->h->pipe_mode ? HIST_CALLER : HIST_CALLEE;
 		hist_init(&e->h, &ho, x->strs);
@@ -297,10 +394,41 @@ static struct report_event *event_of(struct report_ctx *x, struct session *s,
 static int on_event(void *ctx, struct session *s, const struct event *ev)
 {
 	struct report_ctx *x = ctx;
-	(void)s;
 	if (ev->type == PERF_RECORD_LOST_SAMPLES)
 		x->d->lost += ev->u.lost.lost;
+	if (ev->type == PERF_RECORD_READ && ev->attr) {
+		struct report_data *d = x->d;
+		uint32_t ai = (uint32_t)(ev->attr - s->attrs->v.v), c = 0;
+		while (c < d->read_attr.n && d->read_attr.v[c] != ai)
+			c++;
+		if (c == d->read_attr.n) {
+			VEC_PUSH(&d->read_attr, ai);
+			VEC_PUSH(&d->read_names, event_name(s, ev->attr));
+		}
+		VEC_PUSH(&d->reads, ((struct report_thread_value){ ev->u.read.pid, ev->u.read.tid, c,
+								   ev->u.read.value }));
+	}
 	return 0;
+}
+
+/* perf's parent: the first frame, in the chain's order, whose symbol
+ * matches the pattern (default "^sys_|^do_page_fault"); HIST_NONE for none. */
+static uint32_t parent_of(struct report_ctx *x, const struct hist *h, const struct hist_frame *f,
+			  size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		uint32_t name = f[h->o.order == HIST_CALLER ? n - 1 - j : j].sym;
+		if (name == HIST_NONE)
+			continue;
+		uint64_t m;
+		if (!hashmap_get(&x->parent_match, name, &m)) {
+			m = 1 + !regexec(&x->parent_re, strtab_get(x->strs, name), 0, NULL, 0);
+			hashmap_put(&x->parent_match, name, m);
+		}
+		if (m == 2)
+			return name;
+	}
+	return HIST_NONE;
 }
 
 static bool sample_filtered(struct report_ctx *x, const struct session_sample *smp,
@@ -332,6 +460,10 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		return 0;
 	x->d->samples++;
 	struct report_event *re = event_of(x, s, ev);
+	if (x->want_parent && !re->callchains)
+		return err_set(-EINVAL, "--sort parent needs callchains, and the samples of '%s' "
+					"have none (record with -g)",
+			       re->name);
 	re->used = true;
 	const struct unwind_stack *st = session_stack(s, smp);
 	size_t n = 0;
@@ -368,6 +500,7 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		.leaf = own_leaf ? &leaf : NULL,
 	};
 	hs.filtered = sample_filtered(x, smp, &x->frames[0]);
+	hs.parent = x->want_parent ? parent_of(x, &re->h, x->frames, n) : HIST_NONE;
 	hist_add(&re->h, &hs);
 	return 0;
 }
@@ -394,12 +527,16 @@ static void session_opts_of(const struct report_load_opts *o, struct strtab *str
 	memset(so, 0, sizeof(*so));
 	so->input = o->input;
 	so->env = o->env;
-	so->accept = SESSION_ACCEPT_PERFDATA;
+	so->accept = SESSION_ACCEPT_PERFDATA | SESSION_ACCEPT_SCRIPT;
 	so->stdin_hint = "'kiln report -i -'";
 	so->symfs = o->symfs;
 	so->debug_dir = o->debug_dir;
 	so->no_demangle = o->no_demangle;
-	so->names_only = true;
+	so->prefetch_kallsyms = true;
+	so->names_only = true; /* source lines only for -s srcline / srcfile */
+	for (size_t i = 0; i < o->hist.nkeys; i++)
+		if (o->hist.keys[i] == HIST_SRCLINE || o->hist.keys[i] == HIST_SRCFILE)
+			so->names_only = false;
 	so->strs = strs;
 }
 
@@ -410,9 +547,116 @@ static void data_init(struct report_data *d, struct strtab *shared)
 	d->strs = shared ? shared : &d->own_strs;
 }
 
+/* ---- perf script text ---- */
+
+static uint32_t span_id(struct strtab *strs, struct scripttext_span sp)
+{
+	return strtab_intern(strs, sp.p, sp.n);
+}
+
+static bool span_is(struct scripttext_span sp, const char *s)
+{
+	return sp.n == strlen(s) && !memcmp(sp.p, s, sp.n);
+}
+
+static struct report_event *text_event(struct report_ctx *x, struct scripttext_span name)
+{
+	struct report_data *d = x->d;
+	for (size_t i = 0; i < d->ev.n; i++)
+		if (strlen(d->ev.v[i].name) == name.n && !memcmp(d->ev.v[i].name, name.p, name.n))
+			return &d->ev.v[i];
+	struct report_event *e = VEC_PUSH_ZERO(&d->ev);
+	e->name = xstrndup(name.p, name.n);
+	struct hist_opts ho = x->o->hist;
+	if (x->o->children_auto) /* frame lines: the samples have callchains */
+		ho.children = true;
+	ho.callchains = x->o->want_chains;
+	if (x->o->order_auto)
+		ho.order = ho.children ? HIST_CALLER : HIST_CALLEE;
+	e->callchains = true;
+	hist_init(&e->h, &ho, x->strs);
+	return e;
+}
+
+/* A frame of the text as perf report names it: the dso's basename, [k]
+ * for the kernel's and modules' ("[name]"), no symbol for "[unknown]". */
+static void text_frame(struct report_ctx *x, const struct scripttext_frame *f,
+		       struct hist_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct scripttext_span dso = f->dso;
+	if (span_is(dso, "[unknown]") || !dso.n) {
+		out->dso = HIST_NONE;
+	} else {
+		out->kernel = dso.p[0] == '[' && !span_is(dso, "[vdso]") && !span_is(dso, "[vsyscall]");
+		const char *b = memrchr(dso.p, '/', dso.n);
+		if (b && (size_t)(b + 1 - dso.p) < dso.n)
+			dso = (struct scripttext_span){ b + 1, dso.n - (size_t)(b + 1 - dso.p) };
+		out->dso = span_id(x->strs, dso);
+	}
+	out->sym = span_is(f->sym, "[unknown]") ? HIST_NONE : span_id(x->strs, f->sym);
+	out->addr = out->ip = f->addr;
+	out->off = f->off;
+	out->start = out->sym == HIST_NONE ? f->addr : f->addr - f->off;
+}
+
+static int on_text_sample(void *ctx, const struct scripttext_sample *t)
+{
+	struct report_ctx *x = ctx;
+	static const struct scripttext_span no_event = { "(unknown)", 9 };
+	struct report_event *re = text_event(x, t->event.n ? t->event : no_event);
+	re->used = true;
+	x->d->samples++;
+	size_t n = t->n < MAX_STACK ? t->n : MAX_STACK;
+	for (size_t i = 0; i < n; i++)
+		text_frame(x, &t->frames[i], &x->frames[i]);
+	uint32_t comm = span_id(x->strs, t->comm);
+	int32_t tid = (int32_t)t->tid, pid = t->pid ? (int32_t)t->pid : tid;
+	struct hist_sample hs = {
+		.comm = comm, .pid = pid, .tid = tid, .cpu = t->cpu, .period = t->period,
+		.frames = x->frames, .n = n,
+	};
+	const struct hist_frame *leaf = &x->frames[0];
+	hs.filtered = (x->has_comms && !in_list(&x->comms, comm)) ||
+		      (x->has_pids && !in_list(&x->pids, (uint32_t)pid)) ||
+		      (x->has_tids && !in_list(&x->tids, (uint32_t)tid)) ||
+		      (x->has_dsos && (leaf->dso == HIST_NONE || !in_list(&x->dsos, leaf->dso))) ||
+		      (x->has_syms && (leaf->sym == HIST_NONE || !in_list(&x->syms, leaf->sym)));
+	hs.parent = x->want_parent ? parent_of(x, &re->h, x->frames, n) : HIST_NONE;
+	hist_add(&re->h, &hs);
+	return 0;
+}
+
+static int load_text(struct session *s, const struct report_load_opts *o, struct report_data *d)
+{
+	for (size_t i = 0; i < o->hist.nkeys; i++)
+		if (o->hist.keys[i] == HIST_SRCLINE || o->hist.keys[i] == HIST_SRCFILE)
+			return err_set(-EINVAL, "-s %s: perf script text carries no source lines "
+						"(report the perf.data instead)",
+				       hist_sort_name(o->hist.keys[i]));
+	if (o->time)
+		return err_set(-EINVAL, "--time: not for perf script text (report the perf.data "
+					"instead)");
+	struct report_ctx x;
+	int err = ctx_init(&x, o, d);
+	struct scripttext_stats st;
+	if (!err)
+		err = scripttext_samples(s->text, s->text_len, on_text_sample, &x, &st);
+	if (!err && !st.samples)
+		err = err_set(-EINVAL, "no sample with callchain lines in this perf script text "
+				       "(perf script of a recording made with -g)");
+	if (!err)
+		for (size_t i = 0; i < d->ev.n; i++)
+			hist_finish(&d->ev.v[i].h);
+	ctx_release(&x);
+	return err;
+}
+
 static int load_session(struct session *s, const struct report_load_opts *o,
 			struct report_data *d)
 {
+	if (s->kind == SESSION_SCRIPT_TEXT)
+		return load_text(s, o, d);
 	struct report_ctx x;
 	int err = ctx_init(&x, o, d);
 	if (!err) {
@@ -451,6 +695,11 @@ void report_data_release(struct report_data *d)
 		free(d->ev.v[i].name);
 	}
 	VEC_FREE(&d->ev);
+	for (size_t i = 0; i < d->read_names.n; i++)
+		free(d->read_names.v[i]);
+	VEC_FREE(&d->read_names);
+	VEC_FREE(&d->read_attr);
+	VEC_FREE(&d->reads);
 	strtab_release(&d->own_strs);
 }
 
@@ -516,6 +765,11 @@ int report_run(const struct report_run_opts *o, bool *partial)
 		report_data_release(&d);
 		return err;
 	}
+	if ((o->header || o->header_only) && s.kind != SESSION_PERFDATA) {
+		session_close(&s);
+		report_data_release(&d);
+		return err_set(-EINVAL, "--header: perf script text has no perf.data header");
+	}
 	if (o->header || o->header_only)
 		print_header(o->out, &s, o->load.input);
 	if (o->header_only) {
@@ -543,7 +797,8 @@ int report_run(const struct report_run_opts *o, bool *partial)
 			report_text_section(o->out, &text, &sec);
 		}
 		if (o->threads)
-			fputs("# PID  TID\n", o->out);
+			report_text_threads(o->out, d.reads.v, d.reads.n,
+					    (const char *const *)d.read_names.v, d.read_names.n);
 	}
 	report_data_release(&d);
 	return err;

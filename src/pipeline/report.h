@@ -37,6 +37,7 @@ struct report_load_opts {
 	/* filters: comma-separated lists, NULL for none */
 	const char *comms, *pids, *tids, *dsos, *syms;
 	const char *time; /* perf's --time: "start,end" in seconds, either may be empty */
+	const char *parent; /* -s parent's pattern (POSIX extended), NULL: perf's default */
 	struct strtab *strs; /* names interned here (shared by two loads), or NULL */
 };
 
@@ -44,6 +45,7 @@ struct report_event {
 	char *name; /* the event as perf names it */
 	struct hist h;
 	bool used;  /* it has samples */
+	bool callchains; /* its samples carry callchains */
 };
 
 struct report_data {
@@ -54,7 +56,13 @@ struct report_data {
 	bool filtered;     /* a filter was given */
 	bool partial;      /* the input broke part-way */
 	uint64_t samples;
+	/* -T: READ records (perf record -s), and their events' names */
+	VEC(struct report_thread_value) reads;
+	VEC(char *) read_names;
+	VEC(uint32_t) read_attr; /* the attr index of each name */
 };
+
+#define REPORT_PARENT_DEFAULT "^sys_|^do_page_fault" /* perf's default parent pattern */
 
 /* Parse perf's --time "start,end" into nanoseconds (0: open end). 0 or -EINVAL. */
 int report_parse_time(const char *spec, uint64_t *start, uint64_t *end);

@@ -79,6 +79,10 @@ struct session_opts {
 	/* Kernel symbols as perf 6.1 reads kallsyms (session_kallsyms), read on
 	 * a second thread from session_run's start; else symbolize()'s table. */
 	bool perf_kallsyms;
+	/* Else: read symbolize()'s table on a second thread from session_run's
+	 * start too (the kernel formats /proc/kallsyms slowly), when the file
+	 * has kernel samples; joined when a kernel address is first resolved. */
+	bool prefetch_kallsyms;
 	/* Names are interned here (the caller's trie's), or NULL: the session's own. */
 	struct strtab *strs;
 	const struct perf_reader_opts *reader; /* perf.data reader options, or NULL */
@@ -125,7 +129,7 @@ struct session {
 	uint64_t kdelta;        /* running address - recorded address (mod 2^64) */
 	struct kallsyms *kperf; /* perf_kallsyms: the table, once loaded */
 	bool kperf_tried;
-	struct session_kthread *kth; /* perf_kallsyms: the reading thread, or NULL */
+	struct session_kthread *kth; /* perf_ or prefetch_kallsyms: the reading thread, or NULL */
 };
 
 /* A sample as session_run hands it over. */

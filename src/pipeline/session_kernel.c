@@ -59,24 +59,28 @@ void session_kernel_note(struct session *s, const struct event *ev)
 	s->kdone = false;
 }
 
-/* perf_kallsyms: /proc/kallsyms is read on a second thread from the start
- * (the kernel formats it slowly) and joined when first needed. */
+/* perf_ and prefetch_kallsyms: /proc/kallsyms is read on a second thread
+ * from the start (the kernel formats it slowly) and joined when first
+ * needed. */
 struct session_kthread {
 	pthread_t th;
 	int rc;
+	bool perf; /* perf 6.1's reading, else symbolize()'s */
 	struct kallsyms *ks;
 };
 
 static void *kallsyms_thread(void *arg)
 {
 	struct session_kthread *k = arg;
-	k->rc = kallsyms_load_perf(&k->ks, "/proc/kallsyms");
+	k->rc = k->perf ? kallsyms_load_perf(&k->ks, "/proc/kallsyms")
+			: kallsyms_load(&k->ks, "/proc/kallsyms");
 	return NULL;
 }
 
 void session_kernel_start(struct session *s)
 {
-	if (!s->o.perf_kallsyms || s->kth || s->kperf_tried || !s->ksyms_usable)
+	bool prefetch = s->o.prefetch_kallsyms && !s->dsos.ksyms_tried && s->dsos.ksyms_allowed;
+	if (!(s->o.perf_kallsyms || prefetch) || s->kth || s->kperf_tried || !s->ksyms_usable)
 		return;
 	bool kernel = false;
 	for (size_t i = 0; i < s->attrs->v.n; i++)
@@ -84,6 +88,7 @@ void session_kernel_start(struct session *s)
 	if (!kernel)
 		return;
 	struct session_kthread *k = xcalloc(1, sizeof(*k));
+	k->perf = s->o.perf_kallsyms;
 	if (pthread_create(&k->th, NULL, kallsyms_thread, k)) {
 		free(k);
 		return;
@@ -108,8 +113,20 @@ static int kthread_join(struct session *s, struct kallsyms **out)
 /* The table the session's flavour reads, or NULL. */
 static const struct kallsyms *load(struct session *s)
 {
-	if (!s->o.perf_kallsyms)
+	if (!s->o.perf_kallsyms) {
+		struct kallsyms *ks = NULL;
+		if (!s->dsos.ksyms_tried && !kthread_join(s, &ks)) {
+			if (!kallsyms_restricted(ks)) { /* else dso_kallsyms reads and warns */
+				s->dsos.ksyms = ks;
+				s->dsos.ksyms_tried = true;
+			} else {
+				kallsyms_free(ks);
+			}
+		} else if (ks) {
+			kallsyms_free(ks);
+		}
 		return dso_kallsyms(&s->dsos); /* allowed by ksyms_usable (session.c) */
+	}
 	if (s->kperf_tried)
 		return s->kperf;
 	s->kperf_tried = true;
