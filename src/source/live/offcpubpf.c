@@ -24,12 +24,12 @@ size_t offcpubpf_chain(uint64_t *out, size_t max, const uint64_t *k, size_t nk,
 		if (from == kn)
 			from = 0; /* no scheduler frame: keep them all */
 	}
-	if (from < kn && n < max) {
+	if (from < kn && n + 1 < max) {
 		out[n++] = PERF_CONTEXT_KERNEL;
 		for (size_t i = from; i < kn && n < max; i++)
 			out[n++] = k[i];
 	}
-	if (un && n < max) {
+	if (un && n + 1 < max) { /* a marker only with a frame after it */
 		out[n++] = PERF_CONTEXT_USER;
 		for (size_t i = 0; i < un && n < max; i++)
 			out[n++] = u[i];
