@@ -268,8 +268,8 @@ int offcpubpf_read(struct offcpubpf *b, offcpubpf_fn fn, void *arg, struct offcp
 		struct ob_start s;
 		tid = ntid;
 		tprev = &tid;
-		if (bpf_map_lookup_elem(tfd, &tid, &s))
-			continue;
+		if (bpf_map_lookup_elem(tfd, &tid, &s) || !s.time)
+			continue; /* on a CPU (its last interval closed) */
 		st->intervals++;
 		st->at_end++;
 		uint64_t dt = now > s.time ? now - s.time : 0;

@@ -81,18 +81,19 @@ static __always_inline int followed(__u32 tgid)
 	return m && *m == OB_FOLLOW;
 }
 
+/* Read directly (tp_btf arguments are BTF pointers): no helper call. */
 static __always_inline __u32 task_state(struct task_struct *t)
 {
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return (__u32)BPF_CORE_READ((struct task_struct___old *)t, state);
+		return t->__state;
+	return (__u32)((struct task_struct___old *)t)->state;
 }
 
 /* The state letter as sched_switch's prev_state prints it; 0: exiting. */
 static __always_inline __u32 state_letter(int preempt, struct task_struct *t)
 {
 	__u32 s = task_state(t);
-	if (BPF_CORE_READ(t, exit_state) || (s & 0x80 /* TASK_DEAD */))
+	if (t->exit_state || (s & 0x80 /* TASK_DEAD */))
 		return 0;
 	if (preempt)
 		return 'R';
@@ -126,29 +127,40 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		if (!st) {
 			bpf_map_delete_elem(&start, &ptid);
 		} else {
-			struct ob_start s = { .time = now, .tgid = prev->tgid, .state = st };
-			s.kstack = bpf_get_stackid(ctx, &stacks, 0);
-			if (s.kstack < 0)
+			__s32 kst = bpf_get_stackid(ctx, &stacks, 0), ust = -1;
+			if (kst < 0)
 				count(OB_KSTACK_LOST, 1);
-			s.ustack = -1;
 			if (prev->mm) {
-				s.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-				if (s.ustack < 0 && s.ustack != -14 /* EFAULT: no user stack */)
+				ust = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+				if (ust < 0 && ust != -14 /* EFAULT: no user stack */)
 					count(OB_USTACK_LOST, 1);
 			}
 			count(OB_SWITCHES, 1);
-			if (bpf_map_update_elem(&start, &ptid, &s, BPF_ANY))
-				count(OB_THREADS_OVER, 1);
+			/* A thread keeps its entry between intervals (time 0 when
+			 * closed): updated in place, not inserted and deleted. */
+			struct ob_start *o = bpf_map_lookup_elem(&start, &ptid);
+			if (o) {
+				o->tgid = prev->tgid;
+				o->kstack = kst;
+				o->ustack = ust;
+				o->state = st;
+				o->time = now;
+			} else {
+				struct ob_start n = { .time = now, .tgid = prev->tgid, .kstack = kst,
+						      .ustack = ust, .state = st };
+				if (bpf_map_update_elem(&start, &ptid, &n, BPF_NOEXIST))
+					count(OB_THREADS_OVER, 1);
+			}
 		}
 	}
 	__u32 ntid = next->pid;
 	struct ob_start *s = bpf_map_lookup_elem(&start, &ntid);
-	if (!s)
+	if (!s || !s->time)
 		return 0;
 	__u64 dt = now > s->time ? now - s->time : 0;
 	struct ob_key k = { .tgid = s->tgid, .tid = ntid, .kstack = s->kstack,
 			    .ustack = s->ustack, .state = s->state };
-	bpf_map_delete_elem(&start, &ntid);
+	s->time = 0;
 	count(OB_INTERVALS, 1);
 	if (!dt || dt < thresh_ns) {
 		count(OB_BELOW, 1);

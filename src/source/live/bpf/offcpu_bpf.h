@@ -3,7 +3,7 @@
  * by offcpu.bpf.c and source/live/offcpubpf.c).
  *
  * At each switch-out of a followed thread the program notes, in 'start'
- * (by tid), the time, the thread's state letter and the ids of its kernel
+ * (by tid; time 0 while the thread is on a CPU), the time, the thread's state letter and the ids of its kernel
  * and user stacks in 'stacks' (BPF_MAP_TYPE_STACK_TRACE); at the thread's
  * next switch-in it adds the time since to 'sums' under (tgid, tid, kernel
  * stack id, user stack id, state). A stack id < 0 is a stack not kept (a
