@@ -187,6 +187,18 @@ grep '__schedule;' "$T/off.folded" | grep -qv '__schedule;\[off-cpu: .\] [0-9]*$
 grep -q 'off-cpu: S' "$T/off.svg" || fail "no state frame in the off-CPU graph"
 "$KILN" export -f speedscope --wall -o "$T/wall.json" "$T/oc.data" || fail "export --wall failed"
 grep -q '"unit":"nanoseconds"' "$T/wall.json" || fail "speedscope --wall is not in nanoseconds"
+# pprof: each off-CPU sample's leaf is its state frame, with the same time
+# per state as the folded stacks.
+if command -v python3 >/dev/null; then
+	"$KILN" export -f pprof --off-cpu -o "$T/off.pb.gz" "$T/oc.data" || fail "export -f pprof --off-cpu failed"
+	python3 "$TESTLIB/frame_names.py" leaves pprof "$T/off.pb.gz" >"$T/pp.leaves" || fail "cannot read the pprof file"
+	grep -v '\[off-cpu: .\]$' "$T/pp.leaves" && fail "pprof leaves that are not a state frame"
+	sed -n 's/.*\[off-cpu: \(.\)\] \([0-9]*\)$/\2 [off-cpu: \1]/p' "$T/off.folded" |
+		awk '{ s[$2 " " $3] += $1 } END { for (k in s) printf "%.0f %s\n", s[k], k }' | sort -k2 >"$T/fold.leaves"
+	sort -k2 "$T/pp.leaves" | cmp -s - "$T/fold.leaves" ||
+		fail "pprof's time per state differs from the folded stacks': $(cat "$T/pp.leaves") vs $(cat "$T/fold.leaves")"
+	grep -q 'off-cpu: D' "$T/pp.leaves" || fail "no D state frame in pprof"
+fi
 # perf reads the file (unless this perf cannot read kiln's files at all).
 if command -v perf >/dev/null; then
 	if perf script -i "$T/oc.data" >"$T/perf.txt" 2>"$T/perf.err"; then
