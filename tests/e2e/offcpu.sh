@@ -32,6 +32,7 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 static volatile unsigned long sink;
+static struct timespec delay; /* argv[1]: seconds before the workers start */
 __attribute__((noinline)) static void wait_sleep(void)
 {
 	struct timespec ts = { 0, 500000000 };
@@ -60,6 +61,8 @@ static void *worker(void *p)
 	char name[16];
 	snprintf(name, sizeof(name), "waiter%d", a->id);
 	prctl(PR_SET_NAME, name);
+	if (delay.tv_sec)
+		nanosleep(&delay, NULL);
 	a->t0 = now();
 	wait_sleep();
 	wait_sleep();
@@ -90,6 +93,8 @@ static void *vforker(void *p)
 {
 	(void)p;
 	prctl(PR_SET_NAME, "vforker");
+	if (delay.tv_sec)
+		nanosleep(&delay, NULL);
 	pid_t c = vfork();
 	if (c == 0) {
 		struct timespec ts = { 0, 300000000 };
@@ -100,8 +105,9 @@ static void *vforker(void *p)
 		waitpid(c, NULL, 0);
 	return NULL;
 }
-int main(void)
+int main(int argc, char **argv)
 {
+	delay.tv_sec = argc > 1 ? atoi(argv[1]) : 0;
 	enum { N = 2 };
 	pthread_t extra[3];
 	pthread_create(&extra[0], NULL, pinned, (void *)0L);
@@ -119,7 +125,7 @@ int main(void)
 		pthread_create(&th[i], NULL, worker, &a[i]);
 	}
 	/* The workers read their pipes after two sleeps; write 0.5 s later. */
-	struct timespec ts = { 1, 500000000 };
+	struct timespec ts = { 1 + delay.tv_sec, 500000000 };
 	nanosleep(&ts, NULL);
 	for (int i = 0; i < N; i++)
 		if (write(wfd[i], "x", 1) != 1)
@@ -169,6 +175,9 @@ vd=$(awk 'index($0, "vforker;") == 1 && /;(__)?vfork;|sys_vfork|kernel_clone/ &&
 awk -v v="$vd" 'BEGIN { exit !(v >= 0.25) }' ||
 	fail "the vfork parent's wait is $vd s in state D, not about 0.3 s: $(grep '^vforker;' "$T/off.folded" | head -3)"
 grep "^vforker;" "$T/off.folded" | grep -E ";(__)?vfork;|sys_vfork|kernel_clone" | grep -q '\[off-cpu: S\] [0-9]*$' && fail "a vfork wait in state S"
+# The vfork child (another process: the command's tree is followed) sleeps 0.3 s.
+vc=$(awk 'index($0, "vforker;") == 1 && /sys_nanosleep/ && /\[off-cpu: S\] [0-9]*$/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
+awk -v v="$vc" 'BEGIN { exit !(v >= 0.29 && v < 0.4) }' || fail "the vfork child's 0.3 s sleep shows as $vc s"
 for th in pinned0 pinned1; do
 	pr=$(awk -v t=$th 'index($0, t ";") == 1 && /compute/ && /\[off-cpu: R\] [0-9]*$/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
 	awk -v v="$pr" 'BEGIN { exit !(v >= 0.05) }' || fail "$th: only $pr s runnable (R) under compute"
@@ -208,6 +217,16 @@ if command -v perf >/dev/null; then
 		# program's own PLT is named apart: perf 6.1 says _init+OFF there)
 		"$KILN" script -i "$T/oc.data" >"$T/kiln.all" 2>/dev/null || fail "kiln script failed"
 		offcpu_blocks() { awk '/offcpu-time: $/ { on = 1 } /cpu-clock: / { on = 0 } on' "$1"; }
+		# report: the offcpu-time event is a section of its own, as perf
+		# report prints it (its sample count and total time the same).
+		if perf report --stdio -i "$T/oc.data" >"$T/perf.rep" 2>/dev/null; then
+			"$KILN" report --stdio -i "$T/oc.data" >"$T/kiln.rep" 2>/dev/null || fail "kiln report failed"
+			grep -A1 "of event 'offcpu-time'" "$T/perf.rep" >"$T/perf.rep.head"
+			grep -A1 "of event 'offcpu-time'" "$T/kiln.rep" >"$T/kiln.rep.head"
+			[ -s "$T/kiln.rep.head" ] || fail "kiln report has no offcpu-time section"
+			cmp -s "$T/perf.rep.head" "$T/kiln.rep.head" ||
+				fail "kiln report's offcpu-time section: $(cat "$T/kiln.rep.head"), perf's: $(cat "$T/perf.rep.head")"
+		fi
 		offcpu_blocks "$T/perf.txt" >"$T/perf.off"
 		offcpu_blocks "$T/kiln.all" >"$T/kiln.off"
 		[ -s "$T/perf.off" ] || fail "no offcpu-time blocks in perf script's output"
@@ -222,7 +241,8 @@ if command -v perf >/dev/null; then
 fi
 # -p (existing threads) and -a (switch-ins from sched_switch's next_pid):
 # the pipe reads as the program measured them.
-"$T/waiter" >"$T/times_p" &
+# (-p: the workers start 3 s late, time enough to attach on a loaded machine)
+"$T/waiter" 3 >"$T/times_p" &
 wpid=$!
 sleep 0.3
 "$KILN" record -q --off-cpu=$M -p $wpid -o "$T/p.data" 2>"$T/p.err" || fail "record --off-cpu=$M -p failed: $(cat "$T/p.err")"
@@ -247,6 +267,10 @@ for m in p a; do
 	done
 	[ $good -ge 1 ] || fail "-$m: no thread's pipe read matches: $(cat "$T/$m.err" 2>/dev/null)"
 done
+# -p follows the children the process forks once recorded: the vfork child's sleep.
+grep '^vforker;' "$T/p.folded" | grep -q 'sys_nanosleep.*\[off-cpu: S\]' ||
+	fail "-p: the vfork child (forked after the recording started) is not followed"
+
 # --off-cpu-thresh: the 0.5 s sleeps are under 600ms, the whole time is not.
 "$KILN" record -q --off-cpu=$M --off-cpu-thresh 600ms -o "$T/th.data" -- "$T/waiter" >/dev/null ||
 	fail "record --off-cpu-thresh failed"
