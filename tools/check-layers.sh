@@ -11,7 +11,8 @@ allowed() {
 	event) echo "event base" ;;
 	tracefmt) echo "tracefmt base" ;;
 	source/perffile) echo "source/perffile event base" ;;
-	source/live) echo "source/live event base" ;;
+	source/live) echo "source/live source/live/bpf event base" ;;
+	source/live/bpf) echo "source/live/bpf" ;;
 	dso) echo "dso base" ;;
 	proc) echo "proc event dso base" ;;
 	unwind) echo "unwind proc dso event base" ;;

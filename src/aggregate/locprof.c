@@ -119,6 +119,21 @@ uint32_t locprof_location(struct locprof *lp, struct symbolizer *sz, uint32_t ma
 	return (uint32_t)lp->locs.n;
 }
 
+uint32_t locprof_named(struct locprof *lp, uint32_t name)
+{
+	uint64_t h = hash_mix2(UINT32_MAX, name), v;
+	const struct lp_location *l;
+	PROBE(&lp->loc_of, h, v,
+	      (l = &lp->locs.v[v - 1], l->mapping == 0 && l->address == 0 && l->nlines == 1 &&
+	       lp->lines.v[l->line0].name == name));
+	struct lp_location nl = { 0, 0, (uint32_t)lp->lines.n, 1 };
+	struct lp_line ln = { .name = name, .raw = name, .file = LOCPROF_NONE };
+	VEC_PUSH(&lp->lines, ln);
+	VEC_PUSH(&lp->locs, nl);
+	hashmap_put(&lp->loc_of, h, lp->locs.n);
+	return (uint32_t)lp->locs.n;
+}
+
 void locprof_sample(struct locprof *lp, uint32_t comm, uint32_t pid, uint32_t tid,
 		    const uint32_t *locs, size_t n, uint64_t period)
 {

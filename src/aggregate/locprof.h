@@ -119,6 +119,9 @@ uint32_t locprof_mapping(struct locprof *lp, uint32_t dso, uint64_t start, uint6
 uint32_t locprof_location(struct locprof *lp, struct symbolizer *sz, uint32_t mapping, uint64_t ip,
 			  const struct sym *sym);
 /* Add a sample: location ids leaf first. */
+/* A location that is only a name (no mapping, no address): a frame kiln
+ * adds, such as an off-CPU sample's state; one per name. */
+uint32_t locprof_named(struct locprof *lp, uint32_t name);
 void locprof_sample(struct locprof *lp, uint32_t comm, uint32_t pid, uint32_t tid,
 		    const uint32_t *locs, size_t n, uint64_t period);
 /* Note a sample's time and the trie node its stack ended at (want_times). */

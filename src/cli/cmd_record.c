@@ -67,10 +67,13 @@ static int record_failed(const struct record_opts *o, const struct record_result
 	}
 	if (r->offcpu_refused) {
 		cli_error_last(NULL);
-		cli_err("hint: --off-cpu=sched records the sched:sched_switch tracepoint: it needs "
+		if (r->offcpu_method == RECORD_OFFCPU_SCHED && r->offcpu_bpf_why[0])
+			cli_err("note: --off-cpu=bpf was tried first: %s\n", r->offcpu_bpf_why);
+		cli_err("hint: --off-cpu=bpf loads a BPF program: it needs root, or CAP_BPF and "
+				"CAP_PERFMON, and the kernel's BTF (/sys/kernel/btf/vmlinux); "
+				"--off-cpu=sched records the sched:sched_switch tracepoint: it needs "
 				"tracefs readable (/sys/kernel/tracing) and root, CAP_PERFMON, or "
-				"kernel.perf_event_paranoid <= -1 (it is %d); --off-cpu=bpf is not "
-				"available in this build\n",
+				"kernel.perf_event_paranoid <= -1 (it is %d)\n",
 			r->paranoid);
 		return KILN_EXIT_FAIL;
 	}
@@ -92,9 +95,33 @@ static int record_failed(const struct record_opts *o, const struct record_result
 	return err == -EINVAL ? KILN_EXIT_USAGE : KILN_EXIT_FAIL;
 }
 
-/* What --off-cpu found: its caps and losses, and (unless quiet) a summary. */
-static void offcpu_report(const struct offcpu_stats *s, bool quiet)
+/* What --off-cpu=bpf left out. */
+static void offcpu_bpf_report(const struct offcpubpf_stats *b)
 {
+	if (b->over_cap)
+		cli_err("warning: off-CPU: over %u distinct stacks in the BPF map: %llu blocked "
+				"intervals (%.3f s) were left out\n",
+			OFFCPU_MAX_STACKS, (unsigned long long)b->over_cap, (double)b->over_cap_ns / 1e9);
+	if (b->stacks_lost)
+		cli_err("warning: off-CPU: %llu stacks were not kept (the BPF stack map's bucket "
+				"was taken by another stack): their time is kept without them\n",
+			(unsigned long long)b->stacks_lost);
+	if (b->follow_over)
+		cli_err("warning: off-CPU: over %u processes: %llu child processes were not "
+				"followed\n",
+			OFFCPUBPF_MAX_FOLLOW, (unsigned long long)b->follow_over);
+}
+
+/* What --off-cpu found: its caps and losses, and (unless quiet) a summary. */
+static void offcpu_report(const struct record_result *r, bool quiet)
+{
+	const struct offcpu_stats *s = &r->offcpu_stats;
+	bool bpf = r->offcpu_method == RECORD_OFFCPU_BPF;
+	if (bpf)
+		offcpu_bpf_report(&r->offcpu_bpf_stats);
+	else if (r->offcpu_bpf_why[0] && !quiet)
+		cli_err("note: off-CPU: recording sched_switch: the BPF method is not usable: %s\n",
+			r->offcpu_bpf_why);
 	if (s->over_cap)
 		cli_err("warning: off-CPU: over %u distinct stacks: %llu blocked intervals are "
 				"summed under their thread and state without a stack\n",
@@ -117,9 +144,9 @@ static void offcpu_report(const struct offcpu_stats *s, bool quiet)
 				"format: left out\n",
 			(unsigned long long)s->malformed);
 	if (!quiet)
-		cli_err("[ kiln record: off-CPU: %llu switches, %.3f s blocked in %llu stacks "
+		cli_err("[ kiln record: off-CPU (%s): %llu switches, %.3f s blocked in %llu stacks "
 				"(offcpu-time samples); %llu intervals under the threshold ]\n",
-			(unsigned long long)s->switches, (double)s->blocked_ns / 1e9,
+			bpf ? "bpf" : "sched", (unsigned long long)s->switches, (double)s->blocked_ns / 1e9,
 			(unsigned long long)s->stacks, (unsigned long long)s->below_thresh);
 }
 
@@ -140,7 +167,7 @@ static void record_report(const struct record_opts *o, const struct record_resul
 		cli_err("warning: the kernel dropped %llu samples\n",
 			(unsigned long long)r->lost_samples);
 	if (r->offcpu)
-		offcpu_report(&r->offcpu_stats, quiet);
+		offcpu_report(r, quiet);
 	if (!quiet) {
 		struct stat st;
 		double mb = stat(o->output, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0;
@@ -438,10 +465,12 @@ const struct opt record_cli_opts[] = {
 	  .metavar = "METHOD", .flags = OPT_OPTARG, .cb = opt_off_cpu,
 	  .help = "also record where threads wait: each switch-out's stack and state, and how "
 		  "long the thread stayed off the CPU, written as perf's offcpu-time samples "
-		  "(period = nanoseconds blocked); METHOD sched (the default here): the "
+		  "(period = nanoseconds blocked); METHOD bpf (the default where it loads): a "
+		  "BPF program on sched_switch sums blocked time per stack in the kernel (needs "
+		  "root or CAP_BPF+CAP_PERFMON, and the kernel's BTF); sched (the fallback): the "
 		  "sched:sched_switch tracepoint with callchains, paired at the end of the "
 		  "recording (needs root, CAP_PERFMON or kernel.perf_event_paranoid <= -1, and "
-		  "tracefs readable); bpf: not available in this build" },
+		  "tracefs readable)" },
 	OPT_CALLBACK(0, "off-cpu-thresh", RC_OFF(o.off_cpu_thresh_ns), "TIME",
 		     "with --off-cpu, leave out blocked intervals shorter than TIME (ns, us, ms, "
 		     "s; a bare number is milliseconds; default 0: all)",

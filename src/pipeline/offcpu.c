@@ -270,6 +270,20 @@ static struct osum *sum_of(struct offcpu *oc, uint32_t pid, uint32_t tid, char s
 	return s;
 }
 
+/* Add dt to its sum; past the cap, the time stays under the thread and
+ * state without a stack. */
+static void add_sum(struct offcpu *oc, uint32_t pid, uint32_t tid, char state,
+		    const uint64_t *chain, size_t n, uint64_t dt)
+{
+	struct osum *s = sum_of(oc, pid, tid, state, chain, n, true);
+	if (!s) {
+		oc->st.over_cap++;
+		s = sum_of(oc, pid, tid, state, NULL, 0, false);
+	}
+	s->ns = s->ns > UINT64_MAX - dt ? UINT64_MAX : s->ns + dt;
+	oc->st.blocked_ns = oc->st.blocked_ns > UINT64_MAX - dt ? UINT64_MAX : oc->st.blocked_ns + dt;
+}
+
 static void close_interval(struct offcpu *oc, struct othread *t, uint64_t time)
 {
 	t->open = false;
@@ -279,14 +293,15 @@ static void close_interval(struct offcpu *oc, struct othread *t, uint64_t time)
 		oc->st.below_thresh++;
 		return;
 	}
-	struct osum *s = sum_of(oc, t->pid, t->tid, t->state, t->chain.v, t->chain.n, true);
-	if (!s) {
-		oc->st.over_cap++;
-		/* Past the cap: the time stays, under the thread and state. */
-		s = sum_of(oc, t->pid, t->tid, t->state, NULL, 0, false);
-	}
-	s->ns = s->ns > UINT64_MAX - dt ? UINT64_MAX : s->ns + dt;
-	oc->st.blocked_ns += dt;
+	add_sum(oc, t->pid, t->tid, t->state, t->chain.v, t->chain.n, dt);
+}
+
+void offcpu_add(struct offcpu *oc, uint32_t pid, uint32_t tid, char state, const uint64_t *chain,
+		size_t n, uint64_t ns)
+{
+	if (!ns)
+		return;
+	add_sum(oc, pid, tid, state, chain, n < OFFCPU_MAX_CHAIN ? n : OFFCPU_MAX_CHAIN, ns);
 }
 
 static void apply(struct offcpu *oc, const struct pend *e)

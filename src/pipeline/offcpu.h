@@ -103,6 +103,10 @@ void offcpu_add_id(struct offcpu *oc, uint64_t id);
 bool offcpu_take(struct offcpu *oc, const void *rec, size_t len);
 /* After a drain pass: pair the records that can no longer be preceded. */
 void offcpu_round(struct offcpu *oc);
+/* A sum made elsewhere (the BPF method): 'ns' added under (pid, tid,
+ * state, chain), capped as the pairing's sums are (over_cap). */
+void offcpu_add(struct offcpu *oc, uint32_t pid, uint32_t tid, char state, const uint64_t *chain,
+		size_t n, uint64_t ns);
 /* Pair the rest, close what is open at the last time seen, and hand the
  * offcpu-time samples (sorted by pid, tid, state, stack) to 'write'.
  * 0, or write's first non-zero result. */

@@ -283,6 +283,52 @@ static void test_state_letters(void **state)
 	assert_int_equal(schedsw_parse_format("field:int x;\toffset:0;\tsize:4;\n", &l), -EINVAL);
 }
 
+/* The BPF method's sums (offcpu_add): the same samples as paired ones,
+ * equal keys merged, sorted by (pid, tid, state, stack), the state in
+ * the id, a kernel leaf marked as such, and the stack cap applied. */
+static void test_bpf_sums(void **state)
+{
+	(void)state;
+	struct offcpu_opts opts = { .max_stacks = 2 };
+	struct offcpu *oc = offcpu_new(&opts);
+	offcpu_add(oc, 2, 22, 'S', chain_b, 5, 100);
+	offcpu_add(oc, 1, 11, 'D', chain_a, 4, 40);
+	offcpu_add(oc, 2, 22, 'S', chain_b, 5, 5); /* same key: summed */
+	offcpu_add(oc, 1, 11, 'D', NULL, 0, 0);    /* nothing blocked: nothing */
+	offcpu_add(oc, 1, 11, 'R', chain_a, 4, 7); /* a third stack: over the cap */
+	const uint64_t user_only[] = { U, 0x403000 };
+	struct offcpu_opts o2 = { 0 };
+	struct offcpu *oc2 = offcpu_new(&o2);
+	offcpu_add(oc2, 3, 33, 'S', user_only, 2, 9);
+	struct outs o = { .n = 0 };
+	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
+	assert_int_equal(o.n, 3);
+	assert_int_equal(o.v[0].tid, 11);
+	assert_int_equal(offcpu_id_state(o.v[0].id), 'D');
+	assert_int_equal(o.v[0].period, 40);
+	assert_int_equal(o.v[0].n, 4);
+	assert_memory_equal(o.v[0].chain, chain_a, sizeof(chain_a));
+	assert_int_equal(o.v[0].ip, chain_a[1]);
+	assert_int_equal(o.v[0].misc, PERF_RECORD_MISC_KERNEL);
+	assert_int_equal(o.v[0].time, OFFCPU_TIMESTAMP);
+	assert_int_equal(offcpu_id_state(o.v[1].id), 'R'); /* stackless, past the cap */
+	assert_int_equal(o.v[1].n, 0);
+	assert_int_equal(o.v[1].period, 7);
+	assert_int_equal(o.v[2].pid, 2);
+	assert_int_equal(o.v[2].period, 105);
+	assert_int_equal(o.v[2].time, OFFCPU_TIMESTAMP + 2);
+	assert_int_equal(offcpu_stats(oc)->over_cap, 1);
+	assert_int_equal(offcpu_stats(oc)->blocked_ns, 152);
+	assert_int_equal(offcpu_stats(oc)->stacks, 3);
+	struct outs o3 = { .n = 0 };
+	assert_int_equal(offcpu_finish(oc2, collect, &o3), 0);
+	assert_int_equal(o3.n, 1);
+	assert_int_equal(o3.v[0].misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(o3.v[0].ip, 0x403000);
+	offcpu_free(oc);
+	offcpu_free(oc2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_system_wide),
 		cmocka_unit_test(test_foreign_records),
 		cmocka_unit_test(test_state_letters),
+		cmocka_unit_test(test_bpf_sums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -426,8 +426,11 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 	}
 	for (size_t i = stack->n; i-- > 0 && n < x->cap;)
 		add_frame(x, s, ev->sid.pid, &stack->frames[i], inl, &n);
-	if (off && n < x->cap)
+	if (off && n < x->cap) {
 		x->frames[n++] = offcpu_frame(x->strs, ev);
+		if (x->lp && x->lp->want_samples) /* the state is pprof's leaf too */
+			VEC_PUSH(&x->locs, locprof_named(x->lp, x->frames[n - 1].name));
+	}
 	if (x->lp && x->lp->want_samples)
 		add_locprof_sample(x, smp, counted ? value : 0);
 	if (o->reverse)

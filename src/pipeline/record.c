@@ -28,6 +28,7 @@
 #include "pipeline/nscache.h"
 #include "source/live/evspec.h"
 #include "source/live/live.h"
+#include "source/live/offcpubpf.h"
 #include "source/live/schedsw.h"
 #include "source/live/tracedata.h"
 #include "source/perffile/perffile.h"
@@ -204,7 +205,9 @@ struct session {
 	struct sink sink;
 	struct nscache ns; /* containerised binaries kept while reachable */
 	struct buildids bi; /* the build-id table */
-	size_t sched_idx;   /* --off-cpu: the sched_switch attr (the last), else 0 */
+	size_t sched_idx;   /* --off-cpu=sched: the sched_switch attr (the last), else 0 */
+	struct offcpubpf *ob; /* --off-cpu=bpf: the loaded program */
+	struct offcpu *oc;  /* --off-cpu: the sums, written as offcpu-time samples */
 	struct schedsw_layout lay;
 	int sfd;
 	sigset_t mask, oldmask;
@@ -262,24 +265,54 @@ static void offcpu_sched_attr(const struct record_opts *o, struct perf_event_att
 	a->context_switch = !o->system_wide;
 }
 
+/* --off-cpu: the BPF program when it loads (forced by =bpf, tried first
+ * without a method), else the sched_switch event (the last attr). */
+static int choose_offcpu(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	struct record_result *res = s->res;
+	if (o->off_cpu == RECORD_OFFCPU_NONE)
+		return 0;
+	res->offcpu_method = RECORD_OFFCPU_SCHED;
+	if (o->off_cpu == RECORD_OFFCPU_SCHED)
+		return 0;
+	struct offcpubpf_opts bo = { .system_wide = o->system_wide,
+				     .thresh_ns = o->off_cpu_thresh_ns };
+	int err = offcpubpf_open(&s->ob, &bo);
+	if (!err) {
+		res->offcpu_method = RECORD_OFFCPU_BPF;
+		s->n--; /* no sched_switch event */
+		s->sched_idx = 0;
+		return 0;
+	}
+	snprintf(res->offcpu_bpf_why, sizeof(res->offcpu_bpf_why), "%s", err_last()->msg);
+	if (o->off_cpu == RECORD_OFFCPU_BPF) {
+		res->offcpu_method = RECORD_OFFCPU_BPF;
+		res->offcpu_refused = true;
+		return err;
+	}
+	err_clear();
+	return 0;
+}
+
 /* Parse -e (or take the default, cycles), fill the attrs, and read the
  * tracepoint formats so perf.data readers can print the payloads. */
 static int setup_events(struct session *s)
 {
 	const struct record_opts *o = s->o;
-	if (o->off_cpu == RECORD_OFFCPU_BPF)
-		return err_set(-ENOTSUP, "--off-cpu=bpf is not available in this build (it has no "
-					 "BPF off-CPU program); use --off-cpu=sched");
+	int err = choose_offcpu(s);
+	if (err)
+		return err;
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->sched_idx && i == s->sched_idx) {
-			int err = schedsw_open_attr(&s->attrs[i], &s->lay);
+			err = schedsw_open_attr(&s->attrs[i], &s->lay);
 			if (err) {
 				s->res->offcpu_refused = err == -EACCES || err == -EPERM;
 				return err;
 			}
 			s->names[i] = xstrdup("sched:sched_switch");
 		} else if (o->nevents) {
-			int err = evspec_parse(o->events[i], &s->attrs[i], &s->names[i]);
+			err = evspec_parse(o->events[i], &s->attrs[i], &s->names[i]);
 			if (err)
 				return err;
 			if (o->filters && o->filters[i] && s->attrs[i].type != PERF_TYPE_TRACEPOINT)
@@ -299,6 +332,8 @@ static int setup_events(struct session *s)
 		freq = maxrate;
 	}
 	build_attrs(o, s->attrs, s->n, freq);
+	for (size_t i = 0; s->ob && i < s->n; i++) /* beside the offcpu-time event */
+		s->attrs[i].sample_type |= PERF_SAMPLE_IDENTIFIER;
 	if (s->sched_idx)
 		offcpu_sched_attr(o, &s->attrs[s->sched_idx]);
 	return live_tracing_data(s->attrs, s->n, &s->tracing_data, &s->tracing_data_len);
@@ -329,7 +364,13 @@ static int setup_targets(struct session *s)
 		XALLOC_ARRAY(s->tids, 1);
 		s->tids[0] = s->wl.pid;
 		s->ntids = 1;
-		return 0;
+		/* Followed from its exec, as the events are enabled. */
+		return s->ob ? offcpubpf_follow(s->ob, s->wl.pid, true) : 0;
+	}
+	for (size_t i = 0; s->ob && !o->system_wide && i < o->npids; i++) {
+		int err = offcpubpf_follow(s->ob, o->pids[i], false);
+		if (err)
+			return err;
 	}
 	return live_append_threads(o->pids, o->npids, &s->tids, &s->ntids);
 }
@@ -420,7 +461,7 @@ static int open_events(struct session *s)
 }
 
 /* --off-cpu: declare the offcpu-time event its samples will be written
- * as, and hand the sched_switch event's ids to the pairing. */
+ * as; with sched_switch, hand its ids to the pairing. */
 static void setup_offcpu(struct session *s)
 {
 	struct perf_event_attr oa;
@@ -429,11 +470,28 @@ static void setup_offcpu(struct session *s)
 	perf_writer_add_attr(s->w, &oa, OFFCPU_EVENT, ids, offcpu_ids(ids, 16));
 	struct offcpu_opts oo = { .lay = s->lay, .thresh_ns = s->o->off_cpu_thresh_ns,
 				  .system_wide = s->o->system_wide };
-	s->sink.oc = offcpu_new(&oo);
+	s->oc = offcpu_new(&oo);
+	if (!s->sched_idx)
+		return;
 	size_t nids;
 	const uint64_t *sids = live_ids(s->live, s->sched_idx, &nids);
 	for (size_t i = 0; i < nids; i++)
-		offcpu_add_id(s->sink.oc, sids[i]);
+		offcpu_add_id(s->oc, sids[i]);
+}
+
+static int add_bpf_sum(void *arg, uint32_t pid, uint32_t tid, char state, const uint64_t *chain,
+		       size_t n, uint64_t ns)
+{
+	offcpu_add(arg, pid, tid, state, chain, n, ns);
+	return 0;
+}
+
+/* --off-cpu=bpf, after the program is detached: its sums into the
+ * offcpu-time samples' sums, its counts into the stats. */
+static void read_offcpu_bpf(struct session *s)
+{
+	struct offcpubpf_stats *b = &s->res->offcpu_bpf_stats;
+	offcpubpf_read(s->ob, add_bpf_sum, s->oc, b);
 }
 
 static int write_offcpu(void *arg, const void *rec, size_t len)
@@ -458,13 +516,13 @@ static int open_output(struct session *s)
 		const uint64_t *ids = live_ids(s->live, i, &nids);
 		perf_writer_add_attr(s->w, &s->attrs[i], s->names[i], ids, nids);
 	}
-	if (s->sched_idx)
+	if (s->sched_idx || s->ob)
 		setup_offcpu(s);
 	size_t nid0;
 	const uint64_t *ids0 = live_ids(s->live, 0, &nid0);
 	uint64_t id0 = nid0 ? ids0[0] : 0;
 	s->sink = (struct sink){ .w = s->w, .res = s->res, .ns = &s->ns, .bi = &s->bi,
-				 .oc = s->sink.oc };
+				 .oc = s->sched_idx ? s->oc : NULL };
 	err = live_synth_kernel(&s->attrs[0], id0, on_record, &s->sink);
 	if (!err && o->system_wide)
 		err = live_synth_all(&s->attrs[0], id0, on_record, &s->sink);
@@ -484,6 +542,8 @@ static int start(struct session *s)
 {
 	const struct record_opts *o = s->o;
 	int err;
+	if (s->ob && (err = offcpubpf_attach(s->ob)))
+		return err;
 	if (!s->profile_child && (err = live_enable(s->live)))
 		return err_set(err, "cannot enable events: %s", strerror(-err));
 	if (o->argv && !s->profile_child) {
@@ -592,14 +652,26 @@ static int finish(struct session *s)
 	const struct record_opts *o = s->o;
 	struct record_result *res = s->res;
 	live_disable(s->live);
+	offcpubpf_detach(s->ob);
 	uint64_t bytes = 0;
 	if (!s->sink.err && !live_drain(s->live, on_record, &s->sink, &bytes) && bytes)
 		s->sink.err = write_round(s);
 	res->bytes += bytes;
-	if (!s->sink.err && s->sink.oc) {
-		s->sink.err = offcpu_finish(s->sink.oc, write_offcpu, &s->sink);
+	if (!s->sink.err && s->oc) {
+		if (s->ob)
+			read_offcpu_bpf(s);
+		s->sink.err = offcpu_finish(s->oc, write_offcpu, &s->sink);
 		res->offcpu = true;
-		res->offcpu_stats = *offcpu_stats(s->sink.oc);
+		res->offcpu_stats = *offcpu_stats(s->oc);
+		if (s->ob) {
+			const struct offcpubpf_stats *b = &res->offcpu_bpf_stats;
+			struct offcpu_stats *st = &res->offcpu_stats;
+			st->switches = b->switches;
+			st->intervals = b->intervals;
+			st->below_thresh = b->below_thresh;
+			st->at_end = b->at_end;
+			st->threads_over = b->threads_over;
+		}
 	}
 	if (s->sink.err) {
 		/* Disk full or file size limit: keep the records that made it. */
@@ -695,7 +767,8 @@ static void session_release(struct session *s)
 {
 	nscache_release(&s->ns);
 	buildids_release(&s->bi);
-	offcpu_free(s->sink.oc);
+	offcpu_free(s->oc);
+	offcpubpf_close(s->ob);
 	if (s->w)
 		perf_writer_abort(s->w);
 	if (s->wl.pid > 0)

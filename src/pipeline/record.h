@@ -24,6 +24,7 @@
 
 #include "base/env.h"
 #include "pipeline/offcpu.h"
+#include "source/live/offcpubpf.h"
 
 #define RECORD_DEFAULT_FREQ 4000
 /* --call-graph dwarf: perf's register set (AX..R15 but DS ES FS GS) and stack size. */
@@ -38,7 +39,7 @@ enum record_offcpu {
 	RECORD_OFFCPU_NONE = 0,
 	RECORD_OFFCPU_AUTO,  /* the best method this build and machine have */
 	RECORD_OFFCPU_SCHED, /* sched:sched_switch with callchains, paired in user space */
-	RECORD_OFFCPU_BPF,   /* in-kernel sums (not in this build) */
+	RECORD_OFFCPU_BPF,   /* in-kernel sums by a BPF program (source/live/offcpubpf.h) */
 };
 
 struct record_opts {
@@ -79,9 +80,12 @@ struct record_result {
 	int exec_errno;     /* the command could not be executed */
 	int open_errno;     /* perf_event_open's errno when it failed */
 	int paranoid;       /* kernel.perf_event_paranoid, -100 if unknown */
-	bool offcpu_refused;  /* --off-cpu: the sched_switch tracepoint was refused */
+	bool offcpu_refused;  /* --off-cpu: the method (forced, or the last tried) was refused */
 	bool offcpu;          /* off-CPU time was recorded: offcpu_stats says what */
+	int offcpu_method;    /* the method used or refused: RECORD_OFFCPU_SCHED or _BPF */
+	char offcpu_bpf_why[512]; /* why the BPF method is not used ("" when it is) */
 	struct offcpu_stats offcpu_stats;
+	struct offcpubpf_stats offcpu_bpf_stats; /* the BPF method's counts */
 	bool salvaged;      /* a write failed; the file keeps the records written before */
 	uint64_t salvaged_bytes;
 };

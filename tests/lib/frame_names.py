@@ -13,6 +13,10 @@ Usage:
       and pprof's stacks have none; pprof names have ';' as ':', as folded
       stacks spell them. Names in brackets ("[unknown]", "[libx.so]") are
       left out: they name no function.
+  frame_names.py leaves pprof FILE
+      "VALUE NAME" per name of a sample's leaf (its first location's
+      innermost line): the samples' last values summed, sorted by name,
+      brackets kept (an off-CPU sample's "[off-cpu: S]" state frame).
   frame_names.py symbols FILE [DEBUG_DIR]
       For each location of the pprof profile FILE in a mapped file, the
       function of its outermost line (the function holding the address):
@@ -126,6 +130,15 @@ def shares_pprof(path):
     return c
 
 
+def leaves_pprof(path):
+    samples, locs, funcs, _ = pprof(path)
+    c = Counter()
+    for s in samples:
+        lines = locs[s["locs"][0]]["lines"] if s["locs"] else []
+        c[funcs[lines[0]][0] if lines else "(none)"] += s["values"][-1]
+    return c
+
+
 def shares_folded(path):
     c = Counter()
     for line in open(path, encoding="utf-8", errors="replace"):
@@ -227,6 +240,11 @@ def main():
         for name in sorted(c):
             if not name.startswith("["):
                 print(c[name], name)
+        return 0
+    if len(a) == 3 and a[0] == "leaves" and a[1] == "pprof":
+        c = leaves_pprof(a[2])
+        for name in sorted(c):
+            print(c[name], name)
         return 0
     if len(a) in (2, 3) and a[0] == "symbols":
         return 1 if check_symbols(a[1], a[2] if len(a) == 3 else "/usr/lib/debug") else 0

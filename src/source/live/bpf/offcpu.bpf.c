@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu.bpf.c: off-CPU time of followed threads summed in the kernel
+ * (source/live/bpf; built with clang -target bpf, CO-RE against the
+ * running kernel's BTF). See offcpu_bpf.h for the maps.
+ *
+ * sched_switch (tp_btf): the thread switched out (prev) gets its start
+ * time, state and stacks noted; the thread switched in (next), if it has
+ * a start, gets the time since added to its sum. A thread's last switch
+ * (it is exiting) notes nothing and drops its start. sched_process_fork
+ * follows the children of followed processes; sched_process_exec turns a
+ * held command (OB_HOLD, kiln's child before its exec) into a followed one.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "offcpu_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 follow_all = 0; /* every thread of the machine but kiln's */
+const volatile __u32 self_tgid = 0;  /* kiln's own, never followed */
+const volatile __u64 thresh_ns = 0;  /* shorter intervals are left out */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, OB_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, OB_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OB_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct ob_start);
+} start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OB_MAX_SUMS);
+	__type(key, struct ob_key);
+	__type(value, __u64);
+} sums SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OB_MAX_FOLLOW);
+	__type(key, __u32);
+	__type(value, __u8);
+} follow SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OB_NCOUNTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+/* Kernels before 5.14 call task_struct's state 'state'. */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline void count(__u32 k, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&counts, &k);
+	if (v)
+		*v += n;
+}
+
+static __always_inline int followed(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return 0;
+	if (follow_all)
+		return 1;
+	__u8 *m = bpf_map_lookup_elem(&follow, &tgid);
+	return m && *m == OB_FOLLOW;
+}
+
+/* Read directly (tp_btf arguments are BTF pointers): no helper call. */
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return t->__state;
+	return (__u32)((struct task_struct___old *)t)->state;
+}
+
+/* The state letter as sched_switch's prev_state prints it; 0: exiting. */
+static __always_inline __u32 state_letter(int preempt, struct task_struct *t)
+{
+	__u32 s = task_state(t);
+	if (t->exit_state || (s & 0x80 /* TASK_DEAD */))
+		return 0;
+	if (preempt)
+		return 'R';
+	if ((s & 0x7f) == 0x2 && (s & 0x400 /* TASK_NOLOAD */))
+		return 'I';
+	if (s & 0x1000 /* TASK_RTLOCK_WAIT */)
+		return 'D';
+	s &= 0x7f;
+	if (!s)
+		return 'R';
+	if (s & 0x1)
+		return 'S';
+	if (s & 0x2)
+		return 'D';
+	if (s & 0x4)
+		return 'T';
+	if (s & 0x8)
+		return 't';
+	if (s & 0x40)
+		return 'P';
+	return '?';
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 ptid = prev->pid;
+	if (ptid && followed(prev->tgid)) {
+		__u32 st = state_letter(preempt, prev);
+		if (!st) {
+			bpf_map_delete_elem(&start, &ptid);
+		} else {
+			__s32 kst = bpf_get_stackid(ctx, &stacks, 0), ust = -1;
+			if (kst < 0)
+				count(OB_KSTACK_LOST, 1);
+			if (prev->mm) {
+				ust = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+				if (ust < 0 && ust != -14 /* EFAULT: no user stack */)
+					count(OB_USTACK_LOST, 1);
+			}
+			count(OB_SWITCHES, 1);
+			/* A thread keeps its entry between intervals (time 0 when
+			 * closed): updated in place, not inserted and deleted. */
+			struct ob_start *o = bpf_map_lookup_elem(&start, &ptid);
+			if (o) {
+				o->tgid = prev->tgid;
+				o->kstack = kst;
+				o->ustack = ust;
+				o->state = st;
+				o->time = now;
+			} else {
+				struct ob_start n = { .time = now, .tgid = prev->tgid, .kstack = kst,
+						      .ustack = ust, .state = st };
+				if (bpf_map_update_elem(&start, &ptid, &n, BPF_NOEXIST))
+					count(OB_THREADS_OVER, 1);
+			}
+		}
+	}
+	__u32 ntid = next->pid;
+	struct ob_start *s = bpf_map_lookup_elem(&start, &ntid);
+	if (!s || !s->time)
+		return 0;
+	__u64 dt = now > s->time ? now - s->time : 0;
+	struct ob_key k = { .tgid = s->tgid, .tid = ntid, .kstack = s->kstack,
+			    .ustack = s->ustack, .state = s->state };
+	s->time = 0;
+	count(OB_INTERVALS, 1);
+	if (!dt || dt < thresh_ns) {
+		count(OB_BELOW, 1);
+		return 0;
+	}
+	__u64 *v = bpf_map_lookup_elem(&sums, &k);
+	if (v) {
+		__sync_fetch_and_add(v, dt);
+		return 0;
+	}
+	if (bpf_map_update_elem(&sums, &k, &dt, BPF_NOEXIST) == 0)
+		return 0;
+	v = bpf_map_lookup_elem(&sums, &k); /* another CPU made it meanwhile */
+	if (v) {
+		__sync_fetch_and_add(v, dt);
+		return 0;
+	}
+	count(OB_OVER_CAP, 1);
+	count(OB_OVER_CAP_NS, dt);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	if (follow_all)
+		return 0;
+	__u32 pt = parent->tgid, ct = child->tgid;
+	if (pt == ct)
+		return 0; /* a thread: its process is followed already */
+	__u8 *m = bpf_map_lookup_elem(&follow, &pt);
+	if (!m)
+		return 0;
+	__u8 v = *m;
+	if (bpf_map_update_elem(&follow, &ct, &v, BPF_ANY))
+		count(OB_FOLLOW_OVER, 1);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	__u8 *m = bpf_map_lookup_elem(&follow, &tgid);
+	if (m && *m == OB_HOLD)
+		*m = OB_FOLLOW;
+	return 0;
+}
