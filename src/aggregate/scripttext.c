@@ -517,12 +517,14 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	struct lines it;
 	const char *s;
 	size_t n;
+	/* One pass over the whole text for NULs; lines are searched only if it has any. */
+	bool nuls = memchr(data, '\0', len) != NULL;
 	lines_init(&it, data, len);
 	while (lines_next(&it, &s, &n)) {
 		st->lines++;
 		if (n > SCRIPTTEXT_MAX_LINE)
 			st->long_lines++;
-		else if (memchr(s, '\0', n))
+		else if (nuls && memchr(s, '\0', n))
 			st->unrecognized++;
 		else
 			on_line(&ps, s, n);
