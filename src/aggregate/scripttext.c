@@ -47,7 +47,8 @@ struct span {
 #define LINE_CACHE_MAX (1u << 20)
 
 struct line_entry {
-	const char *p; /* the line, in the text being parsed */
+	size_t at;      /* the line's bytes: text.v[at .. at + n) (together, so
+			 * the compares stay in cache rather than across the file) */
 	uint32_t n;
 	uint32_t first; /* its ids: ids.v[first .. first + count), push order */
 	uint32_t count;
@@ -72,6 +73,7 @@ struct parser {
 	struct hashmap line_of; /* hash of (line, java) -> index in 'lines' */
 	VEC(struct line_entry) lines;
 	VEC(uint32_t) ids;      /* the cached lines' ids */
+	VEC(char) text;         /* the cached lines' bytes */
 	VEC(uint8_t) kind_of;   /* frame kind by strtab id, + 1 (0: not known yet) */
 };
 
@@ -414,7 +416,7 @@ static bool cached_frame(struct parser *ps, const char *s, size_t n, uint64_t ke
 	if (!hashmap_get(&ps->line_of, key, &i))
 		return false;
 	const struct line_entry *e = &ps->lines.v[i];
-	if (e->n != n || e->java != is_java(ps) || memcmp(e->p, s, n))
+	if (e->n != n || e->java != is_java(ps) || memcmp(ps->text.v + e->at, s, n))
 		return false;
 	for (uint32_t k = 0; k < e->count; k++)
 		push_frame(ps, ps->ids.v[e->first + k]);
@@ -431,7 +433,10 @@ static void cache_frame(struct parser *ps, const char *s, size_t n, uint64_t key
 	if (!inserted)
 		return; /* another line with the same hash keeps the slot */
 	*slot = ps->lines.n;
-	struct line_entry e = { s, (uint32_t)n, (uint32_t)ps->ids.n, 0, is_java(ps) };
+	struct line_entry e = { ps->text.n, (uint32_t)n, (uint32_t)ps->ids.n, 0, is_java(ps) };
+	VEC_RESERVE(&ps->text, ps->text.n + n);
+	memcpy(ps->text.v + ps->text.n, s, n);
+	ps->text.n += n;
 	for (size_t i = ps->group.n; i-- > 0;) {
 		VEC_PUSH(&ps->ids, ps->group.v[i]);
 		e.count++;
@@ -619,6 +624,7 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	hashmap_release(&ps.line_of);
 	VEC_FREE(&ps.lines);
 	VEC_FREE(&ps.ids);
+	VEC_FREE(&ps.text);
 	VEC_FREE(&ps.kind_of);
 	buf_release(&ps.pname);
 	buf_release(&ps.name);
