@@ -42,9 +42,13 @@ struct span {
  * repeated line costs one hash and one compare instead of matching,
  * tidying and interning again. The result depends on the line and on
  * whether the process name starts with "java" (part of the key); on
- * nothing else that varies. At most LINE_CACHE_MAX lines are kept.
+ * nothing else that varies. At most LINE_CACHE_MAX lines and
+ * LINE_CACHE_BYTES of their text are kept (about 30 MiB in all), and no
+ * line over LINE_CACHE_LINE bytes; the rest are matched each time.
  */
-#define LINE_CACHE_MAX (1u << 20)
+#define LINE_CACHE_MAX (1u << 18)
+#define LINE_CACHE_BYTES ((size_t)16 << 20)
+#define LINE_CACHE_LINE 1024u
 
 struct line_entry {
 	size_t at;      /* the line's bytes: text.v[at .. at + n) (together, so
@@ -426,7 +430,8 @@ static bool cached_frame(struct parser *ps, const char *s, size_t n, uint64_t ke
 /* Keep a frame line's ids (on_frame's group, pushed leaf first). */
 static void cache_frame(struct parser *ps, const char *s, size_t n, uint64_t key)
 {
-	if (ps->lines.n >= LINE_CACHE_MAX || n > UINT32_MAX)
+	if (ps->lines.n >= LINE_CACHE_MAX || n > LINE_CACHE_LINE ||
+	    ps->text.n + n > LINE_CACHE_BYTES)
 		return;
 	bool inserted;
 	uint64_t *slot = hashmap_slot(&ps->line_of, key, ps->lines.n, &inserted);
