@@ -242,6 +242,16 @@ static void clean_name(struct clean *c, const char *s, size_t n)
 
 	c->len = c->ncp = 0;
 	while (i < n) {
+		/* Printable ASCII, nearly every byte of a name: kept as it is. */
+		if (p[i] >= 0x20 && p[i] < 0x7f && c->len < NAME_CAP) {
+			c->s[c->len++] = (char)p[i++];
+			c->ncp++;
+			if (c->len <= NAME_CAP - 2) {
+				mark_len = c->len;
+				mark_ncp = c->ncp;
+			}
+			continue;
+		}
 		char piece[8];
 		size_t plen, pcp, l;
 		uint32_t cp;
