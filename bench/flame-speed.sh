@@ -12,8 +12,11 @@
 #       `perf record --call-graph dwarf -F 1000` of one g++ -O2 compile of
 #       heavy.cpp, recorded here when missing (perf script of the 467 MB
 #       recording takes many minutes).
-# kiln's sub-second runs ((a), (c)) are the best of RUNS (default 3); the
-# Perl scripts and (b) run once.
+# (a) and (c) run in RUNS interleaved rounds (default 3: kiln, then the
+# Perl script, round after round, so a load that comes and goes weighs on
+# both); each line gives the median wall and CPU time and the ratios are
+# of medians. (b) runs once (SYNTHETIC=0 skips it). The load average is
+# printed before and after.
 # FLAMEGRAPH_DIR names a directory holding flamegraph.pl and
 # stackcollapse-perf.pl (FlameGraph's); without it only kiln is timed.
 # Usage: flame-speed.sh [COMPILE.DATA]   (KILN=path/to/kiln to override)
@@ -31,35 +34,47 @@ fi
 [ -n "$fg" ] || echo "note: FLAMEGRAPH_DIR not set: FlameGraph's Perl scripts are skipped, kiln alone is timed"
 
 # run NAME OUTFILE CMD...: wall and CPU seconds and peak RSS (MB) of CMD,
-# stdout to OUTFILE; sets $last (wall) and $lastcpu
+# stdout to OUTFILE; sets $last (wall) and $lastcpu. CPU is perf stat's
+# task-clock (to the millisecond; /usr/bin/time's is in hundredths) when
+# perf is there, else user + system time.
 run() {
 	name=$1 o=$2
 	shift 2
+	t0=$(date +%s.%N)
+	if command -v perf >/dev/null; then
+		set -- perf stat -x, -e task-clock -o "$out/.cpu" -- "$@"
+	fi
 	/usr/bin/time -f "%e %U %S %M" -o "$out/.time" "$@" >"$o" 2>"$out/.err" || {
 		echo "$name failed: $(tail -2 "$out/.err")" >&2
 		exit 1
 	}
+	t1=$(date +%s.%N)
 	set -- $(cat "$out/.time")
-	last=$1
+	last=$(echo "$t1 - $t0" | bc)
 	lastcpu=$(echo "$2 + $3" | bc)
-	printf '  %-30s wall %7.2f s  cpu %7.2f s  peak %6d MB\n' "$name" "$1" "$lastcpu" $(($4 / 1024))
+	if command -v perf >/dev/null; then
+		lastcpu=$(awk -F, '/task-clock/ { printf "%.4f", $1 / 1000 }' "$out/.cpu")
+	fi
+	printf '  %-30s wall %7.3f s  cpu %7.3f s  peak %6d MB\n' "$name" "$last" "$lastcpu" $(($4 / 1024))
 }
-# best NAME OUTFILE CMD...: run's figures, best (least) wall and CPU time of
-# $RUNS runs (default 3), for the sub-second runs a loaded machine disturbs
-best() {
-	bname=$1 bout=$2
-	shift 2
-	bw= bc=
-	i=0
-	while [ $i -lt "${RUNS:-3}" ]; do
-		run "$bname" "$bout" "$@" >/dev/null
-		if [ -z "$bw" ] || [ "$(echo "$last < $bw" | bc)" = 1 ]; then bw=$last; fi
-		if [ -z "$bc" ] || [ "$(echo "$lastcpu < $bc" | bc)" = 1 ]; then bc=$lastcpu; fi
-		i=$((i + 1))
-	done
-	last=$bw lastcpu=$bc
-	printf '  %-30s wall %7.2f s  cpu %7.2f s  (best of %d)\n' "$bname" "$bw" "$bc" "${RUNS:-3}"
+# rec KEY NAME OUTFILE CMD...: run quietly, appending "wall cpu" to $out/.KEY
+rec() {
+	key=$1
+	shift
+	run "$@" >/dev/null
+	echo "$last $lastcpu" >>"$out/.r.$key"
 }
+# med KEY NAME: print the medians of KEY's runs; sets $last and $lastcpu
+med() {
+	set -- "$1" "$2" $(awk '{ w[NR] = $1; c[NR] = $2 }
+		function srt(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+		END { srt(w, NR); srt(c, NR); m = int((NR + 1) / 2); print w[m], c[m], NR }' "$out/.r.$1")
+	last=$3 lastcpu=$4
+	printf '  %-30s wall %7.3f s  cpu %7.3f s  (median of %d)\n' "$2" "$3" "$4" "$5"
+}
+rm -f "$out"/.r.*
+runs=${RUNS:-3}
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $runs rounds"
 ratio() { echo "scale=1; $1 / $2" | bc; }
 # ratios NAME REF_WALL REF_CPU KILN_WALL KILN_CPU
 ratios() {
@@ -73,13 +88,22 @@ fi
 echo "== (a) folded stacks of $data"
 [ -s "$out/compile.folded" ] || "$kiln" collapse "$data" >"$out/compile.folded" 2>/dev/null
 echo "  input: $(wc -l <"$out/compile.folded") lines, $(du -k "$out/compile.folded" | cut -f1) KB"
-best "kiln flame" "$out/a.kiln.svg" "$kiln" flame "$out/compile.folded" -o -
+i=0
+while [ $i -lt "$runs" ]; do
+	rec ak "kiln flame" "$out/a.kiln.svg" "$kiln" flame "$out/compile.folded" -o -
+	[ -z "$fg" ] || rec ap "flamegraph.pl" "$out/a.pl.svg" perl "$fg/flamegraph.pl" "$out/compile.folded"
+	i=$((i + 1))
+done
+med ak "kiln flame"
 tk=$last ck=$lastcpu
 if [ -n "$fg" ]; then
-	run "flamegraph.pl" "$out/a.pl.svg" perl "$fg/flamegraph.pl" "$out/compile.folded"
+	med ap "flamegraph.pl"
 	ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
 fi
 
+if [ "${SYNTHETIC:-1}" = 0 ]; then
+	echo "== (b) skipped (SYNTHETIC=0)"
+else
 echo "== (b) synthetic: a million distinct folded stacks"
 if [ ! -s "$out/synthetic.folded" ]; then
 	python3 - "$out/synthetic.folded" <<'PY'
@@ -107,6 +131,7 @@ if [ -n "$fg" ]; then
 	run "flamegraph.pl" "$out/b.pl.svg" perl "$fg/flamegraph.pl" "$out/synthetic.folded"
 	ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
 fi
+fi
 
 sdata=${SCRIPT_DATA:-$out/small.data}
 echo "== (c) perf script text of $sdata"
@@ -118,15 +143,23 @@ if command -v perf >/dev/null; then
 	fi
 	[ -s "$out/small.script" ] || perf script --no-inline -i "$sdata" >"$out/small.script" 2>/dev/null
 	echo "  input: $(wc -l <"$out/small.script") lines, $(du -k "$out/small.script" | cut -f1) KB"
-	best "kiln collapse (text)" "$out/c.kiln.folded" "$kiln" collapse "$out/small.script"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		rec ck "kiln collapse (text)" "$out/c.kiln.folded" "$kiln" collapse "$out/small.script"
+		[ -z "$fg" ] || rec cp "stackcollapse-perf.pl" "$out/c.pl.folded" perl "$fg/stackcollapse-perf.pl" "$out/small.script"
+		rec fk "kiln flame (text)" "$out/c.kiln.svg" "$kiln" flame "$out/small.script" -o -
+		[ -z "$fg" ] || rec fp "flamegraph.pl (its folded)" "$out/c.pl.svg" perl "$fg/flamegraph.pl" "$out/c.pl.folded"
+		i=$((i + 1))
+	done
+	med ck "kiln collapse (text)"
 	tc=$last cc=$lastcpu
-	best "kiln flame (text)" "$out/c.kiln.svg" "$kiln" flame "$out/small.script" -o -
+	med fk "kiln flame (text)"
 	tf=$last cf=$lastcpu
 	if [ -n "$fg" ]; then
-		run "stackcollapse-perf.pl" "$out/c.pl.folded" perl "$fg/stackcollapse-perf.pl" "$out/small.script"
+		med cp "stackcollapse-perf.pl"
 		tsc=$last csc=$lastcpu
 		ratios "stackcollapse-perf.pl / kiln collapse" "$tsc" "$csc" "$tc" "$cc"
-		run "flamegraph.pl (its folded)" "$out/c.pl.svg" perl "$fg/flamegraph.pl" "$out/c.pl.folded"
+		med fp "flamegraph.pl (its folded)"
 		ratios "stackcollapse-perf.pl + flamegraph.pl / kiln flame" \
 			"$(echo "$tsc + $last" | bc)" "$(echo "$csc + $lastcpu" | bc)" "$tf" "$cf"
 		# stackcollapse-perf.pl before periods (FlameGraph ef64564) counts
@@ -142,3 +175,4 @@ if command -v perf >/dev/null; then
 else
 	echo "  perf is not installed: skipped"
 fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -11,7 +11,12 @@
 # compile recording (out/compile.data, or $COMPILE) with inline frames and
 # source lines (kiln script -F+srcline), and kiln collapse with and
 # without inline frames; perf is run there only with --with-perf (minutes).
-# Usage: srcline-speed.sh [--compile [--with-perf]] [FILE]
+# RECORD_OPTS adds options to that recording (e.g. --all-user: where BPF
+# programs of other tools run system-wide, kernel stacks hold bpf_prog_*
+# frames that make perf 6.1's addr2line child fail and perf script die of
+# SIGPIPE part-way; the script says so when perf fails). The load average
+# is printed before and after.
+# Usage: [RUNS=N] [RECORD_OPTS=...] srcline-speed.sh [--compile [--with-perf]] [FILE]
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 kiln=${KILN:-$here/../build/kiln}
@@ -22,7 +27,8 @@ mkdir -p "$here/out"
 f=${1:-$here/out/objdump.data}
 if [ ! -f "$f" ]; then
 	lib=$(ls /usr/lib/x86_64-linux-gnu/libbfd-*.so | head -1)
-	perf record -q --call-graph dwarf -F 2000 -o "$f" -- objdump -d -l "$lib" >/dev/null 2>&1
+	# shellcheck disable=SC2086 # RECORD_OPTS: options, split
+	perf record -q --call-graph dwarf -F 2000 ${RECORD_OPTS:-} -o "$f" -- objdump -d -l "$lib" >/dev/null 2>&1
 fi
 measure() { # prints "SECONDS MAXRSS_KB CPU_SECONDS"; output to $out
 	# CPU: task-clock of the whole process tree (perf's addr2line children
@@ -30,10 +36,15 @@ measure() { # prints "SECONDS MAXRSS_KB CPU_SECONDS"; output to $out
 	perf stat -x, -e task-clock -o "$here/out/.cpu" -- \
 		/usr/bin/time -f "%e %M" -o "$here/out/.time" "$@" >"$out" 2>/dev/null || true
 	cpu=$(awk -F, '/task-clock/ { printf "%.2f", $1 / 1000 }' "$here/out/.cpu")
-	echo "$(cat "$here/out/.time") ${cpu:-?}"
+	if grep -q '^Command' "$here/out/.time"; then # killed or failed: the reason, to stderr
+		echo "$* failed: $(grep '^Command' "$here/out/.time")" >&2
+		touch "$here/out/.failed"
+	fi
+	echo "$(grep -v '^Command' "$here/out/.time") ${cpu:-?}"
 }
 cat "$f" >/dev/null # warm the page cache
-echo "input: $f ($(du -m "$f" | cut -f1) MB, $(perf script -i "$f" -F time 2>/dev/null | grep -c .) samples)"
+echo "input: $f ($(du -m "$f" | cut -f1) MB, $(perf script -i "$f" -F time 2>/dev/null | grep -c .) samples), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+rm -f "$here/out/.failed"
 # kiln twice per round: with an empty cache of expanded debug files (the
 # first run after a debug package is installed: every compressed debug
 # file decompressed) and with the cache that run filled (every later run).
@@ -67,6 +78,8 @@ for k in cold warm; do
 done
 python3 "$here/../tests/lib/line_agree.py" "$here/out/srcline.kiln" "$here/out/srcline.perf" 0 >"$here/out/.agree" || true
 head -1 "$here/out/.agree"
+[ ! -e "$here/out/.failed" ] || echo "a run failed (above): its times and the line agreement are not comparable"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ $compile = 1 ] || exit 0
 c=${COMPILE:-$here/out/compile.data}
 [ -f "$c" ] || { echo "no $c (bench/record-compile.sh makes one)"; exit 0; }

@@ -348,6 +348,8 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 	struct lines it;
 	const char *s;
 	size_t n;
+	/* One pass over the whole text for NULs; lines are searched only if it has any. */
+	bool nuls = memchr(data, '\0', len) != NULL;
 	lines_init(&it, data, len);
 	while (lines_next(&it, &s, &n)) {
 		st->lines++;
@@ -356,7 +358,7 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 			continue;
 		}
 		n = lines_drop_cr(s, n);
-		if (memchr(s, '\0', n)) {
+		if (nuls && memchr(s, '\0', n)) {
 			st->ignored++;
 			continue;
 		}

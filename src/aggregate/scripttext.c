@@ -27,12 +27,36 @@
 
 #include "aggregate/foldedtext.h"
 #include "base/buf.h"
+#include "base/hashmap.h"
 #include "base/lines.h"
 #include "base/vec.h"
 
 struct span {
 	const char *p;
 	size_t n;
+};
+
+/*
+ * Frame lines repeat (the same address in many samples), so a frame
+ * line's result, the ids on_frame pushes, is kept by the line's bytes: a
+ * repeated line costs one hash and one compare instead of matching,
+ * tidying and interning again. The result depends on the line and on
+ * whether the process name starts with "java" (part of the key); on
+ * nothing else that varies. At most LINE_CACHE_MAX lines and
+ * LINE_CACHE_BYTES of their text are kept (about 30 MiB in all), and no
+ * line over LINE_CACHE_LINE bytes; the rest are matched each time.
+ */
+#define LINE_CACHE_MAX (1u << 18)
+#define LINE_CACHE_BYTES ((size_t)16 << 20)
+#define LINE_CACHE_LINE 1024u
+
+struct line_entry {
+	size_t at;      /* the line's bytes: text.v[at .. at + n) (together, so
+			 * the compares stay in cache rather than across the file) */
+	uint32_t n;
+	uint32_t first; /* its ids: ids.v[first .. first + count), push order */
+	uint32_t count;
+	bool java;      /* the process name started with "java" */
 };
 
 struct parser {
@@ -50,6 +74,11 @@ struct parser {
 	VEC(struct trie_frame) path;
 	struct buf name;       /* scratch: one frame's name */
 	struct buf raw;        /* scratch: "[dso <addr>]" before tidying */
+	struct hashmap line_of; /* hash of (line, java) -> index in 'lines' */
+	VEC(struct line_entry) lines;
+	VEC(uint32_t) ids;      /* the cached lines' ids */
+	VEC(char) text;         /* the cached lines' bytes */
+	VEC(uint8_t) kind_of;   /* frame kind by strtab id, + 1 (0: not known yet) */
 };
 
 /* Perl's \s, \d and \w on bytes (no locale, no Unicode). */
@@ -278,6 +307,11 @@ static bool is_kernel_dso(struct span d)
 	return k && !span_has(d, "unknown");
 }
 
+static bool is_java(const struct parser *ps)
+{
+	return ps->pname.len >= 4 && !memcmp(ps->pname.p, "java", 4);
+}
+
 static bool has_suffix(const struct buf *b, const char *s)
 {
 	return memmem(buf_str(b), b->len, s, strlen(s)) != NULL;
@@ -326,7 +360,7 @@ static uint32_t frame_name(struct parser *ps, struct span f, const struct frame_
 	buf_add(&ps->name, f.p + run, cut - run);
 	/* Java: "Ljava/lang/Thread:::run" → "java/lang/Thread:::run". */
 	size_t skip = 0;
-	if (ps->pname.len >= 4 && !memcmp(ps->pname.p, "java", 4) && ps->name.len &&
+	if (is_java(ps) && ps->name.len &&
 	    ps->name.p[0] == 'L' && memchr(ps->name.p, '/', ps->name.len))
 		skip = 1;
 	if (inlined) {
@@ -354,6 +388,7 @@ static void push_frame(struct parser *ps, uint32_t id)
 static void on_frame(struct parser *ps, const struct frame_line *fl)
 {
 	struct span sym = strip_offset(fl->sym);
+	ps->group.n = 0;
 	if (sym.n && sym.p[0] == '(')
 		return; /* a process name, not a frame */
 	/* split /->/: empty pieces count, except trailing ones. */
@@ -376,6 +411,42 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 	}
 	for (size_t i = ps->group.n; i-- > 0;)
 		push_frame(ps, ps->group.v[i]);
+}
+
+/* A frame line seen before: push its ids and return true. */
+static bool cached_frame(struct parser *ps, const char *s, size_t n, uint64_t key)
+{
+	uint64_t i;
+	if (!hashmap_get(&ps->line_of, key, &i))
+		return false;
+	const struct line_entry *e = &ps->lines.v[i];
+	if (e->n != n || e->java != is_java(ps) || memcmp(ps->text.v + e->at, s, n))
+		return false;
+	for (uint32_t k = 0; k < e->count; k++)
+		push_frame(ps, ps->ids.v[e->first + k]);
+	return true;
+}
+
+/* Keep a frame line's ids (on_frame's group, pushed leaf first). */
+static void cache_frame(struct parser *ps, const char *s, size_t n, uint64_t key)
+{
+	if (ps->lines.n >= LINE_CACHE_MAX || n > LINE_CACHE_LINE ||
+	    ps->text.n + n > LINE_CACHE_BYTES)
+		return;
+	bool inserted;
+	uint64_t *slot = hashmap_slot(&ps->line_of, key, ps->lines.n, &inserted);
+	if (!inserted)
+		return; /* another line with the same hash keeps the slot */
+	*slot = ps->lines.n;
+	struct line_entry e = { ps->text.n, (uint32_t)n, (uint32_t)ps->ids.n, 0, is_java(ps) };
+	VEC_RESERVE(&ps->text, ps->text.n + n);
+	memcpy(ps->text.v + ps->text.n, s, n);
+	ps->text.n += n;
+	for (size_t i = ps->group.n; i-- > 0;) {
+		VEC_PUSH(&ps->ids, ps->group.v[i]);
+		e.count++;
+	}
+	VEC_PUSH(&ps->lines, e);
 }
 
 static uint64_t parse_period(struct span p)
@@ -459,7 +530,16 @@ static void end_sample(struct parser *ps)
 	}
 	for (size_t i = ps->frames.n; i-- > 0;) {
 		struct trie_frame f = { ps->frames.v[i], 0 };
-		f.kind = frame_kind_of_name(strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name));
+		if (f.name >= ps->kind_of.n) {
+			size_t old = ps->kind_of.n;
+			VEC_RESERVE(&ps->kind_of, (size_t)f.name + 1);
+			memset(ps->kind_of.v + old, 0, (size_t)f.name + 1 - old);
+			ps->kind_of.n = (size_t)f.name + 1;
+		}
+		if (!ps->kind_of.v[f.name])
+			ps->kind_of.v[f.name] = (uint8_t)(1 + frame_kind_of_name(
+				strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name)));
+		f.kind = (enum frame_kind)(ps->kind_of.v[f.name] - 1);
 		VEC_PUSH(&ps->path, f);
 	}
 	trie_add(ps->t, ps->path.v, ps->path.n, ps->period);
@@ -485,10 +565,22 @@ static void on_line(struct parser *ps, const char *s, size_t n)
 	if (match_header(s, n, &h)) {
 		ps->st->headers++;
 		on_header(ps, s, n, &h);
-	} else if (match_frame(s, n, &fl)) {
+		return;
+	}
+	uint64_t key = 0;
+	if (ps->has_pname) {
+		key = hash_str(s, n) ^ (is_java(ps) ? 0x6a617661u : 0); /* "java" */
+		if (cached_frame(ps, s, n, key)) {
+			ps->st->frame_lines++;
+			return;
+		}
+	}
+	if (match_frame(s, n, &fl)) {
 		ps->st->frame_lines++;
-		if (ps->has_pname)
+		if (ps->has_pname) {
 			on_frame(ps, &fl);
+			cache_frame(ps, s, n, key);
+		}
 	} else {
 		ps->st->unrecognized++;
 	}
@@ -505,6 +597,7 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	ps.strs = strs;
 	ps.t = t;
 	ps.st = st;
+	hashmap_init(&ps.line_of);
 	if (o->event_filter && o->event_filter[0]) {
 		st->event = strtab_intern_str(strs, o->event_filter);
 		ps.filter.p = strtab_get(strs, st->event);
@@ -517,12 +610,14 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	struct lines it;
 	const char *s;
 	size_t n;
+	/* One pass over the whole text for NULs; lines are searched only if it has any. */
+	bool nuls = memchr(data, '\0', len) != NULL;
 	lines_init(&it, data, len);
 	while (lines_next(&it, &s, &n)) {
 		st->lines++;
 		if (n > SCRIPTTEXT_MAX_LINE)
 			st->long_lines++;
-		else if (memchr(s, '\0', n))
+		else if (nuls && memchr(s, '\0', n))
 			st->unrecognized++;
 		else
 			on_line(&ps, s, n);
@@ -531,6 +626,11 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	VEC_FREE(&ps.frames);
 	VEC_FREE(&ps.group);
 	VEC_FREE(&ps.path);
+	hashmap_release(&ps.line_of);
+	VEC_FREE(&ps.lines);
+	VEC_FREE(&ps.ids);
+	VEC_FREE(&ps.text);
+	VEC_FREE(&ps.kind_of);
 	buf_release(&ps.pname);
 	buf_release(&ps.name);
 	buf_release(&ps.raw);

@@ -266,6 +266,12 @@ static void test_java(void **state)
 	      "1\n");
 	/* Not a java process: the 'L' stays. */
 	check("node 1 ev:\n\t1 Lfoo/Bar;::baz (x)\n\n", NULL, "node;Lfoo/Bar:::baz 1\n");
+	/* The same frame line under both kinds of process (frame lines are
+	 * cached by their text and whether the process is java's). */
+	check("node 1 ev:\n\t1 Lfoo/Bar;::baz (x)\n\n"
+	      "java 2 ev:\n\t1 Lfoo/Bar;::baz (x)\n\n"
+	      "node 1 ev:\n\t1 Lfoo/Bar;::baz (x)\n\t2 Lfoo/Bar;::baz (x)\n\n",
+	      NULL, "java;foo/Bar:::baz 1\nnode;Lfoo/Bar:::baz 1\nnode;Lfoo/Bar:::baz;Lfoo/Bar:::baz 1\n");
 }
 
 static void test_tidy(void **state)

@@ -17,6 +17,7 @@
 #include "base/lines.h"
 #include "base/log.h"
 #include "base/strtab.h"
+#include "base/wbuf.h"
 
 static void test_buf_ceiling(void **state)
 {
@@ -298,6 +299,68 @@ static void test_log_repeat(void **state)
 	log_set_sink(NULL);
 }
 
+
+/* wbuf: the bytes printf would write, across flushes and oversized pieces. */
+static void test_wbuf(void **state)
+{
+	(void)state;
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *f = open_memstream(&mem, &memlen);
+	assert_non_null(f);
+	struct wbuf *w = malloc(sizeof(*w));
+	assert_non_null(w);
+	w->f = f;
+	w->n = 0;
+	struct buf want;
+	buf_init(&want, 1u << 20);
+	static const uint64_t us[] = { 0, 7, 10, 4294967296ull, UINT64_MAX };
+	static const int is[] = { 0, -1, 255, -2147483647 - 1, 2147483647 };
+	for (int round = 0; round < 3000; round++) {
+		wbuf_u64(w, us[round % 5]);
+		buf_addf(&want, "%llu", (unsigned long long)us[round % 5]);
+		wbuf_char(w, ' ');
+		buf_addch(&want, ' ');
+		wbuf_int(w, is[round % 5]);
+		buf_addf(&want, "%d", is[round % 5]);
+		wbuf_str(w, round % 7 ? "<g>" : NULL);
+		buf_addstr(&want, round % 7 ? "<g>" : "(null)");
+		wbuf_pad(w, (size_t)round % 11);
+		buf_addf(&want, "%*s", round % 11, "");
+	}
+	volatile size_t bign = WBUF_SIZE + 100; /* larger than the buffer: written through */
+	char *big = malloc(bign);
+	assert_non_null(big);
+	memset(big, 'x', bign);
+	wbuf_mem(w, big, bign);
+	buf_add(&want, big, bign);
+	free(big);
+	wbuf_flush(w);
+	fclose(f);
+	assert_int_equal(memlen, want.len);
+	assert_memory_equal(mem, buf_str(&want), want.len);
+	free(w);
+	free(mem);
+	buf_release(&want);
+}
+
+/* hash_str: stable for equal bytes, spread over the low bits. */
+static void test_hash_str(void **state)
+{
+	(void)state;
+	assert_true(hash_str("abc", 3) == hash_str("abcd", 3));
+	assert_true(hash_str("abc", 3) != hash_str("abd", 3));
+	assert_true(hash_str("", 0) != hash_str("\0", 1));
+	unsigned seen[64] = { 0 };
+	char name[32];
+	for (int i = 0; i < 6400; i++) {
+		int n = snprintf(name, sizeof(name), "fn_%d", i);
+		seen[hash_str(name, (size_t)n) & 63]++;
+	}
+	for (int b = 0; b < 64; b++)
+		assert_true(seen[b] > 50 && seen[b] < 150); /* 100 expected in each */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_hashmap),
 		cmocka_unit_test(test_hashmap_model),
 		cmocka_unit_test(test_cursor),
+		cmocka_unit_test(test_wbuf),
+		cmocka_unit_test(test_hash_str),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,7 +46,11 @@ uint64_t *hashmap_slot(struct hashmap *m, uint64_t key, uint64_t dflt, bool *ins
 bool hashmap_next(const struct hashmap *m, size_t *pos, uint64_t *key, uint64_t *val);
 /* Mix two u64 into one key (for composite keys). */
 uint64_t hash_mix2(uint64_t a, uint64_t b);
-/* FNV-1a over bytes. */
+/* FNV-1a over bytes (its values are part of outputs: SVG colours). */
 uint64_t hash_bytes(const void *p, size_t n);
+/* A faster hash of bytes, eight a step, for tables whose order nothing
+ * prints (string interning, line caches): values may change between
+ * versions. */
+uint64_t hash_str(const void *p, size_t n);
 
 #endif

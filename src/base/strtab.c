@@ -89,7 +89,7 @@ static void grow_slots(struct strtab *t)
 	XALLOC_ARRAY(slots, cap);
 	for (uint32_t id = 0; id < t->n; id++) {
 		const char *p = at(t, t->locs[id]);
-		size_t i = hash_bytes(p, len_at(p)) & (cap - 1);
+		size_t i = hash_str(p, len_at(p)) & (cap - 1);
 		while (slots[i])
 			i = (i + 1) & (cap - 1);
 		slots[i] = id + 1;
@@ -103,7 +103,7 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 {
 	if (!t->slots || ((size_t)t->n + 1) * 4 > (t->mask + 1) * 3)
 		grow_slots(t);
-	size_t i = hash_bytes(s, n) & t->mask;
+	size_t i = hash_str(s, n) & t->mask;
 	while (t->slots[i]) {
 		uint32_t id = t->slots[i] - 1;
 		const char *p = at(t, t->locs[id]);

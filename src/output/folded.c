@@ -20,7 +20,9 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/xalloc.h"
 #include "base/vec.h"
+#include "base/wbuf.h"
 
 struct item {
 	const char *name;
@@ -58,20 +60,24 @@ struct emit_ctx {
 	uint64_t divisor;      /* counts are printed divided by it (a power of ten) */
 };
 
-static void put_count(FILE *f, uint64_t v, uint64_t divisor)
+/* "%llu", or with a divisor "%llu.%0*llu" (v / divisor, then v % divisor in
+ * as many digits as the divisor has zeros). */
+static void put_count(struct wbuf *f, uint64_t v, uint64_t divisor)
 {
 	if (divisor <= 1) {
-		fprintf(f, "%llu", (unsigned long long)v);
+		wbuf_u64(f, v);
 		return;
 	}
 	int digits = 0;
 	for (uint64_t d = divisor; d > 1; d /= 10)
 		digits++;
-	fprintf(f, "%llu.%0*llu", (unsigned long long)(v / divisor), digits,
-		(unsigned long long)(v % divisor));
+	char d[48], *e = d + sizeof(d), *p = digits_dec(e, v % divisor, digits);
+	wbuf_u64(f, v / divisor);
+	wbuf_char(f, '.');
+	wbuf_mem(f, p, (size_t)(e - p));
 }
 
-static void emit(FILE *f, const struct trie *t, uint32_t parent, struct buf *path,
+static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct buf *path,
 		 const struct emit_ctx *ec)
 {
 	VEC(struct item) items = { 0 };
@@ -89,14 +95,15 @@ static void emit(FILE *f, const struct trie *t, uint32_t parent, struct buf *pat
 	for (size_t i = 0; i < items.n; i++) {
 		const struct item *it = &items.v[i];
 		if (it->term == ' ') {
-			fwrite(path->p ? path->p : "", 1, len, f);
-			fprintf(f, "%s ", it->name);
+			wbuf_mem(f, path->p ? path->p : "", len);
+			wbuf_str(f, it->name);
+			wbuf_char(f, ' ');
 			if (ec->first) {
 				put_count(f, ec->first[it->node], ec->divisor);
-				fputc(' ', f);
+				wbuf_char(f, ' ');
 			}
 			put_count(f, trie_node(t, it->node)->self, ec->divisor);
-			fputc('\n', f);
+			wbuf_char(f, '\n');
 		} else {
 			buf_addstr(path, it->name);
 			buf_addch(path, ';');
@@ -118,8 +125,13 @@ int folded_write_ex(FILE *f, const struct trie *t, const uint64_t *first, uint64
 {
 	struct buf path;
 	struct emit_ctx ec = { first, divisor };
+	struct wbuf *w = xmalloc(sizeof(*w));
+	w->f = f;
+	w->n = 0;
 	buf_init(&path, (size_t)1 << 30);
-	emit(f, t, 0, &path, &ec);
+	emit(w, t, 0, &path, &ec);
+	wbuf_flush(w);
+	free(w);
 	buf_release(&path);
 	return ferror(f) ? -EIO : 0;
 }

@@ -13,6 +13,7 @@
 
 #include "base/digits.h"
 #include "base/err.h"
+#include "base/wbuf.h"
 #include "base/xalloc.h"
 
 #define DEFAULT_CODE_FIELDS \
@@ -422,76 +423,25 @@ const char *script_event_name(const struct perf_event_attr *a, char *buf, size_t
  * A sample's text is put together in a buffer on the stack by the small
  * formatters below (the few conversions perf's layout needs, byte for
  * byte as printf makes them) and handed to stdio in large pieces: one
- * fwrite per sample rather than a printf call per field of every frame.
+ * fwrite per sample rather than a printf call per field of every frame
+ * (base/wbuf.h; the formatters below are perf's printf conversions).
  */
-struct tbuf {
-	FILE *f;
-	size_t n;
-	char b[8192];
-};
-
-static void tb_flush(struct tbuf *t)
-{
-	if (t->n)
-		fwrite(t->b, 1, t->n, t->f);
-	t->n = 0;
-}
-
-static inline void tb_mem(struct tbuf *t, const char *s, size_t n)
-{
-	if (n > sizeof(t->b) - t->n) {
-		tb_flush(t);
-		if (n > sizeof(t->b)) {
-			fwrite(s, 1, n, t->f);
-			return;
-		}
-	}
-	memcpy(t->b + t->n, s, n);
-	t->n += n;
-}
-
-static inline void tb_char(struct tbuf *t, char c)
-{
-	if (t->n == sizeof(t->b))
-		tb_flush(t);
-	t->b[t->n++] = c;
-}
-
-/* printf's "%s" (a NULL string is "(null)"). */
-static void tb_str(struct tbuf *t, const char *s)
-{
-	if (!s)
-		s = "(null)";
-	tb_mem(t, s, strlen(s));
-}
-
-static void tb_pad(struct tbuf *t, size_t n)
-{
-	while (n) {
-		if (t->n == sizeof(t->b))
-			tb_flush(t);
-		size_t k = sizeof(t->b) - t->n < n ? sizeof(t->b) - t->n : n;
-		memset(t->b + t->n, ' ', k);
-		t->n += k;
-		n -= k;
-	}
-}
 
 /* printf's "%*s": right-aligned in 'width', left-aligned if negative. */
-static void tb_field(struct tbuf *t, const char *s, size_t n, int width)
+static void tb_field(struct wbuf *t, const char *s, size_t n, int width)
 {
 	size_t w = width < 0 ? (size_t)-(int64_t)width : (size_t)width;
 	size_t pad = n < w ? w - n : 0;
 
 	if (width >= 0)
-		tb_pad(t, pad);
-	tb_mem(t, s, n);
+		wbuf_pad(t, pad);
+	wbuf_mem(t, s, n);
 	if (width < 0)
-		tb_pad(t, pad);
+		wbuf_pad(t, pad);
 }
 
 /* printf's "%*" PRIx64. */
-static void tb_hex(struct tbuf *t, uint64_t v, int width)
+static void tb_hex(struct wbuf *t, uint64_t v, int width)
 {
 	char d[24], *e = d + sizeof(d), *p = digits_hex(e, v, 1);
 	tb_field(t, p, (size_t)(e - p), width);
@@ -499,7 +449,7 @@ static void tb_hex(struct tbuf *t, uint64_t v, int width)
 
 /* printf's "%*" PRIu64 and, for a negative 'v' (if 'neg'), "%*d"; with
  * 'zero', "%0*d": zeros between the sign and the digits (widths up to 24). */
-static void tb_dec(struct tbuf *t, uint64_t v, bool neg, int width, bool zero)
+static void tb_dec(struct wbuf *t, uint64_t v, bool neg, int width, bool zero)
 {
 	char d[32], *e = d + sizeof(d), *p;
 	uint64_t mag = neg ? (uint64_t)0 - v : v;
@@ -511,43 +461,43 @@ static void tb_dec(struct tbuf *t, uint64_t v, bool neg, int width, bool zero)
 	tb_field(t, p, (size_t)(e - p), width);
 }
 
-static void tb_int(struct tbuf *t, int v, int width)
+static void tb_int(struct wbuf *t, int v, int width)
 {
 	tb_dec(t, (uint64_t)(int64_t)v, v < 0, width, false);
 }
 
-static void put_sym(struct tbuf *t, uint64_t fl, const struct script_frame *fr)
+static void put_sym(struct wbuf *t, uint64_t fl, const struct script_frame *fr)
 {
 	if (fl & SF_SYM) {
-		tb_char(t, ' ');
+		wbuf_char(t, ' ');
 		if (!fr->sym) {
-			tb_mem(t, "[unknown]", 9);
+			wbuf_mem(t, "[unknown]", 9);
 		} else {
-			tb_str(t, fr->sym);
+			wbuf_str(t, fr->sym);
 			if (fl & SF_SYMOFF) {
-				tb_mem(t, "+0x", 3);
+				wbuf_mem(t, "+0x", 3);
 				tb_hex(t, fr->symoff, 0);
 			}
 		}
 	}
 	if ((fl & SF_DSO) && !fr->inlined) {
-		tb_mem(t, " (", 2);
-		tb_str(t, fr->dso ? fr->dso : "[unknown]");
-		tb_char(t, ')');
+		wbuf_mem(t, " (", 2);
+		wbuf_str(t, fr->dso ? fr->dso : "[unknown]");
+		wbuf_char(t, ')');
 	}
 	if ((fl & SF_SRCLINE) && fr->srcline) {
-		tb_mem(t, "\n  ", 3);
-		tb_str(t, fr->srcline);
+		wbuf_mem(t, "\n  ", 3);
+		wbuf_str(t, fr->srcline);
 	}
 	if (fr->inlined)
-		tb_mem(t, " (inlined)", 10);
+		wbuf_mem(t, " (inlined)", 10);
 }
 
 int script_write_sample(FILE *f, const struct script_opts *o, const struct script_sample *s)
 {
 	uint64_t fl = o->fields;
 	bool stack = (fl & SF_IP) && s->has_callchain && o->use_callchain;
-	struct tbuf t;
+	struct wbuf t;
 	if (!fl)
 		return 0;
 	t.f = f;
@@ -555,22 +505,22 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 	if (fl & SF_COMM) {
 		const char *comm = s->comm ? s->comm : "(null)";
 		tb_field(&t, comm, strlen(comm), stack ? 0 : 16);
-		tb_char(&t, ' ');
+		wbuf_char(&t, ' ');
 	}
 	if ((fl & SF_PID) && (fl & SF_TID)) {
 		tb_int(&t, s->pid, 5);
-		tb_char(&t, '/');
+		wbuf_char(&t, '/');
 		tb_int(&t, s->tid, -5);
-		tb_char(&t, ' ');
+		wbuf_char(&t, ' ');
 	} else if (fl & (SF_PID | SF_TID)) {
 		tb_int(&t, fl & SF_PID ? s->pid : s->tid, 5);
-		tb_char(&t, ' ');
+		wbuf_char(&t, ' ');
 	}
 	if (fl & SF_CPU) {
 		int cpu = (int)s->cpu;
-		tb_char(&t, '[');
+		wbuf_char(&t, '[');
 		tb_dec(&t, (uint64_t)(int64_t)cpu, cpu < 0, 3, true);
-		tb_mem(&t, "] ", 2);
+		wbuf_mem(&t, "] ", 2);
 	}
 	if (fl & SF_TIME) {
 		char d[48], *e = d + sizeof(d), *p;
@@ -578,19 +528,19 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 		*--p = '.';
 		p = digits_dec(p, s->time / 1000000000u, 1);
 		tb_field(&t, p, (size_t)(e - p), 12);
-		tb_mem(&t, ": ", 2);
+		wbuf_mem(&t, ": ", 2);
 	}
 	if (fl & SF_PERIOD) {
 		tb_dec(&t, s->period, false, 10, false);
-		tb_char(&t, ' ');
+		wbuf_char(&t, ' ');
 	}
 	if (fl & SF_EVENT) {
 		const char *ev = s->event ? s->event : "[unknown]";
 		tb_field(&t, ev, strlen(ev), o->name_width);
-		tb_mem(&t, ": ", 2);
+		wbuf_mem(&t, ": ", 2);
 	}
 	if ((fl & SF_TRACE) && s->trace)
-		tb_str(&t, s->trace);
+		wbuf_str(&t, s->trace);
 	if (fl & SF_ADDR) {
 		tb_hex(&t, s->addr, 16);
 		if (s->addr_resolved)
@@ -598,22 +548,22 @@ int script_write_sample(FILE *f, const struct script_opts *o, const struct scrip
 	}
 	if (fl & SF_IP) {
 		if (stack) {
-			tb_char(&t, '\n');
+			wbuf_char(&t, '\n');
 			for (size_t i = 0; i < s->nframes; i++) {
-				tb_char(&t, '\t');
+				wbuf_char(&t, '\t');
 				tb_hex(&t, s->frames[i].addr, 16);
 				put_sym(&t, fl, &s->frames[i]);
-				tb_char(&t, '\n');
+				wbuf_char(&t, '\n');
 			}
 		} else {
-			tb_char(&t, ' ');
+			wbuf_char(&t, ' ');
 			tb_hex(&t, s->ip, 16);
 			put_sym(&t, fl, &s->at);
 		}
 	}
 	if ((fl & SF_BPF_OUTPUT) && s->bpf_output)
-		tb_char(&t, '\n');
-	tb_char(&t, '\n');
-	tb_flush(&t);
+		wbuf_char(&t, '\n');
+	wbuf_char(&t, '\n');
+	wbuf_flush(&t);
 	return ferror(f) ? -EIO : 0;
 }

@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/digits.h"
 #include "base/hashmap.h"
 #include "base/utf8.h"
 #include "base/vec.h"
+#include "base/wbuf.h"
 #include "output/flame_js.h"
 #include "output/palmap.h"
 
@@ -53,6 +55,7 @@ struct clean {
 
 struct svg_ctx {
 	FILE *f;
+	struct wbuf w;          /* the frames' text, handed to 'f' in large pieces */
 	const struct trie *t;
 	struct svg_opts o;
 	double scale;           /* px per sample */
@@ -138,14 +141,18 @@ static void opts_fix(struct svg_opts *o, const struct svg_opts *in)
 /* 't' tenths as a number with one decimal: 125 -> "12.5". */
 static const char *fmt_tenths(char *out, long long t)
 {
-	const char *sign = "";
+	/* "%lld.%lld" of t / 10 and t % 10, written without printf (per frame) */
+	char *e = out + NUM_MAX - 1, *p;
+	uint64_t m = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
 
-	if (t < 0) {
-		sign = "-";
-		t = -t;
-	}
-	snprintf(out, NUM_MAX, "%s%lld.%lld", sign, t / 10, t % 10);
-	return out;
+	*e = '\0';
+	p = e - 1;
+	*p = (char)('0' + m % 10);
+	*--p = '.';
+	p = digits_dec(p, m / 10, 1);
+	if (t < 0)
+		*--p = '-';
+	return p;
 }
 
 /* 'v' rounded to tenths; out-of-range values (never expected) become 0. */
@@ -184,9 +191,11 @@ static const char *fmt_num(char *out, double v)
 /* A count with thousands separators: 1234567 -> "1,234,567". */
 static const char *fmt_count(char *out, uint64_t v)
 {
-	char digits[32];
-	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	char digits[32], *p = digits_dec(digits + sizeof(digits), v, 1);
+	int n = (int)(digits + sizeof(digits) - p);
 	size_t o = 0;
+
+	memmove(digits, p, (size_t)n);
 
 	for (int i = 0; i < n; i++) {
 		if (i > 0 && (n - i) % 3 == 0)
@@ -197,13 +206,27 @@ static const char *fmt_count(char *out, uint64_t v)
 	return out;
 }
 
+/* "%s%lld.%02lld" of 'sign', h / 100 and h % 100 (h >= 0), without printf. */
+static const char *fmt_hundredths(char *out, const char *sign, long long h)
+{
+	char *e = out + NUM_MAX - 1, *p;
+	uint64_t m = (uint64_t)h;
+
+	*e = '\0';
+	p = digits_dec(e, m % 100, 2);
+	*--p = '.';
+	p = digits_dec(p, m / 100, 1);
+	for (size_t k = strlen(sign); k > 0; k--)
+		*--p = sign[k - 1];
+	return p;
+}
+
 /* 100 * part / whole with two decimals ("12.34"). */
 static const char *fmt_pct(char *out, uint64_t part, uint64_t whole)
 {
 	long long h = whole ? llround((double)part * 10000.0 / (double)whole) : 0;
 
-	snprintf(out, NUM_MAX, "%lld.%02lld", h / 100, h % 100);
-	return out;
+	return fmt_hundredths(out, "", h);
 }
 
 /*
@@ -219,6 +242,16 @@ static void clean_name(struct clean *c, const char *s, size_t n)
 
 	c->len = c->ncp = 0;
 	while (i < n) {
+		/* Printable ASCII, nearly every byte of a name: kept as it is. */
+		if (p[i] >= 0x20 && p[i] < 0x7f && c->len < NAME_CAP) {
+			c->s[c->len++] = (char)p[i++];
+			c->ncp++;
+			if (c->len <= NAME_CAP - 2) {
+				mark_len = c->len;
+				mark_ncp = c->ncp;
+			}
+			continue;
+		}
 		char piece[8];
 		size_t plen, pcp, l;
 		uint32_t cp;
@@ -280,7 +313,7 @@ static size_t utf8_prefix(const char *s, size_t len, size_t k)
 }
 
 /* Write n bytes of clean text, escaped for XML text and attribute values. */
-static void put_esc(FILE *f, const char *s, size_t n)
+static void put_esc(struct wbuf *f, const char *s, size_t n)
 {
 	size_t start = 0;
 
@@ -306,18 +339,20 @@ static void put_esc(FILE *f, const char *s, size_t n)
 		default:
 			continue;
 		}
-		fwrite(s + start, 1, i - start, f);
-		fputs(rep, f);
+		wbuf_mem(f, s + start, i - start);
+		wbuf_str(f, rep);
 		start = i + 1;
 	}
-	fwrite(s + start, 1, n - start, f);
+	wbuf_mem(f, s + start, n - start);
 }
 
 /* Clean and escape a C string from the options. */
 static void put_text(struct svg_ctx *c, const char *s)
 {
 	clean_name(&c->name, s, strlen(s));
-	put_esc(c->f, c->name.s, c->name.len);
+	c->w.f = c->f;
+	put_esc(&c->w, c->name.s, c->name.len);
+	wbuf_flush(&c->w); /* the header around it is written by stdio */
 }
 
 /*
@@ -667,8 +702,7 @@ static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
 
 	if (h < 0)
 		h = -h;
-	snprintf(out, NUM_MAX, "%s%lld.%02lld", sign, h / 100, h % 100);
-	return out;
+	return fmt_hundredths(out, sign, h);
 }
 
 static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t depth)
@@ -688,37 +722,60 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	col = frame_color(c, id, name, len, id == 0 ? FRAME_USER : n->kind);
 	clean_name(&c->name, name, id == 0 ? len : shown_len(name, len));
 
-	fprintf(c->f, "<g class=\"f\" k:s=\"%llu\" k:n=\"%llu\"><title>",
-		(unsigned long long)start, (unsigned long long)width);
-	put_esc(c->f, c->name.s, c->name.len);
-	fprintf(c->f, " (%s ", fmt_shown(c, cnt, width));
-	put_esc(c->f, c->countname.s, c->countname.len);
-	fprintf(c->f, ", %s%%", fmt_pct(pct, width, c->timemax));
+	struct wbuf *o = &c->w;
+
+	wbuf_str(o, "<g class=\"f\" k:s=\"");
+	wbuf_u64(o, start);
+	wbuf_str(o, "\" k:n=\"");
+	wbuf_u64(o, width);
+	wbuf_str(o, "\"><title>");
+	put_esc(o, c->name.s, c->name.len);
+	wbuf_mem(o, " (", 2);
+	wbuf_str(o, fmt_shown(c, cnt, width));
+	wbuf_char(o, ' ');
+	put_esc(o, c->countname.s, c->countname.len);
+	wbuf_mem(o, ", ", 2);
+	wbuf_str(o, fmt_pct(pct, width, c->timemax));
+	wbuf_char(o, '%');
 	if (c->o.delta && id != 0) {
 		double dv = (double)c->o.delta[id];
-		fprintf(c->f, "; %s%%", fmt_delta_pct(pct, c->o.negate ? -dv : dv, c->timemax));
+		wbuf_mem(o, "; ", 2);
+		wbuf_str(o, fmt_delta_pct(pct, c->o.negate ? -dv : dv, c->timemax));
+		wbuf_char(o, '%');
 	}
-	fputs(")</title>", c->f);
-	fprintf(c->f,
-		"<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"rgb(%d,%d,%d)\""
-		" rx=\"2\" ry=\"2\"/>",
-		fmt_tenths(a, x1), fmt_px(b, y), fmt_tenths(d, x2 - x1),
-		fmt_px(e, (double)c->o.frame_height - 1), col.r, col.g, col.b);
+	wbuf_str(o, ")</title><rect x=\"");
+	wbuf_str(o, fmt_tenths(a, x1));
+	wbuf_str(o, "\" y=\"");
+	wbuf_str(o, fmt_px(b, y));
+	wbuf_str(o, "\" width=\"");
+	wbuf_str(o, fmt_tenths(d, x2 - x1));
+	wbuf_str(o, "\" height=\"");
+	wbuf_str(o, fmt_px(e, (double)c->o.frame_height - 1));
+	wbuf_str(o, "\" fill=\"rgb(");
+	wbuf_int(o, col.r);
+	wbuf_char(o, ',');
+	wbuf_int(o, col.g);
+	wbuf_char(o, ',');
+	wbuf_int(o, col.b);
+	wbuf_str(o, ")\" rx=\"2\" ry=\"2\"/>");
 
 	/* The label: whole code points, cut with ".." (the script's fit()). */
 	chars = w > 0 ? (size_t)floor(w / c->cw) : 0;
-	fprintf(c->f, "<text x=\"%s\" y=\"%s\">", fmt_tenths(a, x1 + 30),
-		fmt_px(b, y + ((double)c->o.frame_height - 1) / 2 + c->o.fontsize / 4));
+	wbuf_str(o, "<text x=\"");
+	wbuf_str(o, fmt_tenths(a, x1 + 30));
+	wbuf_str(o, "\" y=\"");
+	wbuf_str(o, fmt_px(b, y + ((double)c->o.frame_height - 1) / 2 + c->o.fontsize / 4));
+	wbuf_str(o, "\">");
 	if (chars >= 3) {
 		if (c->name.ncp <= chars) {
-			put_esc(c->f, c->name.s, c->name.len);
+			put_esc(o, c->name.s, c->name.len);
 		} else {
 			lablen = utf8_prefix(c->name.s, c->name.len, chars - 2);
-			put_esc(c->f, c->name.s, lablen);
-			fputs("..", c->f);
+			put_esc(o, c->name.s, lablen);
+			wbuf_mem(o, "..", 2);
 		}
 	}
-	fputs("</text></g>\n", c->f);
+	wbuf_str(o, "</text></g>\n");
 }
 
 /*
@@ -921,7 +978,10 @@ static void write_graph(struct svg_ctx *c)
 		fmt_num(a, w - XPAD), fmt_num(b, fs * 2));
 	fputs("ic</text>\n", c->f);
 	fputs("<g id=\"frames\">\n", c->f);
+	c->w.f = c->f;
+	c->w.n = 0;
 	walk(c, true);
+	wbuf_flush(&c->w);
 	fputs("</g>\n", c->f);
 }
 

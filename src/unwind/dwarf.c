@@ -69,8 +69,24 @@ void unwinder_release(struct unwinder *u)
 }
 
 /* The CFI of a dso (eh_frame first, else debug_frame), built on first use. */
+static const struct cfi_table *table_for_dso(struct unwinder *u, uint32_t dso_id,
+					     const struct elf_image **img_out);
+
+/* table_for_dso, remembered for the last dso asked (a dso's image and
+ * table never change once made). */
 static const struct cfi_table *table_for(struct unwinder *u, uint32_t dso_id,
 					 const struct elf_image **img_out)
+{
+	if (u->memo_dso != dso_id + 1) {
+		u->memo_t = table_for_dso(u, dso_id, &u->memo_img);
+		u->memo_dso = dso_id + 1;
+	}
+	*img_out = u->memo_img;
+	return u->memo_t;
+}
+
+static const struct cfi_table *table_for_dso(struct unwinder *u, uint32_t dso_id,
+					     const struct elf_image **img_out)
 {
 	struct dso_set *ds = u->m->dsos;
 	struct dso *d = dso_set_get(ds, dso_id);

@@ -47,6 +47,11 @@ struct cfi_crow {
 struct unwinder {
 	struct machine *m;      /* borrowed */
 	struct hashmap tables;  /* dso id -> index+1 in 'cfi' (0: none) */
+	/* The last table_for answer (frames of a stack are mostly in one dso):
+	 * its dso id + 1 (0: none yet), image and table. */
+	uint32_t memo_dso;
+	const struct elf_image *memo_img;
+	const struct cfi_table *memo_t;
 	VEC(struct cfi_table *) cfi;
 	struct hashmap rows;   /* hash(dso, pc) -> index+1 in 'row_cache' */
 	VEC(struct cfi_crow) row_cache;

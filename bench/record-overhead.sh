@@ -1,0 +1,64 @@
+#!/bin/sh
+# What a DWARF recording costs the program recorded: one `g++ -O2 -c
+# bench/heavy.cpp` bare, under `kiln record --call-graph dwarf -F 999` and
+# under `perf record --call-graph dwarf -F 999` (the same settings: 8 KiB
+# stack copies, cpu-clock), RUNS rounds (default 5) taken in turns. Prints
+# per configuration the median of the compile's own wall time (timed by
+# /usr/bin/time inside the recording), its overhead over the bare run, the
+# whole command's wall time (start-up and writing the file included), the
+# file size, and kiln's ratios to perf (goal: both at most 1). The load
+# average is printed before and after. Needs root (or
+# perf_event_paranoid <= -1). Usage: [RUNS=N] record-overhead.sh [KILN]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+kiln=${1:-$here/../build/kiln}
+runs=${RUNS:-5}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+now() { date +%s.%N; }
+work="/usr/bin/time -f %e -o $T/prog g++ -O2 -std=c++17 -c $here/heavy.cpp -o $T/heavy.o"
+cmd() {
+	case $1 in
+	1) echo "$work" ;;
+	2) echo "$kiln record -q --call-graph dwarf -F 999 -o $T/kiln.data -- $work" ;;
+	3) echo "perf record -q --call-graph dwarf -F 999 -o $T/perf.data -- $work" ;;
+	esac
+}
+names="bare|kiln record --call-graph dwarf -F 999|perf record --call-graph dwarf -F 999"
+echo "workload: g++ -O2 -c heavy.cpp, $runs rounds in turns, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+i=0
+while [ $i -lt "$runs" ]; do
+	for n in 1 2 3; do
+		rm -f "$T/kiln.data" "$T/perf.data"
+		t0=$(now)
+		if ! $(cmd $n) >"$T/o" 2>"$T/e"; then
+			echo "$(echo "$names" | cut -d'|' -f$n) failed: $(head -2 "$T/e" | tr '\n' ' ')" >&2
+			exit 1
+		fi
+		t1=$(now)
+		cat "$T/prog" >>"$T/prog$n"
+		echo "$t1 - $t0" | bc >>"$T/cmd$n"
+		case $n in
+		2) stat -c %s "$T/kiln.data" >>"$T/size$n" ;;
+		3) stat -c %s "$T/perf.data" >>"$T/size$n" ;;
+		esac
+	done
+	i=$((i + 1))
+done
+printf "%-42s %9s %9s %9s %9s\n" "" "compile" "overhead" "command" "file MB"
+bare=$(median <"$T/prog1")
+for n in 1 2 3; do
+	p=$(median <"$T/prog$n")
+	c=$(median <"$T/cmd$n")
+	s=-
+	[ -s "$T/size$n" ] && s=$(median <"$T/size$n" | awk '{ printf "%.1f", $1 / 1048576 }')
+	printf "%-42s %8.2fs %+8.2fs %8.2fs %9s\n" "$(echo "$names" | cut -d'|' -f$n)" \
+		"$p" "$(echo "$p - $bare" | bc)" "$c" "$s"
+done
+kp=$(median <"$T/prog2") pp=$(median <"$T/prog3")
+ks=$(median <"$T/size2") ps=$(median <"$T/size3")
+kc=$(median <"$T/cmd2") pc=$(median <"$T/cmd3")
+echo "kiln/perf: compile time $(echo "scale=3; $kp / $pp" | bc), overhead $(echo "scale=3; ($kp - $bare) / ($pp - $bare)" | bc 2>/dev/null || echo -), command $(echo "scale=3; $kc / $pc" | bc), file $(echo "scale=3; $ks / $ps" | bc)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
