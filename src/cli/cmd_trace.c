@@ -72,6 +72,19 @@ static int opt_expr(struct opts_parser *p, const struct opt *o, const char *arg,
 	return 0;
 }
 
+static int opt_call_graph(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	enum trace_callgraph *cg = field;
+	(void)o;
+	if (!strcmp(arg, "fp"))
+		*cg = TRACE_CG_FP;
+	else if (!strcmp(arg, "dwarf"))
+		*cg = TRACE_CG_DWARF;
+	else
+		return opts_error(p, "--call-graph '%s' is not supported (fp or dwarf)", arg);
+	return 0;
+}
+
 static const struct opt trace_opts_table[] = {
 	OPT_FILENAME('o', "output", TA_OFF(output), "FILE",
 		     "write the lines and summaries to FILE (whole, once tracing ends)"),
@@ -95,6 +108,13 @@ static const struct opt trace_opts_table[] = {
 	OPT_BOOL('S', "with-summary", TA_OFF(with_summary), "print the lines and the summary"),
 	OPT_BOOL('c', "summary-table", TA_OFF(o.strace_table),
 		 "print strace -c's table (every thread together) at the end"),
+	OPT_CALLBACK(0, "call-graph", TA_OFF(o.callgraph), "MODE",
+		     "print the user stack that made each call under its line: fp (frame "
+		     "pointers, walked by the kernel) or dwarf (registers and 8 KiB of stack "
+		     "copied at the call, unwound by kiln with DWARF CFI: code built without "
+		     "frame pointers)",
+		     opt_call_graph),
+	OPT_SET_INT('g', NULL, TA_OFF(o.callgraph), TRACE_CG_FP, "as --call-graph fp"),
 	OPT_BOOL(0, "no-bpf", TA_OFF(o.no_bpf),
 		 "use the raw tracepoints even where BPF works (string arguments show as "
 		 "pointers)"),
@@ -162,7 +182,6 @@ static int trace_failed(const struct trace_opts *o, const struct trace_result *r
 
 int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 {
-	(void)env;
 	struct trace_args a = { .o = { .out = stdout } };
 	struct opts_parser p;
 	int code;
@@ -179,12 +198,18 @@ int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 		code = cli_usage_error(&p);
 		goto out;
 	}
+	if (a.o.callgraph && a.o.no_bpf) {
+		opts_error(&p, "--call-graph needs the BPF program: it cannot be used with --no-bpf");
+		code = cli_usage_error(&p);
+		goto out;
+	}
 	if (a.o.duration_ms < 0) {
 		opts_error(&p, "--duration takes milliseconds, 0 or more");
 		code = cli_usage_error(&p);
 		goto out;
 	}
 	struct trace_opts o = a.o;
+	o.env = env;
 	if (first < argc)
 		o.argv = argv + first;
 	if (o.system_wide) {

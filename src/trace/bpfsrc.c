@@ -10,8 +10,15 @@
  * fails with a message and trace.c falls back to the raw tracepoints.
  * The command's own events start at its execve (the ones of kiln's child
  * before it are not the command's).
+ *
+ * With --call-graph the exits carry the user stack (stack_mode), and the
+ * sideband records of callchain.c (mappings) must be applied in time
+ * order with them: each pass reads the BPF ring, then the sideband rings
+ * (so every mapping made before a call read is read too), and hands both
+ * to the core sorted by time (one clock: CLOCK_MONOTONIC).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,6 +43,13 @@ int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targe
 #include "systrace.skel.h"
 #include "trace/bpf/systrace.h"
 
+struct pend {
+	uint64_t time;
+	size_t off, len;
+	uint64_t seq;
+	bool sideband;
+};
+
 struct bpfsrc {
 	struct tr_source s;
 	struct systrace *skel;
@@ -43,6 +57,10 @@ struct bpfsrc {
 	uint32_t hold;     /* the command's pid until its execve, or 0 */
 	int64_t execve_nr;
 	int err;
+	struct tr_cg *cg;  /* --call-graph, or NULL */
+	VEC(uint8_t) bytes; /* this pass's records (--call-graph) */
+	VEC(struct pend) pend;
+	uint64_t chain[1 + SYSTRACE_MAXIPS]; /* a frame-pointer stack as a perf callchain */
 };
 
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -51,9 +69,43 @@ static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-static int on_sample(void *ctx, void *data, size_t size)
+/* The exit's stack as the sample the unwinder reads. */
+static bool stack_event(struct bpfsrc *b, const void *data, size_t size, struct event *ev)
 {
-	struct bpfsrc *b = ctx;
+	const struct systrace_stack *s = data;
+	const struct systrace_head *h = data;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = PERF_RECORD_SAMPLE;
+	ev->misc = PERF_RECORD_MISC_USER;
+	ev->sid.pid = h->pid;
+	ev->sid.tid = h->tid;
+	struct ev_sample *smp = &ev->u.sample;
+	if (h->stack == SYSTRACE_FP) {
+		size_t at = offsetof(struct systrace_stack, ips);
+		if (size < at || s->n > sizeof(s->ips) || size - at < s->n)
+			return false;
+		size_t n = (size_t)s->n / 8;
+		b->chain[0] = PERF_CONTEXT_USER;
+		memcpy(b->chain + 1, s->ips, n * 8);
+		smp->callchain = (const uint8_t *)b->chain;
+		smp->callchain_nr = n + 1;
+		return true;
+	}
+	size_t at = offsetof(struct systrace_stack, d.stack);
+	if (h->stack != SYSTRACE_DWARF || size < at || s->n > SYSTRACE_STACKMAX ||
+	    size - at < s->n)
+		return false;
+	smp->ip = s->d.regs[8];
+	smp->user_abi = PERF_SAMPLE_REGS_ABI_64;
+	smp->user_regs_mask = 0xff0fffULL; /* ax..ss, r8..r15: systrace_stack's order */
+	smp->user_regs = (const uint8_t *)s->d.regs;
+	smp->stack = s->d.stack;
+	smp->stack_size = smp->stack_dyn_size = s->n;
+	return true;
+}
+
+static int handle(struct bpfsrc *b, const void *data, size_t size)
+{
 	const struct systrace_head *h = data;
 	if (size < sizeof(*h))
 		return 0;
@@ -78,7 +130,10 @@ static int on_sample(void *ctx, void *data, size_t size)
 		memcpy(e.args, h->args, sizeof(e.args));
 	else
 		e.ret = (int64_t)h->args[0];
-	if (h->nstr && size >= sizeof(struct systrace_strs)) { /* exit: read again */
+	struct event sev;
+	if (!e.enter && h->stack && b->cg && stack_event(b, data, size, &sev))
+		e.stack = &sev;
+	if (h->nstr && size >= sizeof(struct systrace_strs)) {
 		const struct systrace_strs *s = data;
 		for (unsigned i = 0; i < h->nstr && i < SYSTRACE_NSTR; i++) {
 			unsigned a = s->sidx[i];
@@ -90,8 +145,49 @@ static int on_sample(void *ctx, void *data, size_t size)
 			e.strunc[a] = r == SYSTRACE_STRMAX;
 		}
 	}
+	if (h->enter == SYSTRACE_LATE) {
+		e.enter = false;
+		core_late_strings(b->s.core, &e);
+		return 0;
+	}
 	core_event(b->s.core, &e);
 	return 0;
+}
+
+/* Kept until the pass's sideband records are read too (--call-graph). */
+static void keep(struct bpfsrc *b, const void *rec, size_t len, uint64_t time, bool sideband)
+{
+	struct pend p = { .time = time, .off = b->bytes.n, .len = len, .seq = b->pend.n,
+			  .sideband = sideband };
+	VEC_RESERVE(&b->bytes, b->bytes.n + len);
+	memcpy(b->bytes.v + b->bytes.n, rec, len);
+	b->bytes.n += len;
+	VEC_PUSH(&b->pend, p);
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct bpfsrc *b = ctx;
+	if (!b->cg)
+		return handle(b, data, size);
+	if (size >= sizeof(struct systrace_head))
+		keep(b, data, size, ((const struct systrace_head *)data)->time, false);
+	return 0;
+}
+
+static int on_sideband(void *arg, const void *rec, size_t len)
+{
+	struct bpfsrc *b = arg;
+	keep(b, rec, len, cg_time(b->cg, rec, len), true);
+	return 0;
+}
+
+static int cmp_pend(const void *x, const void *y)
+{
+	const struct pend *p = x, *q = y;
+	if (p->time != q->time)
+		return p->time < q->time ? -1 : 1;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
 }
 
 static size_t bs_pollfds(struct tr_source *s, int *fds, size_t max)
@@ -106,20 +202,37 @@ static size_t bs_pollfds(struct tr_source *s, int *fds, size_t max)
 static int bs_drain(struct tr_source *s)
 {
 	struct bpfsrc *b = (struct bpfsrc *)s;
+	b->bytes.n = 0;
+	b->pend.n = 0;
 	int n = ring_buffer__consume(b->rb);
-	return n < 0 && n != -EINTR ? n : 0;
+	int err = n < 0 && n != -EINTR ? n : 0;
+	if (!b->cg)
+		return err;
+	int serr = cg_drain(b->cg, on_sideband, b);
+	qsort(b->pend.v, b->pend.n, sizeof(*b->pend.v), cmp_pend);
+	for (size_t i = 0; i < b->pend.n; i++) {
+		const struct pend *p = &b->pend.v[i];
+		if (p->sideband)
+			cg_apply(b->cg, b->bytes.v + p->off, p->len);
+		else
+			handle(b, b->bytes.v + p->off, p->len);
+	}
+	return err ? err : serr;
 }
 
 static int bs_enable(struct tr_source *s)
 {
 	struct bpfsrc *b = (struct bpfsrc *)s;
-	return systrace__attach(b->skel);
+	int err = b->cg ? cg_enable(b->cg) : 0;
+	return err ? err : systrace__attach(b->skel);
 }
 
 static void bs_disable(struct tr_source *s)
 {
 	struct bpfsrc *b = (struct bpfsrc *)s;
 	systrace__detach(b->skel);
+	if (b->cg)
+		cg_disable(b->cg);
 }
 
 static uint64_t bs_lost(struct tr_source *s)
@@ -143,6 +256,8 @@ static void bs_close(struct tr_source *s)
 	struct bpfsrc *b = (struct bpfsrc *)s;
 	ring_buffer__free(b->rb);
 	systrace__destroy(b->skel);
+	VEC_FREE(&b->bytes);
+	VEC_FREE(&b->pend);
 	free(b);
 }
 
@@ -180,6 +295,11 @@ int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targe
 		return fail(b, -errno, "opening the BPF object");
 	b->skel->rodata->trace_all = t->system_wide;
 	b->skel->rodata->trace_self = (uint32_t)getpid();
+	if (c->cg) {
+		b->cg = c->cg;
+		b->skel->rodata->stack_mode = c->cg->mode == TRACE_CG_DWARF ? SYSTRACE_DWARF
+									    : SYSTRACE_FP;
+	}
 	int err = systrace__load(b->skel);
 	if (err)
 		return fail(b, err, "loading the BPF program");
@@ -202,6 +322,12 @@ int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targe
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), on_sample, b, NULL);
 	if (!b->rb)
 		return fail(b, -errno, "the BPF ring buffer");
+	if (b->cg && (err = cg_open(b->cg, t))) {
+		ring_buffer__free(b->rb);
+		systrace__destroy(b->skel);
+		free(b);
+		return err;
+	}
 	*out = &b->s;
 	return 0;
 }

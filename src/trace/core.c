@@ -9,7 +9,8 @@
  * entry is printed first, ending in " ...", and the exit later as
  * " ... [continued]: name()) = result", as perf does. With --failure or
  * --duration only whole lines are printed, at the exit. Calls that never
- * return (exit, exit_group) print at entry with "= ?".
+ * return (exit, exit_group) print at entry with "= ?". With --call-graph,
+ * the stack an exit brought is printed under its line.
  */
 #include <math.h>
 #include <stdio.h>
@@ -346,7 +347,16 @@ static void on_return(struct tr_core *c, struct tr_thread *t, const struct tr_ev
 			buf_addf(&c->line, " (%s)", ch->comm);
 	}
 	buf_addch(&c->line, '\n');
+	if (c->cg && e->stack)
+		cg_format(c->cg, &c->line, e->stack);
 	emit(c);
+}
+
+void core_late_strings(struct tr_core *c, const struct tr_event *e)
+{
+	struct tr_thread *t = thread_find(c, e->tid);
+	if (t && t->pending && t->nr == e->nr)
+		merge_strings(t, e);
 }
 
 void core_event(struct tr_core *c, const struct tr_event *e)

@@ -31,6 +31,7 @@ struct session {
 	struct tr_systab tab;
 	struct tr_core core;
 	struct tr_source *src;
+	struct tr_cg cg;
 	struct live_workload wl;
 	pid_t *tids;
 	size_t ntids;
@@ -81,6 +82,9 @@ static int open_source(struct session *s)
 			s->res->bpf = true;
 			return 0;
 		}
+		if (o->callgraph)
+			return err_set(err, "--call-graph needs kiln's BPF program: %s",
+				       err_last()->msg);
 		log_warn("kiln trace: %s; string arguments are shown as pointers",
 			 err_last()->msg);
 		err_clear();
@@ -174,6 +178,10 @@ static int run(struct session *s)
 	}
 	if ((err = core_init(&s->core, o, s->res, &s->tab)))
 		return err;
+	if (o->callgraph) {
+		cg_init(&s->cg, o);
+		s->core.cg = &s->cg;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
 	s->sfd = signalfd(-1, &s->mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -238,6 +246,7 @@ int trace_run(const struct trace_opts *o, struct trace_result *res)
 		live_workload_cancel(&s.wl);
 	if (core)
 		core_release(&s.core);
+	cg_release(&s.cg);
 	systab_release(&s.tab);
 	free(s.tids);
 	if (s.sfd >= 0)

@@ -26,6 +26,14 @@ enum trace_summary {
 	TRACE_LINES_SUMMARY,  /* -S */
 };
 
+enum trace_callgraph {
+	TRACE_CG_NONE,
+	TRACE_CG_FP,    /* --call-graph fp, -g: frame pointers, walked by the kernel */
+	TRACE_CG_DWARF, /* --call-graph dwarf: registers and a stack copy, unwound by kiln */
+};
+
+struct kiln_env;
+
 struct trace_opts {
 	char **argv;            /* -- CMD, or NULL */
 	const pid_t *pids;      /* -p targets */
@@ -45,6 +53,8 @@ struct trace_opts {
 	bool no_bpf;            /* --no-bpf: the raw tracepoints even where BPF works */
 	unsigned mmap_pages;    /* per-CPU ring pages (0: default) */
 	const char *tracefs;    /* tracefs root; NULL: /sys/kernel/tracing, then debugfs */
+	enum trace_callgraph callgraph; /* the user stack under each call (BPF source only) */
+	const struct kiln_env *env;     /* HOME and the cache directory, for debug files */
 };
 
 struct trace_result {

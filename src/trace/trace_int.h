@@ -5,7 +5,8 @@
  * argfmt.c: argument and result text; fdcache.c: what an fd is;
  * filter.c: -e and the other filters; stats.c: summaries; core.c: per-
  * thread state, lines and interleaving; perfsrc.c and bpfsrc.c: the two
- * event sources; trace.c: the session (targets, signals, the loop).
+ * event sources; callchain.c: the stacks of --call-graph, symbolized;
+ * trace.c: the session (targets, signals, the loop).
  */
 #ifndef KILN_TRACE_TRACE_INT_H
 #define KILN_TRACE_TRACE_INT_H
@@ -17,7 +18,13 @@
 #include "base/buf.h"
 #include "base/hashmap.h"
 #include "base/vec.h"
+#include "dso/dso.h"
+#include "event/event.h"
+#include "proc/proc.h"
+#include "source/live/live.h"
+#include "symbolize/symbolize.h"
 #include "trace/trace.h"
+#include "unwind/dwarf.h"
 
 #define TR_MAXARGS 6
 #define TR_STRMAX 256 /* bytes of a string argument read at entry */
@@ -73,6 +80,7 @@ struct tr_event {
 	uint16_t slen[TR_MAXARGS];
 	bool strunc[TR_MAXARGS];   /* the string went on past what was read */
 	const char *comm;          /* the task's comm (TR_COMM bytes, zero-padded), or NULL */
+	const struct event *stack; /* exit, --call-graph: a sample with the user stack, or NULL */
 };
 
 /* ---- fdcache.c ---- */
@@ -136,6 +144,41 @@ void stats_init(struct tr_stats *s);
 void stats_release(struct tr_stats *s);
 void stats_add(struct tr_stats *s, uint32_t tid, int64_t nr, bool error, double ms);
 
+/* ---- callchain.c ---- */
+
+#define CG_MAX_FRAMES 127 /* frames printed per call (perf trace's max-stack) */
+
+struct tr_target;
+struct tr_cg {
+	bool ready;
+	enum trace_callgraph mode;
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+	struct unwinder uw;
+	struct symbolizer sz;
+	struct unwind_stack *st;
+	struct live *live; /* the sideband event: MMAP2, COMM, FORK, EXIT */
+	struct perf_event_attr attr;
+	struct ev_attrs attrs;
+};
+int cg_init(struct tr_cg *g, const struct trace_opts *o);
+void cg_release(struct tr_cg *g);
+/* Open the sideband event on the targets and synthesize the mappings of
+ * running ones; 0 or -errno (err_last() says why). */
+int cg_open(struct tr_cg *g, const struct tr_target *t);
+int cg_enable(struct tr_cg *g);
+void cg_disable(struct tr_cg *g);
+/* Hand every pending sideband record to fn. */
+int cg_drain(struct tr_cg *g, live_record_fn fn, void *arg);
+/* A sideband record's time (CLOCK_MONOTONIC, as the calls'), 0 if unknown. */
+uint64_t cg_time(const struct tr_cg *g, const void *rec, size_t len);
+/* Apply a sideband record to the machine. */
+void cg_apply(struct tr_cg *g, const void *rec, size_t len);
+/* The user frames of 'sample' (a decoded or synthesized SAMPLE), one line
+ * each, as perf trace prints callchains. */
+void cg_format(struct tr_cg *g, struct buf *out, const struct event *sample);
+
 /* ---- core.c ---- */
 
 struct tr_thread {
@@ -170,6 +213,7 @@ struct tr_core {
 	bool stream;      /* lines printed as events come (no --failure/--duration) */
 	bool lines;
 	struct buf line;
+	struct tr_cg *cg; /* --call-graph, or NULL */
 };
 
 int core_init(struct tr_core *c, const struct trace_opts *o, struct trace_result *res,
@@ -183,6 +227,8 @@ void core_fork(struct tr_core *c, uint32_t pid, uint32_t tid, uint32_t ptid);
 /* The file an execve in progress runs, for its filename when the entry
  * could not read it. */
 void core_exec_name(struct tr_core *c, uint32_t tid, const char *name, size_t len);
+/* Strings read at a call's exit, for arguments its entry could not read. */
+void core_late_strings(struct tr_core *c, const struct tr_event *e);
 /* End: entries still pending are printed as unfinished; then the summaries. */
 void core_finish(struct tr_core *c);
 

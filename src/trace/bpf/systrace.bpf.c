@@ -9,10 +9,14 @@
  * 'events' for processes in 'follow' (or every process but kiln with
  * 'all'); sched_process_fork adds the children of followed processes.
  * A string not readable at entry (its page not faulted in yet) is read
- * again at the exit and sent with it.
+ * again at the exit and sent just before it (SYSTRACE_LATE). With
+ * stack_mode (--call-graph) each exit carries the user stack: the
+ * frame-pointer walk of bpf_get_stack(), or the user registers and a
+ * copy of the stack above sp for kiln to unwind with DWARF CFI.
  * A full ring buffer counts in 'lost'.
  */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "systrace.h"
@@ -21,6 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 trace_all = 0; /* every process */
 const volatile __u32 trace_self = 0; /* kiln's own tgid, never traced */
+const volatile __u32 stack_mode = 0; /* exits carry the user stack: SYSTRACE_FP, SYSTRACE_DWARF */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -71,6 +76,15 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
+/* An exit with its stack is built here (too big for the BPF stack), then
+ * sent with only the bytes it uses. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct systrace_stack);
+} scratch SEC(".maps");
+
 static __always_inline int followed(__u32 tgid)
 {
 	if (tgid == trace_self)
@@ -94,6 +108,7 @@ static __always_inline void fill(struct systrace_head *h, __u64 pt, long nr, int
 	h->nr = nr;
 	h->enter = enter;
 	h->nstr = 0;
+	h->stack = 0;
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
@@ -177,21 +192,21 @@ int on_enter(struct trace_event_raw_sys_enter *ctx)
 }
 
 /* The exit of a call whose strings could not be read at entry: read
- * them now and send them with the result. */
-static __always_inline int exit_retry(struct trace_event_raw_sys_exit *ctx, __u64 pt)
+ * them now and send them (as SYSTRACE_LATE) just before the exit. */
+static __always_inline void exit_retry(struct trace_event_raw_sys_exit *ctx, __u64 pt)
 {
 	__u32 tid = (__u32)pt;
 	struct retry *rt = bpf_map_lookup_elem(&retries, &tid);
 	if (!rt)
-		return 0;
+		return;
 	struct retry r = *rt;
 	bpf_map_delete_elem(&retries, &tid);
 	struct systrace_strs *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
 	if (!s) {
 		count_lost();
-		return 1;
+		return;
 	}
-	fill(&s->h, pt, ctx->id, 0);
+	fill(&s->h, pt, ctx->id, SYSTRACE_LATE);
 	s->h.args[0] = ctx->ret;
 	s->slen[0] = -1;
 	s->slen[1] = -1;
@@ -205,7 +220,69 @@ static __always_inline int exit_retry(struct trace_event_raw_sys_exit *ctx, __u6
 							    (const void *)r.ptr1);
 	s->h.nstr = 2;
 	bpf_ringbuf_submit(s, wakeup());
-	return 1;
+}
+
+/* The user registers at the call, for DWARF unwinding (perf's x86_64
+ * order), and as much of the stack above sp as can be read, at most
+ * SYSTRACE_STACKMAX bytes: the main thread's stack ends a little above
+ * its environment strings, so the copy stops at that page's end. */
+static __always_inline __u64 dwarf_regs(struct systrace_stack *s)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *pr = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct pt_regs r;
+	if (bpf_probe_read_kernel(&r, sizeof(r), pr))
+		return 0;
+	__u64 *g = s->d.regs;
+	g[0] = r.ax, g[1] = r.bx, g[2] = r.cx, g[3] = r.dx, g[4] = r.si, g[5] = r.di;
+	g[6] = r.bp, g[7] = r.sp, g[8] = r.ip, g[9] = r.flags, g[10] = r.cs, g[11] = r.ss;
+	g[12] = r.r8, g[13] = r.r9, g[14] = r.r10, g[15] = r.r11;
+	g[16] = r.r12, g[17] = r.r13, g[18] = r.r14, g[19] = r.r15;
+	__u64 sp = r.sp, size = SYSTRACE_STACKMAX;
+	__u64 top = (BPF_CORE_READ(task, mm, env_end) + 4095) & ~4095ull;
+	if (sp < top && top - sp < size)
+		size = top - sp;
+	size &= 2 * SYSTRACE_STACKMAX - 1;
+	if (size > SYSTRACE_STACKMAX || size == 0)
+		size = SYSTRACE_STACKMAX;
+	if (!bpf_probe_read_user(s->d.stack, size, (const void *)sp))
+		return size;
+	/* Past the end of a mapping: halve until it reads. */
+	for (__u64 n = SYSTRACE_STACKMAX / 2; n >= 512; n /= 2)
+		if (!bpf_probe_read_user(s->d.stack, n, (const void *)sp))
+			return n;
+	return 0;
+}
+
+/* An exit with the stack that made the call (stack_mode). */
+static __always_inline void exit_stack(struct trace_event_raw_sys_exit *ctx, __u64 pt)
+{
+	__u32 k = 0;
+	struct systrace_stack *s = bpf_map_lookup_elem(&scratch, &k);
+	if (!s)
+		return;
+	fill(&s->h, pt, ctx->id, 0);
+	s->h.args[0] = ctx->ret;
+	__u64 len;
+	if (stack_mode == SYSTRACE_FP) {
+		long n = bpf_get_stack(ctx, s->ips, sizeof(s->ips), BPF_F_USER_STACK);
+		if (n < 0)
+			n = 0;
+		if (n > (long)sizeof(s->ips))
+			n = sizeof(s->ips);
+		s->h.stack = SYSTRACE_FP;
+		s->n = n;
+		len = __builtin_offsetof(struct systrace_stack, ips) + n;
+	} else {
+		__u64 n = dwarf_regs(s);
+		s->h.stack = SYSTRACE_DWARF;
+		s->n = n;
+		len = __builtin_offsetof(struct systrace_stack, d.stack) + n;
+	}
+	if (len > sizeof(*s))
+		len = sizeof(*s);
+	if (bpf_ringbuf_output(&events, s, len, wakeup()))
+		count_lost();
 }
 
 SEC("tracepoint/raw_syscalls/sys_exit")
@@ -214,8 +291,11 @@ int on_exit(struct trace_event_raw_sys_exit *ctx)
 	__u64 pt = bpf_get_current_pid_tgid();
 	if (!followed(pt >> 32))
 		return 0;
-	if (exit_retry(ctx, pt))
+	exit_retry(ctx, pt);
+	if (stack_mode) {
+		exit_stack(ctx, pt);
 		return 0;
+	}
 	struct systrace_head *h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
 	if (!h) {
 		count_lost();
