@@ -85,6 +85,22 @@ static int opt_call_graph(struct opts_parser *p, const struct opt *o, const char
 	return 0;
 }
 
+/* -F/--pf maj|min|all. */
+static int opt_pf(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	unsigned *pf = field;
+	(void)o;
+	if (!strcmp(arg, "maj"))
+		*pf = TRACE_PF_MAJ;
+	else if (!strcmp(arg, "min"))
+		*pf = TRACE_PF_MIN;
+	else if (!strcmp(arg, "all"))
+		*pf = TRACE_PF_MIN | TRACE_PF_MAJ;
+	else
+		return opts_error(p, "-F takes maj, min or all, not '%s'", arg);
+	return 0;
+}
+
 static const struct opt trace_opts_table[] = {
 	OPT_FILENAME('o', "output", TA_OFF(output), "FILE",
 		     "write the lines and summaries to FILE (whole, once tracing ends)"),
@@ -115,6 +131,10 @@ static const struct opt trace_opts_table[] = {
 		     "frame pointers)",
 		     opt_call_graph),
 	OPT_SET_INT('g', NULL, TA_OFF(o.callgraph), TRACE_CG_FP, "as --call-graph fp"),
+	OPT_CALLBACK('F', "pf", TA_OFF(o.faults), "maj|min|all",
+		     "also show page faults, major, minor or all: where the code was and the "
+		     "address it touched, as perf trace -F",
+		     opt_pf),
 	OPT_BOOL(0, "no-bpf", TA_OFF(o.no_bpf),
 		 "use the raw tracepoints even where BPF works (string arguments show as "
 		 "pointers)"),

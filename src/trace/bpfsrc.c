@@ -28,9 +28,10 @@
 
 #ifndef KILN_HAVE_BPF
 
-int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t)
+int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t,
+		unsigned pages)
 {
-	(void)out, (void)c, (void)t;
+	(void)out, (void)c, (void)t, (void)pages;
 	return err_set(-ENOTSUP, "this kiln was built without BPF (building it needs clang, "
 				 "bpftool, libbpf-dev and the build machine's BTF)");
 }
@@ -213,7 +214,7 @@ static int bs_drain(struct tr_source *s)
 	for (size_t i = 0; i < b->pend.n; i++) {
 		const struct pend *p = &b->pend.v[i];
 		if (p->sideband)
-			cg_apply(b->cg, b->bytes.v + p->off, p->len);
+			cg_apply(b->cg, b->s.core, b->bytes.v + p->off, p->len);
 		else
 			handle(b, b->bytes.v + p->off, p->len);
 	}
@@ -240,7 +241,7 @@ static uint64_t bs_lost(struct tr_source *s)
 	struct bpfsrc *b = (struct bpfsrc *)s;
 	int ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0)
-		return 0;
+		return b->cg ? b->cg->lost : 0;
 	uint64_t *v = xcalloc((size_t)ncpu, sizeof(*v)), sum = 0;
 	uint32_t k = 0;
 	if (bpf_map__lookup_elem(b->skel->maps.lost, &k, sizeof(k), v,
@@ -248,7 +249,7 @@ static uint64_t bs_lost(struct tr_source *s)
 		for (int i = 0; i < ncpu; i++)
 			sum += v[i];
 	free(v);
-	return sum;
+	return sum + (b->cg ? b->cg->lost : 0);
 }
 
 static void bs_close(struct tr_source *s)
@@ -280,7 +281,8 @@ static int fail(struct bpfsrc *b, int err, const char *what)
 	return err_set(err, "BPF is not usable here (%s: %s)", what, strerror(-err));
 }
 
-int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t)
+int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t,
+		unsigned pages)
 {
 	struct bpfsrc *b = xcalloc(1, sizeof(*b));
 	b->s.ops = &bpfsrc_ops;
@@ -295,11 +297,10 @@ int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targe
 		return fail(b, -errno, "opening the BPF object");
 	b->skel->rodata->trace_all = t->system_wide;
 	b->skel->rodata->trace_self = (uint32_t)getpid();
-	if (c->cg) {
-		b->cg = c->cg;
+	b->cg = c->cg;
+	if (c->cg && c->cg->mode)
 		b->skel->rodata->stack_mode = c->cg->mode == TRACE_CG_DWARF ? SYSTRACE_DWARF
 									    : SYSTRACE_FP;
-	}
 	int err = systrace__load(b->skel);
 	if (err)
 		return fail(b, err, "loading the BPF program");
@@ -322,7 +323,7 @@ int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targe
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), on_sample, b, NULL);
 	if (!b->rb)
 		return fail(b, -errno, "the BPF ring buffer");
-	if (b->cg && (err = cg_open(b->cg, t))) {
+	if (b->cg && (err = cg_open(b->cg, t, true, pages))) {
 		ring_buffer__free(b->rb);
 		systrace__destroy(b->skel);
 		free(b);

@@ -352,6 +352,27 @@ static void on_return(struct tr_core *c, struct tr_thread *t, const struct tr_ev
 	emit(c);
 }
 
+/* perf trace prints a fault with a duration of 0 and its stack; with
+ * --failure or --duration only calls are shown. */
+void core_fault(struct tr_core *c, const struct event *ev, bool major)
+{
+	if (!c->base)
+		c->base = ev->sid.time;
+	struct tr_thread *t = thread_get(c, ev->sid.pid, ev->sid.tid, NULL);
+	t->nevents++;
+	c->nevents++;
+	if (major)
+		t->pfmaj++;
+	else
+		t->pfmin++;
+	if (!c->lines || !c->stream || !filter_call(&c->filter, NULL, t->pid, t->tid, t->comm))
+		return;
+	flush_interrupted(c, 0);
+	head(c, t, ev->sid.time, true, 0, true);
+	cg_fault(c->cg, &c->line, ev, major);
+	emit(c);
+}
+
 void core_late_strings(struct tr_core *c, const struct tr_event *e)
 {
 	struct tr_thread *t = thread_find(c, e->tid);
@@ -422,12 +443,17 @@ static void perf_summary(struct tr_core *c, FILE *out)
 		for (size_t k = 0; k < c->stats.v.n; k++)
 			if (c->stats.v.v[k].tid == th[i]->tid)
 				rows[nr++] = &c->stats.v.v[k];
-		if (!nr)
+		if (!nr && !th[i]->pfmaj && !th[i]->pfmin)
 			continue;
 		qsort(rows, nr, sizeof(*rows), cmp_total);
-		fprintf(out, " %s (%u), %llu events, %.1f%%\n\n", th[i]->comm, th[i]->tid,
+		fprintf(out, " %s (%u), %llu events, %.1f%%", th[i]->comm, th[i]->tid,
 			(unsigned long long)th[i]->nevents,
 			c->nevents ? 100.0 * (double)th[i]->nevents / (double)c->nevents : 0.0);
+		if (th[i]->pfmaj)
+			fprintf(out, ", %llu majfaults", (unsigned long long)th[i]->pfmaj);
+		if (th[i]->pfmin)
+			fprintf(out, ", %llu minfaults", (unsigned long long)th[i]->pfmin);
+		fprintf(out, "\n\n");
 		fprintf(out, "   syscall            calls  errors  total       min       avg       max       stddev\n"
 			     "                                     (msec)    (msec)    (msec)    (msec)        (%%)\n"
 			     "   --------------- --------  ------ -------- --------- --------- ---------     ------\n");

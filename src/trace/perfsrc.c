@@ -8,7 +8,9 @@
  * result). COMM and FORK records name the tasks. Records drained in one
  * pass are put in time order before the core sees them (each CPU's ring
  * is in order, the rings are not with each other). Strings are not read:
- * their arguments show as pointers.
+ * their arguments show as pointers. The rings of callchain.c (mappings,
+ * page faults: -F) are read in the same pass and sorted with them (one
+ * clock, perf's).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@ struct rec {
 	uint64_t time;
 	size_t off, len;
 	uint64_t seq;
+	bool side; /* callchain.c's: mappings, page faults */
 };
 
 struct perfsrc {
@@ -38,6 +41,8 @@ static size_t ps_pollfds(struct tr_source *s, int *fds, size_t max)
 {
 	return live_pollfds(((struct perfsrc *)s)->live, fds, max);
 }
+
+static void keep(struct perfsrc *ps, const void *rec, size_t len, uint64_t time, bool side);
 
 static int collect(void *arg, const void *rec, size_t len)
 {
@@ -57,12 +62,25 @@ static int collect(void *arg, const void *rec, size_t len)
 	} else {
 		return 0;
 	}
-	struct rec r = { .time = time, .off = ps->bytes.n, .len = len, .seq = ps->recs.n };
+	keep(ps, rec, len, time, false);
+	return 0;
+}
+
+static int collect_side(void *arg, const void *rec, size_t len)
+{
+	struct perfsrc *ps = arg;
+	keep(ps, rec, len, cg_time(ps->s.core->cg, rec, len), true);
+	return 0;
+}
+
+static void keep(struct perfsrc *ps, const void *rec, size_t len, uint64_t time, bool side)
+{
+	struct rec r = { .time = time, .off = ps->bytes.n, .len = len, .seq = ps->recs.n,
+			 .side = side };
 	VEC_RESERVE(&ps->bytes, ps->bytes.n + len);
 	memcpy(ps->bytes.v + ps->bytes.n, rec, len);
 	ps->bytes.n += len;
 	VEC_PUSH(&ps->recs, r);
-	return 0;
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -135,26 +153,37 @@ static int ps_drain(struct tr_source *s)
 	ps->bytes.n = 0;
 	ps->recs.n = 0;
 	uint64_t bytes = 0;
+	struct tr_cg *cg = ps->s.core->cg;
 	int err = live_drain(ps->live, collect, ps, &bytes);
+	int serr = cg ? cg_drain(cg, collect_side, ps) : 0;
 	qsort(ps->recs.v, ps->recs.n, sizeof(*ps->recs.v), cmp_rec);
-	for (size_t i = 0; i < ps->recs.n; i++)
-		dispatch(ps, ps->bytes.v + ps->recs.v[i].off, ps->recs.v[i].len);
-	return err;
+	for (size_t i = 0; i < ps->recs.n; i++) {
+		const struct rec *r = &ps->recs.v[i];
+		if (r->side)
+			cg_apply(cg, ps->s.core, ps->bytes.v + r->off, r->len);
+		else
+			dispatch(ps, ps->bytes.v + r->off, r->len);
+	}
+	return err ? err : serr;
 }
 
 static int ps_enable(struct tr_source *s)
 {
-	return live_enable(((struct perfsrc *)s)->live);
+	struct tr_cg *cg = s->core->cg;
+	int err = cg ? cg_enable(cg) : 0;
+	return err ? err : live_enable(((struct perfsrc *)s)->live);
 }
 
 static void ps_disable(struct tr_source *s)
 {
 	live_disable(((struct perfsrc *)s)->live);
+	if (s->core->cg)
+		cg_disable(s->core->cg);
 }
 
 static uint64_t ps_lost(struct tr_source *s)
 {
-	return ((struct perfsrc *)s)->lost;
+	return ((struct perfsrc *)s)->lost + (s->core->cg ? s->core->cg->lost : 0);
 }
 
 static void ps_close(struct tr_source *s)
@@ -203,6 +232,11 @@ int perfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targ
 	size_t bad;
 	int err = live_open(&ps->live, &lo, &bad);
 	if (err) {
+		free(ps);
+		return err;
+	}
+	if (c->cg && (err = cg_open(c->cg, t, false, pages))) {
+		live_close(ps->live);
 		free(ps);
 		return err;
 	}

@@ -76,8 +76,11 @@ static int open_source(struct session *s)
 		t.pids = o->pids;
 		t.npids = o->npids;
 	}
+	unsigned pages = o->mmap_pages ? o->mmap_pages : (geteuid() == 0 ? 1024 : 16);
+	/* Beside the BPF ring: the mappings (few records), or page faults. */
+	unsigned side = o->faults ? pages : 64;
 	if (!o->no_bpf) {
-		int err = bpfsrc_open(&s->src, &s->core, &t);
+		int err = bpfsrc_open(&s->src, &s->core, &t, side);
 		if (!err) {
 			s->res->bpf = true;
 			return 0;
@@ -89,7 +92,6 @@ static int open_source(struct session *s)
 			 err_last()->msg);
 		err_clear();
 	}
-	unsigned pages = o->mmap_pages ? o->mmap_pages : (geteuid() == 0 ? 1024 : 16);
 	int err = perfsrc_open(&s->src, &s->core, &t, pages);
 	if (err) {
 		s->res->open_errno = -err;
@@ -178,7 +180,7 @@ static int run(struct session *s)
 	}
 	if ((err = core_init(&s->core, o, s->res, &s->tab)))
 		return err;
-	if (o->callgraph) {
+	if (o->callgraph || o->faults) {
 		cg_init(&s->cg, o);
 		s->core.cg = &s->cg;
 	}

@@ -32,6 +32,10 @@ enum trace_callgraph {
 	TRACE_CG_DWARF, /* --call-graph dwarf: registers and a stack copy, unwound by kiln */
 };
 
+/* -F: page faults shown (bits) */
+#define TRACE_PF_MIN 1u
+#define TRACE_PF_MAJ 2u
+
 struct kiln_env;
 
 struct trace_opts {
@@ -54,6 +58,7 @@ struct trace_opts {
 	unsigned mmap_pages;    /* per-CPU ring pages (0: default) */
 	const char *tracefs;    /* tracefs root; NULL: /sys/kernel/tracing, then debugfs */
 	enum trace_callgraph callgraph; /* the user stack under each call (BPF source only) */
+	unsigned faults;                /* -F: TRACE_PF_MIN | TRACE_PF_MAJ */
 	const struct kiln_env *env;     /* HOME and the cache directory, for debug files */
 };
 

@@ -124,7 +124,8 @@ struct tr_filter {
 };
 int filter_init(struct tr_filter *f, const struct trace_opts *o);
 void filter_release(struct tr_filter *f);
-/* The name, pid, tid and comm filters (not --failure, --duration). */
+/* The name, pid, tid and comm filters (not --failure, --duration); name
+ * NULL (a page fault): not the name filter. */
 bool filter_call(const struct tr_filter *f, const char *name, uint32_t pid, uint32_t tid,
 		 const char *comm);
 
@@ -149,32 +150,43 @@ void stats_add(struct tr_stats *s, uint32_t tid, int64_t nr, bool error, double 
 #define CG_MAX_FRAMES 127 /* frames printed per call (perf trace's max-stack) */
 
 struct tr_target;
+struct tr_core;
 struct tr_cg {
 	bool ready;
 	enum trace_callgraph mode;
+	unsigned faults; /* TRACE_PF_* */
+	bool on_exec;    /* enabled by the command's exec */
 	struct strtab strs;
 	struct dso_set dsos;
 	struct machine m;
 	struct unwinder uw;
 	struct symbolizer sz;
 	struct unwind_stack *st;
-	struct live *live; /* the sideband event: MMAP2, COMM, FORK, EXIT */
-	struct perf_event_attr attr;
+	struct live *live; /* the sideband event (MMAP2, COMM, FORK, EXIT), the fault events */
+	struct perf_event_attr attr[3];
+	size_t nattr;
 	struct ev_attrs attrs;
+	uint64_t lost;     /* records the kernel dropped from these rings */
 };
-int cg_init(struct tr_cg *g, const struct trace_opts *o);
+void cg_init(struct tr_cg *g, const struct trace_opts *o);
 void cg_release(struct tr_cg *g);
-/* Open the sideband event on the targets and synthesize the mappings of
- * running ones; 0 or -errno (err_last() says why). */
-int cg_open(struct tr_cg *g, const struct tr_target *t);
+/* Open the events on the targets (times CLOCK_MONOTONIC, as the BPF
+ * program's, when 'monotonic'; else perf's clock, as the raw
+ * tracepoints') and synthesize the mappings of running ones; 0 or -errno
+ * (err_last() says why). */
+int cg_open(struct tr_cg *g, const struct tr_target *t, bool monotonic, unsigned pages);
 int cg_enable(struct tr_cg *g);
 void cg_disable(struct tr_cg *g);
-/* Hand every pending sideband record to fn. */
+/* Hand every pending record to fn. */
 int cg_drain(struct tr_cg *g, live_record_fn fn, void *arg);
-/* A sideband record's time (CLOCK_MONOTONIC, as the calls'), 0 if unknown. */
+/* A record's time, 0 if unknown. */
 uint64_t cg_time(const struct tr_cg *g, const void *rec, size_t len);
-/* Apply a sideband record to the machine. */
-void cg_apply(struct tr_cg *g, const void *rec, size_t len);
+/* Apply a record: mappings and tasks to the machine, a page fault to the
+ * core (c may be NULL for synthesized records). */
+void cg_apply(struct tr_cg *g, struct tr_core *c, const void *rec, size_t len);
+/* "minfault [code] => data (d.)" as perf trace prints a page fault, with
+ * its newline. */
+void cg_fault(struct tr_cg *g, struct buf *out, const struct event *ev, bool major);
 /* The user frames of 'sample' (a decoded or synthesized SAMPLE), one line
  * each, as perf trace prints callchains. */
 void cg_format(struct tr_cg *g, struct buf *out, const struct event *sample);
@@ -196,6 +208,7 @@ struct tr_thread {
 	char strs[TR_MAXARGS][TR_STRMAX + 1];
 	struct buf entry;  /* "name(args" */
 	uint64_t nevents;
+	uint64_t pfmaj, pfmin; /* page faults (-F) */
 };
 
 struct tr_core {
@@ -227,6 +240,8 @@ void core_fork(struct tr_core *c, uint32_t pid, uint32_t tid, uint32_t ptid);
 /* The file an execve in progress runs, for its filename when the entry
  * could not read it. */
 void core_exec_name(struct tr_core *c, uint32_t tid, const char *name, size_t len);
+/* A page fault (a sample of a page-fault event): its line, its count. */
+void core_fault(struct tr_core *c, const struct event *ev, bool major);
 /* Strings read at a call's exit, for arguments its entry could not read. */
 void core_late_strings(struct tr_core *c, const struct tr_event *e);
 /* End: entries still pending are printed as unfinished; then the summaries. */
@@ -263,7 +278,9 @@ struct tr_target {
 int perfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t,
 		 unsigned pages);
 /* 0, or -errno with err_last() saying why BPF cannot be used (not built,
- * not allowed). */
-int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t);
+ * not allowed). 'pages': ring pages per CPU of the perf events beside it
+ * (mappings, page faults). */
+int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t,
+		unsigned pages);
 
 #endif
