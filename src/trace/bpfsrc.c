@@ -105,6 +105,26 @@ static bool stack_event(struct bpfsrc *b, const void *data, size_t size, struct 
 	return true;
 }
 
+static void exec_args(struct bpfsrc *b, const void *data, size_t size)
+{
+	const struct systrace_argv *v = data;
+	if (size < sizeof(*v))
+		return;
+	struct tr_exec_args x = { .tid = v->h.tid, .nr = v->h.nr, .more = v->more != 0,
+				  .bad = v->bad != 0, .envc = v->envc,
+				  .env_more = v->env_more != 0 };
+	x.argc = v->argc < TR_ARGMAX ? v->argc : TR_ARGMAX;
+	for (unsigned i = 0; i < x.argc && i < SYSTRACE_ARGMAX; i++) {
+		x.ptr[i] = v->ptr[i];
+		if (v->len[i] <= 0)
+			continue; /* unreadable: its pointer */
+		x.arg[i] = v->arg[i];
+		x.len[i] = (uint16_t)(v->len[i] - 1);
+		x.trunc[i] = v->len[i] == SYSTRACE_ARGLEN;
+	}
+	core_exec_args(b->s.core, &x);
+}
+
 static int handle(struct bpfsrc *b, const void *data, size_t size)
 {
 	const struct systrace_head *h = data;
@@ -114,6 +134,10 @@ static int handle(struct bpfsrc *b, const void *data, size_t size)
 		if (!(h->enter && h->nr == b->execve_nr))
 			return 0;
 		b->hold = 0;
+	}
+	if (h->enter == SYSTRACE_ARGV) {
+		exec_args(b, data, size);
+		return 0;
 	}
 	if (h->enter == SYSTRACE_EXEC) {
 		const struct systrace_strs *s = data;
@@ -297,6 +321,10 @@ int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targe
 		return fail(b, -errno, "opening the BPF object");
 	b->skel->rodata->trace_all = t->system_wide;
 	b->skel->rodata->trace_self = (uint32_t)getpid();
+	b->skel->rodata->execve_nr = b->execve_nr;
+	for (size_t i = 0; i < c->tab->n; i++)
+		if (c->tab->v[i].name && strcmp(c->tab->v[i].name, "execveat") == 0)
+			b->skel->rodata->execveat_nr = (int64_t)i;
 	b->cg = c->cg;
 	if (c->cg && c->cg->mode)
 		b->skel->rodata->stack_mode = c->cg->mode == TRACE_CG_DWARF ? SYSTRACE_DWARF

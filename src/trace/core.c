@@ -41,8 +41,10 @@ int core_init(struct tr_core *c, const struct trace_opts *o, struct trace_result
 
 void core_release(struct tr_core *c)
 {
-	for (size_t i = 0; i < c->th.n; i++)
+	for (size_t i = 0; i < c->th.n; i++) {
 		buf_release(&c->th.v[i].entry);
+		buf_release(&c->th.v[i].argv);
+	}
 	VEC_FREE(&c->th);
 	hashmap_release(&c->threads);
 	stats_release(&c->stats);
@@ -78,6 +80,7 @@ static struct tr_thread *thread_get(struct tr_core *c, uint32_t pid, uint32_t ti
 		else
 			read_comm(pid, tid, t.comm);
 		buf_init(&t.entry, 1 << 16);
+		buf_init(&t.argv, 1 << 16);
 		VEC_PUSH(&c->th, t);
 	}
 	struct tr_thread *t = &c->th.v[*slot - 1];
@@ -176,6 +179,7 @@ static void keep_entry(struct tr_thread *t, const struct tr_event *e)
 {
 	t->ev = *e;
 	t->formatted = false;
+	memset(t->ev.text, 0, sizeof(t->ev.text));
 	for (unsigned a = 0; a < TR_MAXARGS; a++) {
 		if (!e->str[a])
 			continue;
@@ -350,6 +354,35 @@ static void on_return(struct tr_core *c, struct tr_thread *t, const struct tr_ev
 	if (c->cg && e->stack)
 		cg_format(c->cg, &c->line, e->stack);
 	emit(c);
+}
+
+static int arg_index(const struct tr_syscall *sc, const char *name)
+{
+	for (unsigned a = 0; sc && a < sc->nargs; a++)
+		if (sc->argname[a] && !strcmp(sc->argname[a], name))
+			return (int)a;
+	return -1;
+}
+
+void core_exec_args(struct tr_core *c, const struct tr_exec_args *x)
+{
+	struct tr_thread *t = thread_find(c, x->tid);
+	if (!t || !t->pending || t->nr != x->nr || t->formatted || x->bad)
+		return;
+	const struct tr_syscall *sc = systab_get(c->tab, t->nr);
+	int av = arg_index(sc, "argv"), ev = arg_index(sc, "envp");
+	buf_reset(&t->argv);
+	argfmt_argv(&t->argv, x);
+	size_t at = t->argv.len + 1;
+	buf_addch(&t->argv, '\0');
+	if (ev >= 0 && t->ev.args[ev])
+		buf_addf(&t->argv, "%#llx /* %u%s vars */", (unsigned long long)t->ev.args[ev],
+			 x->envc, x->env_more ? "+" : "");
+	/* Set both once the buffer is whole (it may have moved while growing). */
+	if (av >= 0 && t->ev.args[av])
+		t->ev.text[av] = t->argv.p;
+	if (ev >= 0 && t->ev.args[ev] && t->argv.len >= at)
+		t->ev.text[ev] = t->argv.p + at;
 }
 
 /* perf trace prints a fault with a duration of 0 and its stack; with

@@ -81,6 +81,23 @@ struct tr_event {
 	bool strunc[TR_MAXARGS];   /* the string went on past what was read */
 	const char *comm;          /* the task's comm (TR_COMM bytes, zero-padded), or NULL */
 	const struct event *stack; /* exit, --call-graph: a sample with the user stack, or NULL */
+	const char *text[TR_MAXARGS]; /* a value already written out (execve's argv), or NULL */
+};
+
+/* An exec's argument vector as read at its entry (the BPF program). */
+#define TR_ARGMAX 16
+struct tr_exec_args {
+	uint32_t tid;
+	int64_t nr;
+	unsigned argc;           /* strings read */
+	bool more;               /* the vector went on past them */
+	bool bad;                /* the vector could not be read */
+	const char *arg[TR_ARGMAX]; /* NULL: unreadable, shown by its pointer */
+	uint16_t len[TR_ARGMAX];
+	bool trunc[TR_ARGMAX];
+	uint64_t ptr[TR_ARGMAX];
+	uint32_t envc;           /* envp entries */
+	bool env_more;           /* at least envc */
 };
 
 /* ---- fdcache.c ---- */
@@ -112,6 +129,8 @@ void argfmt_entry(struct buf *out, const struct tr_systab *t, const struct tr_ev
 void argfmt_result(struct buf *out, const struct tr_syscall *sc, int64_t ret);
 /* A string as strace quotes it, with "..." after when truncated. */
 void argfmt_string(struct buf *out, const char *s, size_t len, bool truncated);
+/* An exec's argv as strace shows it: ["ls", "-l"], "..." for more. */
+void argfmt_argv(struct buf *out, const struct tr_exec_args *x);
 bool argfmt_is_error(const struct tr_syscall *sc, int64_t ret);
 
 /* ---- filter.c ---- */
@@ -207,6 +226,7 @@ struct tr_thread {
 	struct tr_event ev; /* the entry, its strings in strs */
 	char strs[TR_MAXARGS][TR_STRMAX + 1];
 	struct buf entry;  /* "name(args" */
+	struct buf argv;   /* an exec's argv and envp, written out ("argv\0envp") */
 	uint64_t nevents;
 	uint64_t pfmaj, pfmin; /* page faults (-F) */
 };
@@ -240,6 +260,9 @@ void core_fork(struct tr_core *c, uint32_t pid, uint32_t tid, uint32_t ptid);
 /* The file an execve in progress runs, for its filename when the entry
  * could not read it. */
 void core_exec_name(struct tr_core *c, uint32_t tid, const char *name, size_t len);
+/* An exec's argv and envp, for the entry just seen: shown as strace
+ * shows them (["ls", "-l"], 0x7ffc... /\* 20 vars *\/). */
+void core_exec_args(struct tr_core *c, const struct tr_exec_args *x);
 /* A page fault (a sample of a page-fault event): its line, its count. */
 void core_fault(struct tr_core *c, const struct event *ev, bool major);
 /* Strings read at a call's exit, for arguments its entry could not read. */

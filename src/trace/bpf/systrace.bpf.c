@@ -25,6 +25,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 trace_all = 0; /* every process */
 const volatile __u32 trace_self = 0; /* kiln's own tgid, never traced */
+const volatile __s64 execve_nr = -1;   /* argv and envp read at these calls' entry */
+const volatile __s64 execveat_nr = -1;
 const volatile __u32 stack_mode = 0; /* exits carry the user stack: SYSTRACE_FP, SYSTRACE_DWARF */
 
 struct {
@@ -112,6 +114,51 @@ static __always_inline void fill(struct systrace_head *h, __u64 pt, long nr, int
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
+/* An exec's argument vector (and its environment's size), sent after
+ * its entry as a systrace_argv. */
+static __always_inline void send_argv(__u64 pt, long nr, __u64 argv, __u64 envp)
+{
+	struct systrace_argv *v = bpf_ringbuf_reserve(&events, sizeof(*v), 0);
+	if (!v) {
+		count_lost();
+		return;
+	}
+	fill(&v->h, pt, nr, SYSTRACE_ARGV);
+	v->argc = 0;
+	v->more = 0;
+	v->bad = 0;
+	v->env_more = 0;
+	v->envc = 0;
+	for (int i = 0; i < SYSTRACE_ARGMAX; i++) {
+		__u64 p = 0;
+		if (!argv || bpf_probe_read_user(&p, sizeof(p), (const void *)(argv + 8 * i))) {
+			v->bad = i == 0 && argv;
+			break;
+		}
+		if (!p)
+			break;
+		v->ptr[i] = p;
+		v->len[i] = (__s16)bpf_probe_read_user_str(v->arg[i], SYSTRACE_ARGLEN, (const void *)p);
+		v->argc = i + 1;
+	}
+	if (v->argc == SYSTRACE_ARGMAX) {
+		__u64 p = 0;
+		if (!bpf_probe_read_user(&p, sizeof(p), (const void *)(argv + 8 * SYSTRACE_ARGMAX)) && p)
+			v->more = 1;
+	}
+	__u32 n = 0;
+	for (int i = 0; i < SYSTRACE_ENVMAX && envp; i++) {
+		__u64 p = 0;
+		if (bpf_probe_read_user(&p, sizeof(p), (const void *)(envp + 8 * i)) || !p)
+			break;
+		n = i + 1;
+	}
+	v->envc = n;
+	if (n == SYSTRACE_ENVMAX)
+		v->env_more = 1;
+	bpf_ringbuf_submit(v, wakeup());
+}
+
 SEC("tracepoint/raw_syscalls/sys_enter")
 int on_enter(struct trace_event_raw_sys_enter *ctx)
 {
@@ -188,6 +235,10 @@ int on_enter(struct trace_event_raw_sys_enter *ctx)
 		__u32 tid = (__u32)pt;
 		bpf_map_update_elem(&retries, &tid, &rt, BPF_ANY);
 	}
+	if (nr == execve_nr)
+		send_argv(pt, nr, a[1], a[2]);
+	else if (nr == execveat_nr)
+		send_argv(pt, nr, a[2], a[3]);
 	return 0;
 }
 
