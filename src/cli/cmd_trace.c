@@ -159,7 +159,11 @@ const struct opts_cmd trace_cmd = {
 		"when clang, bpftool and libbpf are present; it needs root or CAP_BPF and\n"
 		"CAP_PERFMON). Without it kiln uses the raw_syscalls tracepoints, says so once,\n"
 		"and shows those arguments as pointers (kernel.perf_event_paranoid -1, or\n"
-		"root, for tracepoints).\n",
+		"root, for tracepoints).\n"
+		"\n"
+		"With --call-graph the user stack of each call is printed under its line,\n"
+		"as perf trace prints callchains (the BPF program takes it); with -F, page\n"
+		"faults are printed among the calls, as perf trace -F prints them.\n",
 	.opts = trace_opts_table,
 	.notes =
 		"A call that blocks while another thread's call is shown appears twice: its\n"
@@ -175,7 +179,9 @@ const struct opts_cmd trace_cmd = {
 		    "kiln trace -s -- make -j2          # per-thread summary\n"
 		    "kiln trace -c -- ./prog            # strace -c's table\n"
 		    "kiln trace -p 1234 --duration 10   # calls over 10 ms of a running process\n"
-		    "kiln trace -a -e '!read' -- sleep 5\n",
+		    "kiln trace -a -e '!read' -- sleep 5\n"
+		    "kiln trace --call-graph dwarf -e connect -- ./client   # who connects\n"
+		    "kiln trace -F min -e exit_group -- ./prog             # minor page faults\n",
 	.flags = OPTS_STOP_AT_ARG,
 };
 
