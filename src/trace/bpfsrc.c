@@ -44,13 +44,6 @@ int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targe
 #include "systrace.skel.h"
 #include "trace/bpf/systrace.h"
 
-struct pend {
-	uint64_t time;
-	size_t off, len;
-	uint64_t seq;
-	bool sideband;
-};
-
 struct bpfsrc {
 	struct tr_source s;
 	struct systrace *skel;
@@ -59,8 +52,7 @@ struct bpfsrc {
 	int64_t execve_nr;
 	int err;
 	struct tr_cg *cg;  /* --call-graph, or NULL */
-	VEC(uint8_t) bytes; /* this pass's records (--call-graph) */
-	VEC(struct pend) pend;
+	struct tr_queue q; /* this pass's records, with callchain.c's (kind 1) */
 	uint64_t chain[1 + SYSTRACE_MAXIPS]; /* a frame-pointer stack as a perf callchain */
 };
 
@@ -179,40 +171,21 @@ static int handle(struct bpfsrc *b, const void *data, size_t size)
 	return 0;
 }
 
-/* Kept until the pass's sideband records are read too (--call-graph). */
-static void keep(struct bpfsrc *b, const void *rec, size_t len, uint64_t time, bool sideband)
-{
-	struct pend p = { .time = time, .off = b->bytes.n, .len = len, .seq = b->pend.n,
-			  .sideband = sideband };
-	VEC_RESERVE(&b->bytes, b->bytes.n + len);
-	memcpy(b->bytes.v + b->bytes.n, rec, len);
-	b->bytes.n += len;
-	VEC_PUSH(&b->pend, p);
-}
-
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct bpfsrc *b = ctx;
 	if (!b->cg)
 		return handle(b, data, size);
 	if (size >= sizeof(struct systrace_head))
-		keep(b, data, size, ((const struct systrace_head *)data)->time, false);
+		queue_push(&b->q, data, size, ((const struct systrace_head *)data)->time, 0);
 	return 0;
 }
 
 static int on_sideband(void *arg, const void *rec, size_t len)
 {
 	struct bpfsrc *b = arg;
-	keep(b, rec, len, cg_time(b->cg, rec, len), true);
+	queue_push(&b->q, rec, len, cg_time(b->cg, rec, len), 1);
 	return 0;
-}
-
-static int cmp_pend(const void *x, const void *y)
-{
-	const struct pend *p = x, *q = y;
-	if (p->time != q->time)
-		return p->time < q->time ? -1 : 1;
-	return p->seq < q->seq ? -1 : p->seq > q->seq;
 }
 
 static size_t bs_pollfds(struct tr_source *s, int *fds, size_t max)
@@ -227,20 +200,19 @@ static size_t bs_pollfds(struct tr_source *s, int *fds, size_t max)
 static int bs_drain(struct tr_source *s)
 {
 	struct bpfsrc *b = (struct bpfsrc *)s;
-	b->bytes.n = 0;
-	b->pend.n = 0;
+	queue_reset(&b->q);
 	int n = ring_buffer__consume(b->rb);
 	int err = n < 0 && n != -EINTR ? n : 0;
 	if (!b->cg)
 		return err;
 	int serr = cg_drain(b->cg, on_sideband, b);
-	qsort(b->pend.v, b->pend.n, sizeof(*b->pend.v), cmp_pend);
-	for (size_t i = 0; i < b->pend.n; i++) {
-		const struct pend *p = &b->pend.v[i];
-		if (p->sideband)
-			cg_apply(b->cg, b->s.core, b->bytes.v + p->off, p->len);
+	queue_sort(&b->q);
+	for (size_t i = 0; i < b->q.recs.n; i++) {
+		const struct tr_qrec *p = &b->q.recs.v[i];
+		if (p->kind)
+			cg_apply(b->cg, b->s.core, b->q.bytes.v + p->off, p->len);
 		else
-			handle(b, b->bytes.v + p->off, p->len);
+			handle(b, b->q.bytes.v + p->off, p->len);
 	}
 	return err ? err : serr;
 }
@@ -281,8 +253,7 @@ static void bs_close(struct tr_source *s)
 	struct bpfsrc *b = (struct bpfsrc *)s;
 	ring_buffer__free(b->rb);
 	systrace__destroy(b->skel);
-	VEC_FREE(&b->bytes);
-	VEC_FREE(&b->pend);
+	queue_release(&b->q);
 	free(b);
 }
 

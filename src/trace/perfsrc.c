@@ -21,19 +21,11 @@
 #include "source/live/live.h"
 #include "trace/trace_int.h"
 
-struct rec {
-	uint64_t time;
-	size_t off, len;
-	uint64_t seq;
-	bool side; /* callchain.c's: mappings, page faults */
-};
-
 struct perfsrc {
 	struct tr_source s;
 	struct live *live;
 	struct perf_event_attr attrs[2];
-	VEC(uint8_t) bytes; /* this pass's records */
-	VEC(struct rec) recs;
+	struct tr_queue q; /* this pass's records, with callchain.c's (kind 1) */
 	uint64_t lost;
 };
 
@@ -41,8 +33,6 @@ static size_t ps_pollfds(struct tr_source *s, int *fds, size_t max)
 {
 	return live_pollfds(((struct perfsrc *)s)->live, fds, max);
 }
-
-static void keep(struct perfsrc *ps, const void *rec, size_t len, uint64_t time, bool side);
 
 static int collect(void *arg, const void *rec, size_t len)
 {
@@ -62,33 +52,15 @@ static int collect(void *arg, const void *rec, size_t len)
 	} else {
 		return 0;
 	}
-	keep(ps, rec, len, time, false);
+	queue_push(&ps->q, rec, len, time, 0);
 	return 0;
 }
 
 static int collect_side(void *arg, const void *rec, size_t len)
 {
 	struct perfsrc *ps = arg;
-	keep(ps, rec, len, cg_time(ps->s.core->cg, rec, len), true);
+	queue_push(&ps->q, rec, len, cg_time(ps->s.core->cg, rec, len), 1);
 	return 0;
-}
-
-static void keep(struct perfsrc *ps, const void *rec, size_t len, uint64_t time, bool side)
-{
-	struct rec r = { .time = time, .off = ps->bytes.n, .len = len, .seq = ps->recs.n,
-			 .side = side };
-	VEC_RESERVE(&ps->bytes, ps->bytes.n + len);
-	memcpy(ps->bytes.v + ps->bytes.n, rec, len);
-	ps->bytes.n += len;
-	VEC_PUSH(&ps->recs, r);
-}
-
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct rec *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static void dispatch(struct perfsrc *ps, const uint8_t *p, size_t len)
@@ -150,19 +122,18 @@ static void dispatch(struct perfsrc *ps, const uint8_t *p, size_t len)
 static int ps_drain(struct tr_source *s)
 {
 	struct perfsrc *ps = (struct perfsrc *)s;
-	ps->bytes.n = 0;
-	ps->recs.n = 0;
+	queue_reset(&ps->q);
 	uint64_t bytes = 0;
 	struct tr_cg *cg = ps->s.core->cg;
 	int err = live_drain(ps->live, collect, ps, &bytes);
 	int serr = cg ? cg_drain(cg, collect_side, ps) : 0;
-	qsort(ps->recs.v, ps->recs.n, sizeof(*ps->recs.v), cmp_rec);
-	for (size_t i = 0; i < ps->recs.n; i++) {
-		const struct rec *r = &ps->recs.v[i];
-		if (r->side)
-			cg_apply(cg, ps->s.core, ps->bytes.v + r->off, r->len);
+	queue_sort(&ps->q);
+	for (size_t i = 0; i < ps->q.recs.n; i++) {
+		const struct tr_qrec *r = &ps->q.recs.v[i];
+		if (r->kind)
+			cg_apply(cg, ps->s.core, ps->q.bytes.v + r->off, r->len);
 		else
-			dispatch(ps, ps->bytes.v + r->off, r->len);
+			dispatch(ps, ps->q.bytes.v + r->off, r->len);
 	}
 	return err ? err : serr;
 }
@@ -190,8 +161,7 @@ static void ps_close(struct tr_source *s)
 {
 	struct perfsrc *ps = (struct perfsrc *)s;
 	live_close(ps->live);
-	VEC_FREE(&ps->bytes);
-	VEC_FREE(&ps->recs);
+	queue_release(&ps->q);
 	free(ps);
 }
 

@@ -3,7 +3,8 @@
  *
  * systab.c: the syscall table (names by number, arguments from tracefs);
  * argfmt.c: argument and result text; fdcache.c: what an fd is;
- * filter.c: -e and the other filters; stats.c: summaries; core.c: per-
+ * filter.c: -e and the other filters; stats.c: summaries; queue.c: a
+ * pass's records in time order; core.c: per-
  * thread state, lines and interleaving; perfsrc.c and bpfsrc.c: the two
  * event sources; callchain.c: the stacks of --call-graph, symbolized;
  * trace.c: the session (targets, signals, the loop).
@@ -163,6 +164,25 @@ struct tr_stats {
 void stats_init(struct tr_stats *s);
 void stats_release(struct tr_stats *s);
 void stats_add(struct tr_stats *s, uint32_t tid, int64_t nr, bool error, double ms);
+
+/* ---- queue.c ---- */
+
+struct tr_qrec {
+	uint64_t time;
+	size_t off, len; /* in the queue's bytes */
+	uint64_t seq;    /* reading order */
+	int kind;        /* the source's: which ring it came from */
+};
+struct tr_queue {
+	VEC(uint8_t) bytes;
+	VEC(struct tr_qrec) recs;
+};
+void queue_reset(struct tr_queue *q);
+void queue_release(struct tr_queue *q);
+/* Copy a record in. */
+void queue_push(struct tr_queue *q, const void *rec, size_t len, uint64_t time, int kind);
+/* Time order, ties in reading order. */
+void queue_sort(struct tr_queue *q);
 
 /* ---- callchain.c ---- */
 

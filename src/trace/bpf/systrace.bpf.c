@@ -23,6 +23,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* What a tracepoint program returns decides whether the perf events other
+ * tools opened on the same tracepoint see it (perf_trace_run_bpf_submit):
+ * 0 would hide every raw_syscalls event from a perf trace, perf record or
+ * kiln --no-bpf running beside kiln trace. */
+#define KEEP 1
+
 const volatile __u32 trace_all = 0; /* every process */
 const volatile __u32 trace_self = 0; /* kiln's own tgid, never traced */
 const volatile __s64 execve_nr = -1;   /* argv and envp read at these calls' entry */
@@ -164,7 +170,7 @@ int on_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	if (!followed(pt >> 32))
-		return 0;
+		return KEEP;
 	long nr = ctx->id;
 	/* Read with constant offsets: the verifier refuses a moved ctx pointer. */
 	__u64 a[6];
@@ -185,18 +191,18 @@ int on_enter(struct trace_event_raw_sys_enter *ctx)
 		struct systrace_head *h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
 		if (!h) {
 			count_lost();
-			return 0;
+			return KEEP;
 		}
 		fill(h, pt, nr, 1);
 		for (int i = 0; i < 6; i++)
 			h->args[i] = a[i];
 		bpf_ringbuf_submit(h, wakeup());
-		return 0;
+		return KEEP;
 	}
 	struct systrace_strs *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
 	if (!s) {
 		count_lost();
-		return 0;
+		return KEEP;
 	}
 	fill(&s->h, pt, nr, 1);
 	__u8 n = 0;
@@ -239,7 +245,7 @@ int on_enter(struct trace_event_raw_sys_enter *ctx)
 		send_argv(pt, nr, a[1], a[2]);
 	else if (nr == execveat_nr)
 		send_argv(pt, nr, a[2], a[3]);
-	return 0;
+	return KEEP;
 }
 
 /* The exit of a call whose strings could not be read at entry: read
@@ -341,35 +347,35 @@ int on_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	if (!followed(pt >> 32))
-		return 0;
+		return KEEP;
 	exit_retry(ctx, pt);
 	if (stack_mode) {
 		exit_stack(ctx, pt);
-		return 0;
+		return KEEP;
 	}
 	struct systrace_head *h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
 	if (!h) {
 		count_lost();
-		return 0;
+		return KEEP;
 	}
 	fill(h, pt, ctx->id, 0);
 	h->args[0] = ctx->ret;
 	bpf_ringbuf_submit(h, wakeup());
-	return 0;
+	return KEEP;
 }
 
 SEC("tracepoint/sched/sched_process_fork")
 int on_fork(struct trace_event_raw_sched_process_fork *ctx)
 {
 	if (trace_all)
-		return 0;
+		return KEEP;
 	__u32 parent = bpf_get_current_pid_tgid() >> 32;
 	if (!bpf_map_lookup_elem(&follow, &parent))
-		return 0;
+		return KEEP;
 	__u32 child = ctx->child_pid;
 	__u8 one = 1;
 	bpf_map_update_elem(&follow, &child, &one, BPF_ANY);
-	return 0;
+	return KEEP;
 }
 
 /* A successful exec: the kernel's copy of the file name, for an execve
@@ -381,12 +387,12 @@ int on_exec(struct trace_event_raw_sched_process_exec *ctx)
 	__u64 pt = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pt;
 	if (!followed(pt >> 32) || !bpf_map_lookup_elem(&retries, &tid))
-		return 0;
+		return KEEP;
 	bpf_map_delete_elem(&retries, &tid);
 	struct systrace_strs *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
 	if (!s) {
 		count_lost();
-		return 0;
+		return KEEP;
 	}
 	fill(&s->h, pt, -1, SYSTRACE_EXEC);
 	unsigned off = ctx->__data_loc_filename & 0xffff;
@@ -397,5 +403,5 @@ int on_exec(struct trace_event_raw_sched_process_exec *ctx)
 	s->sidx[1] = 0;
 	s->h.nstr = 2;
 	bpf_ringbuf_submit(s, wakeup());
-	return 0;
+	return KEEP;
 }
