@@ -78,8 +78,13 @@ static int opt_call_graph(struct opts_parser *p, const struct opt *o, const char
 	(void)o;
 	if (!strcmp(arg, "fp"))
 		*cg = TRACE_CG_FP;
-	else if (!strcmp(arg, "dwarf"))
+	else if (!strcmp(arg, "dwarf")) {
+#ifndef __x86_64__
+		return opts_error(p, "--call-graph dwarf is for x86_64 only (kiln's DWARF unwinder); "
+				     "use fp");
+#endif
 		*cg = TRACE_CG_DWARF;
+	}
 	else
 		return opts_error(p, "--call-graph '%s' is not supported (fp or dwarf)", arg);
 	return 0;

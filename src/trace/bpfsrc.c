@@ -297,7 +297,7 @@ int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targe
 		if (c->tab->v[i].name && strcmp(c->tab->v[i].name, "execveat") == 0)
 			b->skel->rodata->execveat_nr = (int64_t)i;
 	b->cg = c->cg;
-	if (c->cg && c->cg->mode)
+	if (c->cg && c->cg->mode && c->lines) /* -s alone prints no stacks: take none */
 		b->skel->rodata->stack_mode = c->cg->mode == TRACE_CG_DWARF ? SYSTRACE_DWARF
 									    : SYSTRACE_FP;
 	int err = systrace__load(b->skel);

@@ -285,6 +285,12 @@ static __always_inline void exit_retry(struct trace_event_raw_sys_exit *ctx, __u
  * its environment strings, so the copy stops at that page's end. */
 static __always_inline __u64 dwarf_regs(struct systrace_stack *s)
 {
+#ifndef __TARGET_ARCH_x86
+	/* kiln's DWARF unwinder and this register order are x86_64's (the
+	 * command line refuses dwarf elsewhere). */
+	(void)s;
+	return 0;
+#else
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *pr = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct pt_regs r;
@@ -309,6 +315,7 @@ static __always_inline __u64 dwarf_regs(struct systrace_stack *s)
 		if (!bpf_probe_read_user(s->d.stack, n, (const void *)sp))
 			return n;
 	return 0;
+#endif
 }
 
 /* An exit with the stack that made the call (stack_mode). */
