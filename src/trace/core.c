@@ -207,9 +207,19 @@ static void merge_strings(struct tr_thread *t, const struct tr_event *e)
 	}
 }
 
+/* The entry's strings live in the thread (t->strs): point at them where
+ * the thread is now (the thread table moves as threads are added). */
+static void rebase_strings(struct tr_thread *t)
+{
+	for (unsigned a = 0; a < TR_MAXARGS; a++)
+		if (t->ev.str[a])
+			t->ev.str[a] = t->strs[a];
+}
+
 /* Only the path an fd-making call was given (its line is not printed). */
 static void format_entry_path(struct tr_thread *t)
 {
+	rebase_strings(t);
 	t->path[0] = '\0';
 	for (unsigned a = 0; a < TR_MAXARGS; a++) {
 		if (t->ev.str[a] && !t->ev.strunc[a]) {
@@ -224,6 +234,7 @@ static void format_entry(struct tr_core *c, struct tr_thread *t)
 	if (t->formatted)
 		return;
 	buf_reset(&t->entry);
+	rebase_strings(t);
 	argfmt_entry(&t->entry, c->tab, &t->ev, &c->fds);
 	t->formatted = true;
 	format_entry_path(t);

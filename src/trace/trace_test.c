@@ -288,6 +288,32 @@ static void test_exec_line(void **state)
 	free(text);
 }
 
+/* A call's strings survive threads added while it blocks (the thread
+ * table moves; under ASan a stale pointer would be a use after free). */
+static void test_threads_added(void **state)
+{
+	(void)state;
+	struct tr_event ev[2 + 2 * 200];
+	size_t n = 0;
+	ev[n] = (struct tr_event){ .time = MS, .pid = A, .tid = A, .nr = NR_OPENAT, .enter = true,
+				   .args = { (uint64_t)-100, 0x1000, 0 }, .comm = comm_a };
+	ev[n].str[1] = "/etc/hosts";
+	ev[n++].slen[1] = 10;
+	for (uint32_t i = 0; i < 200; i++) {
+		ev[n++] = (struct tr_event){ .time = 2 * MS + i, .pid = 1000 + i, .tid = 1000 + i,
+					     .nr = NR_WRITE, .enter = true, .args = { 1, 0, 1 },
+					     .comm = comm_b };
+		ev[n++] = (struct tr_event){ .time = 2 * MS + i, .pid = 1000 + i, .tid = 1000 + i,
+					     .nr = NR_WRITE, .ret = 1, .comm = comm_b };
+	}
+	ev[n++] = (struct tr_event){ .time = 3 * MS, .pid = A, .tid = A, .nr = NR_OPENAT, .ret = 3,
+				     .comm = comm_a };
+	struct trace_opts o = { .summary = TRACE_LINES, .failure = false, .duration_ms = 1.5 };
+	char *text = run_core(ev, n, &o);
+	assert_non_null(strstr(text, "openat(dfd: CWD, filename: \"/etc/hosts\", flags: RDONLY)"));
+	free(text);
+}
+
 static void test_queue(void **state)
 {
 	(void)state;
@@ -314,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_filter),    cmocka_unit_test(test_interleave),
 		cmocka_unit_test(test_summaries), cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_exec_line), cmocka_unit_test(test_queue),
+		cmocka_unit_test(test_threads_added),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
