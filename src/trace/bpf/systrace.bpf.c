@@ -4,7 +4,9 @@
  * arguments read at entry (trace/bpf; built with clang -target bpf, CO-RE
  * against the running kernel's BTF).
  *
- * raw_syscalls:sys_enter and sys_exit send a struct systrace_head (or
+ * raw_syscalls:sys_enter and sys_exit (as BTF raw tracepoints: the
+ * user registers and the call number, no tracepoint record) send a
+ * struct systrace_head (or
  * systrace_strs when the call has string arguments) to the ring buffer
  * 'events' for processes in 'follow' (or every process but kiln with
  * 'all'); sched_process_fork adds the children of followed processes.
@@ -18,15 +20,18 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h> /* BPF_PROG */
 
 #include "systrace.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* What a tracepoint program returns decides whether the perf events other
- * tools opened on the same tracepoint see it (perf_trace_run_bpf_submit):
- * 0 would hide every raw_syscalls event from a perf trace, perf record or
- * kiln --no-bpf running beside kiln trace. */
+/* What a tracepoint program (SEC("tracepoint/...")) returns decides
+ * whether the perf events other tools opened on the same tracepoint see
+ * it (perf_trace_run_bpf_submit): 0 would hide sched_process_fork/exec
+ * from a perf record running beside kiln trace. The system call programs
+ * are tp_btf (BTF raw tracepoints): they gate nothing, and skip the
+ * tracepoint's record, which the perf events' path assembles per call. */
 #define KEEP 1
 
 const volatile __u32 trace_all = 0; /* every process */
@@ -165,21 +170,40 @@ static __always_inline void send_argv(__u64 pt, long nr, __u64 argv, __u64 envp)
 	bpf_ringbuf_submit(v, wakeup());
 }
 
-SEC("tracepoint/raw_syscalls/sys_enter")
-int on_enter(struct trace_event_raw_sys_enter *ctx)
+/* The six argument registers of a system call (the kernel's ABI). */
+static __always_inline void syscall_args(struct pt_regs *r, __u64 *a)
+{
+#if defined(__TARGET_ARCH_x86)
+	a[0] = r->di, a[1] = r->si, a[2] = r->dx, a[3] = r->r10, a[4] = r->r8, a[5] = r->r9;
+#elif defined(__TARGET_ARCH_arm64)
+	a[0] = r->orig_x0, a[1] = r->regs[1], a[2] = r->regs[2];
+	a[3] = r->regs[3], a[4] = r->regs[4], a[5] = r->regs[5];
+#else
+	a[0] = a[1] = a[2] = a[3] = a[4] = a[5] = 0;
+#endif
+}
+
+/* The call number at sys_exit (the syscall's, not the result's). */
+static __always_inline long exit_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return regs->orig_ax;
+#elif defined(__TARGET_ARCH_arm64)
+	return regs->syscallno;
+#else
+	return -1;
+#endif
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	if (!followed(pt >> 32))
 		return KEEP;
-	long nr = ctx->id;
-	/* Read with constant offsets: the verifier refuses a moved ctx pointer. */
+	long nr = id;
 	__u64 a[6];
-	a[0] = ctx->args[0];
-	a[1] = ctx->args[1];
-	a[2] = ctx->args[2];
-	a[3] = ctx->args[3];
-	a[4] = ctx->args[4];
-	a[5] = ctx->args[5];
+	syscall_args(regs, a);
 	__u8 mask = 0;
 	if (nr >= 0 && nr < SYSTRACE_MAXNR) {
 		__u32 k = nr;
@@ -250,7 +274,7 @@ int on_enter(struct trace_event_raw_sys_enter *ctx)
 
 /* The exit of a call whose strings could not be read at entry: read
  * them now and send them (as SYSTRACE_LATE) just before the exit. */
-static __always_inline void exit_retry(struct trace_event_raw_sys_exit *ctx, __u64 pt)
+static __always_inline void exit_retry(long nr, long ret, __u64 pt)
 {
 	__u32 tid = (__u32)pt;
 	struct retry *rt = bpf_map_lookup_elem(&retries, &tid);
@@ -263,8 +287,8 @@ static __always_inline void exit_retry(struct trace_event_raw_sys_exit *ctx, __u
 		count_lost();
 		return;
 	}
-	fill(&s->h, pt, ctx->id, SYSTRACE_LATE);
-	s->h.args[0] = ctx->ret;
+	fill(&s->h, pt, nr, SYSTRACE_LATE);
+	s->h.args[0] = ret;
 	s->slen[0] = -1;
 	s->slen[1] = -1;
 	s->sidx[0] = r.idx0;
@@ -319,14 +343,14 @@ static __always_inline __u64 dwarf_regs(struct systrace_stack *s)
 }
 
 /* An exit with the stack that made the call (stack_mode). */
-static __always_inline void exit_stack(struct trace_event_raw_sys_exit *ctx, __u64 pt)
+static __always_inline void exit_stack(void *ctx, long nr, long ret, __u64 pt)
 {
 	__u32 k = 0;
 	struct systrace_stack *s = bpf_map_lookup_elem(&scratch, &k);
 	if (!s)
 		return;
-	fill(&s->h, pt, ctx->id, 0);
-	s->h.args[0] = ctx->ret;
+	fill(&s->h, pt, nr, 0);
+	s->h.args[0] = ret;
 	__u64 len;
 	if (stack_mode == SYSTRACE_FP) {
 		long n = bpf_get_stack(ctx, s->ips, sizeof(s->ips), BPF_F_USER_STACK);
@@ -349,15 +373,16 @@ static __always_inline void exit_stack(struct trace_event_raw_sys_exit *ctx, __u
 		count_lost();
 }
 
-SEC("tracepoint/raw_syscalls/sys_exit")
-int on_exit(struct trace_event_raw_sys_exit *ctx)
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	if (!followed(pt >> 32))
 		return KEEP;
-	exit_retry(ctx, pt);
+	long nr = exit_nr(regs);
+	exit_retry(nr, ret, pt);
 	if (stack_mode) {
-		exit_stack(ctx, pt);
+		exit_stack(ctx, nr, ret, pt);
 		return KEEP;
 	}
 	struct systrace_head *h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
@@ -365,8 +390,8 @@ int on_exit(struct trace_event_raw_sys_exit *ctx)
 		count_lost();
 		return KEEP;
 	}
-	fill(h, pt, ctx->id, 0);
-	h->args[0] = ctx->ret;
+	fill(h, pt, nr, 0);
+	h->args[0] = ret;
 	bpf_ringbuf_submit(h, wakeup());
 	return KEEP;
 }
