@@ -43,5 +43,6 @@ static int cmp_rec(const void *a, const void *b)
 
 void queue_sort(struct tr_queue *q)
 {
-	qsort(q->recs.v, q->recs.n, sizeof(*q->recs.v), cmp_rec);
+	if (q->recs.n > 1)
+		qsort(q->recs.v, q->recs.n, sizeof(*q->recs.v), cmp_rec);
 }

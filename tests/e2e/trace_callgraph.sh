@@ -122,7 +122,8 @@ busy=$pid
 sleep 0.3
 "$KILN" trace -p $pid --call-graph dwarf -e openat -o "$T/pid.out" 2>"$T/pid.err" &
 k=$!
-sleep 1.5
+wait_trace_ready $k
+sleep 1
 kill -INT $k
 wait $k
 grep -qE "/$pid openat\\(" "$T/pid.out" || fail "-p: no openat of $pid: $(head -5 "$T/pid.out") $(cat "$T/pid.err")"
