@@ -288,7 +288,12 @@ int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 		cli_err("error: cannot write to standard output\n");
 		code = KILN_EXIT_FAIL;
 	}
-	if (!err && r.lost)
+	if (!err && r.lost && r.lost_bpf == r.lost)
+		cli_err("warning: kiln trace: %llu events lost (the BPF ring buffer, 16 MiB, was "
+			"full: kiln could not keep up; trace fewer calls with -e, or without "
+			"--call-graph dwarf)\n",
+			(unsigned long long)r.lost);
+	else if (!err && r.lost)
 		cli_err("warning: kiln trace: %llu events lost (buffers full): use a bigger -m\n",
 			(unsigned long long)r.lost);
 	if (!err && r.signal) /* die of it, the summary written */

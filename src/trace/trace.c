@@ -219,6 +219,9 @@ static int run(struct session *s)
 	if (!err)
 		err = derr;
 	s->res->lost = s->src->ops->lost(s->src);
+	uint64_t side = s->core.cg ? s->core.cg->lost : 0;
+	if (s->res->bpf && s->res->lost >= side)
+		s->res->lost_bpf = s->res->lost - side;
 	core_finish(&s->core);
 	return err;
 }

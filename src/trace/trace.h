@@ -65,6 +65,7 @@ struct trace_opts {
 struct trace_result {
 	uint64_t calls;          /* system calls seen (exits, plus calls that never return) */
 	uint64_t lost;           /* events the kernel dropped (full buffers) */
+	uint64_t lost_bpf;       /* those of them the BPF ring buffer dropped (-m does not size it) */
 	bool bpf;                /* strings were read (the BPF program ran) */
 	bool workload;           /* a command was run */
 	int workload_status;     /* its wait status */
