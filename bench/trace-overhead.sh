@@ -3,10 +3,13 @@
 # 1,000,000) timed by the program itself (CLOCK_MONOTONIC around the loop),
 # bare, under strace -f, perf trace, and kiln trace (BPF, and --no-bpf: the
 # raw tracepoints), each writing its lines to /dev/null, plus kiln trace -s
-# (summary only). Prints each run's loop time, its slowdown against the
+# (summary only), and with the stack of each call (-g: frame pointers;
+# --call-graph dwarf: 8 KiB stack copies unwound by kiln). KILN_BASE=path
+# adds the BPF line for another kiln build in the same run (before and
+# after a change). Prints each run's loop time, its slowdown against the
 # bare loop, and kiln's lost-event warning if any. RUNS rounds (default 3),
 # the median kept. Needs root (or CAP_BPF and CAP_PERFMON) for the BPF line.
-# Usage: bench/trace-overhead.sh [path/to/kiln] [N]
+# Usage: [KILN_BASE=path] bench/trace-overhead.sh [path/to/kiln] [N]
 set -u
 KILN=${1:-build/kiln}
 N=${2:-1000000}
@@ -74,3 +77,6 @@ row "perf trace" perf trace -o /dev/null --
 row "kiln trace (BPF)" "$KILN" trace -o /dev/null --
 row "kiln trace --no-bpf" "$KILN" trace --no-bpf -o /dev/null --
 row "kiln trace -s (BPF)" "$KILN" trace -s -o /dev/null --
+[ -n "${KILN_BASE:-}" ] && row "base: kiln trace (BPF)" "$KILN_BASE" trace -o /dev/null --
+row "kiln trace -g (BPF)" "$KILN" trace -g -o /dev/null --
+row "kiln trace --call-graph dwarf" "$KILN" trace --call-graph dwarf -o /dev/null --

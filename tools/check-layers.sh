@@ -21,7 +21,7 @@ allowed() {
 	annotate) echo "annotate symbolize dso base" ;;
 	output) echo "output annotate aggregate symbolize base" ;;
 	tui) echo "tui output annotate aggregate symbolize base" ;;
-	trace) echo "trace trace/bpf source/live tracefmt event base" ;;
+	trace) echo "trace trace/bpf symbolize unwind proc dso source/live tracefmt event base" ;;
 	trace/bpf) echo "trace/bpf" ;;
 	probe) echo "probe base" ;;
 	pipeline) echo "pipeline probe trace tui output annotate aggregate symbolize unwind proc dso source/perffile source/live tracefmt event base" ;;

@@ -72,6 +72,40 @@ static int opt_expr(struct opts_parser *p, const struct opt *o, const char *arg,
 	return 0;
 }
 
+static int opt_call_graph(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	enum trace_callgraph *cg = field;
+	(void)o;
+	if (!strcmp(arg, "fp"))
+		*cg = TRACE_CG_FP;
+	else if (!strcmp(arg, "dwarf")) {
+#ifndef __x86_64__
+		return opts_error(p, "--call-graph dwarf is for x86_64 only (kiln's DWARF unwinder); "
+				     "use fp");
+#endif
+		*cg = TRACE_CG_DWARF;
+	}
+	else
+		return opts_error(p, "--call-graph '%s' is not supported (fp or dwarf)", arg);
+	return 0;
+}
+
+/* -F/--pf maj|min|all. */
+static int opt_pf(struct opts_parser *p, const struct opt *o, const char *arg, void *field)
+{
+	unsigned *pf = field;
+	(void)o;
+	if (!strcmp(arg, "maj"))
+		*pf = TRACE_PF_MAJ;
+	else if (!strcmp(arg, "min"))
+		*pf = TRACE_PF_MIN;
+	else if (!strcmp(arg, "all"))
+		*pf = TRACE_PF_MIN | TRACE_PF_MAJ;
+	else
+		return opts_error(p, "-F takes maj, min or all, not '%s'", arg);
+	return 0;
+}
+
 static const struct opt trace_opts_table[] = {
 	OPT_FILENAME('o', "output", TA_OFF(output), "FILE",
 		     "write the lines and summaries to FILE (whole, once tracing ends)"),
@@ -95,6 +129,17 @@ static const struct opt trace_opts_table[] = {
 	OPT_BOOL('S', "with-summary", TA_OFF(with_summary), "print the lines and the summary"),
 	OPT_BOOL('c', "summary-table", TA_OFF(o.strace_table),
 		 "print strace -c's table (every thread together) at the end"),
+	OPT_CALLBACK(0, "call-graph", TA_OFF(o.callgraph), "MODE",
+		     "print the user stack that made each call under its line: fp (frame "
+		     "pointers, walked by the kernel) or dwarf (registers and 8 KiB of stack "
+		     "copied at the call, unwound by kiln with DWARF CFI: code built without "
+		     "frame pointers)",
+		     opt_call_graph),
+	OPT_SET_INT('g', NULL, TA_OFF(o.callgraph), TRACE_CG_FP, "as --call-graph fp"),
+	OPT_CALLBACK('F', "pf", TA_OFF(o.faults), "maj|min|all",
+		     "also show page faults, major, minor or all: where the code was and the "
+		     "address it touched, as perf trace -F",
+		     opt_pf),
 	OPT_BOOL(0, "no-bpf", TA_OFF(o.no_bpf),
 		 "use the raw tracepoints even where BPF works (string arguments show as "
 		 "pointers)"),
@@ -119,7 +164,11 @@ const struct opts_cmd trace_cmd = {
 		"when clang, bpftool and libbpf are present; it needs root or CAP_BPF and\n"
 		"CAP_PERFMON). Without it kiln uses the raw_syscalls tracepoints, says so once,\n"
 		"and shows those arguments as pointers (kernel.perf_event_paranoid -1, or\n"
-		"root, for tracepoints).\n",
+		"root, for tracepoints).\n"
+		"\n"
+		"With --call-graph the user stack of each call is printed under its line,\n"
+		"as perf trace prints callchains (the BPF program takes it); with -F, page\n"
+		"faults are printed among the calls, as perf trace -F prints them.\n",
 	.opts = trace_opts_table,
 	.notes =
 		"A call that blocks while another thread's call is shown appears twice: its\n"
@@ -135,7 +184,9 @@ const struct opts_cmd trace_cmd = {
 		    "kiln trace -s -- make -j2          # per-thread summary\n"
 		    "kiln trace -c -- ./prog            # strace -c's table\n"
 		    "kiln trace -p 1234 --duration 10   # calls over 10 ms of a running process\n"
-		    "kiln trace -a -e '!read' -- sleep 5\n",
+		    "kiln trace -a -e '!read' -- sleep 5\n"
+		    "kiln trace --call-graph dwarf -e connect -- ./client   # who connects\n"
+		    "kiln trace -F min -e exit_group -- ./prog             # minor page faults\n",
 	.flags = OPTS_STOP_AT_ARG,
 };
 
@@ -162,7 +213,6 @@ static int trace_failed(const struct trace_opts *o, const struct trace_result *r
 
 int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 {
-	(void)env;
 	struct trace_args a = { .o = { .out = stdout } };
 	struct opts_parser p;
 	int code;
@@ -179,12 +229,18 @@ int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 		code = cli_usage_error(&p);
 		goto out;
 	}
+	if (a.o.callgraph && a.o.no_bpf) {
+		opts_error(&p, "--call-graph needs the BPF program: it cannot be used with --no-bpf");
+		code = cli_usage_error(&p);
+		goto out;
+	}
 	if (a.o.duration_ms < 0) {
 		opts_error(&p, "--duration takes milliseconds, 0 or more");
 		code = cli_usage_error(&p);
 		goto out;
 	}
 	struct trace_opts o = a.o;
+	o.env = env;
 	if (first < argc)
 		o.argv = argv + first;
 	if (o.system_wide) {
@@ -232,7 +288,12 @@ int cmd_trace(int argc, char **argv, const struct kiln_env *env)
 		cli_err("error: cannot write to standard output\n");
 		code = KILN_EXIT_FAIL;
 	}
-	if (!err && r.lost)
+	if (!err && r.lost && r.lost_bpf == r.lost)
+		cli_err("warning: kiln trace: %llu events lost (the BPF ring buffer, 16 MiB, was "
+			"full: kiln could not keep up; trace fewer calls with -e, or without "
+			"--call-graph dwarf)\n",
+			(unsigned long long)r.lost);
+	else if (!err && r.lost)
 		cli_err("warning: kiln trace: %llu events lost (buffers full): use a bigger -m\n",
 			(unsigned long long)r.lost);
 	if (!err && r.signal) /* die of it, the summary written */

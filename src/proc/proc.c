@@ -169,9 +169,9 @@ const struct mapping *machine_find(struct machine *m, uint32_t pid, uint64_t add
 static void apply_mmap(struct machine *m, const struct event *ev)
 {
 	const struct ev_mmap *mm = &ev->u.mmap;
-	if (ev->type == PERF_RECORD_MMAP2 && !(mm->prot & PROT_EXEC))
+	if (!m->data_maps && ev->type == PERF_RECORD_MMAP2 && !(mm->prot & PROT_EXEC))
 		return; /* data mappings carry no code */
-	if (ev->misc & PERF_RECORD_MISC_MMAP_DATA)
+	if (!m->data_maps && (ev->misc & PERF_RECORD_MISC_MMAP_DATA))
 		return;
 	uint32_t dso = dso_set_intern(m->dsos, mm->filename);
 	if (mm->build_id_size)

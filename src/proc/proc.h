@@ -67,6 +67,7 @@ struct machine {
 	uint64_t kernel_text; /* the kernel MMAP's pgoff (runtime _text), 0 if none */
 	uint32_t unknown_comm; /* strtab id of ":PID"-less fallback "[unknown]" */
 	bool keep_maps_on_exec; /* invariant 3's exception (perf script's view) */
+	bool data_maps;         /* keep data mappings too (kiln trace's page fault addresses) */
 };
 
 void machine_init(struct machine *m, struct strtab *strs, struct dso_set *dsos);

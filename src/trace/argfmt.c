@@ -117,6 +117,22 @@ static bool shows_zero(enum tr_argkind k)
 	       k == AK_PROT;
 }
 
+void argfmt_argv(struct buf *out, const struct tr_exec_args *x)
+{
+	buf_addch(out, '[');
+	for (unsigned i = 0; i < x->argc && i < TR_ARGMAX; i++) {
+		if (i)
+			buf_addstr(out, ", ");
+		if (x->arg[i])
+			argfmt_string(out, x->arg[i], x->len[i], x->trunc[i]);
+		else
+			buf_addf(out, "%#llx", (unsigned long long)x->ptr[i]);
+	}
+	if (x->more)
+		buf_addstr(out, x->argc ? ", ..." : "...");
+	buf_addch(out, ']');
+}
+
 void argfmt_entry(struct buf *out, const struct tr_systab *t, const struct tr_event *e,
 		  struct tr_fdcache *fds)
 {
@@ -141,6 +157,10 @@ void argfmt_entry(struct buf *out, const struct tr_systab *t, const struct tr_ev
 			continue; /* anonymous */
 		buf_addf(out, "%s%s: ", first ? "" : ", ", sc->argname[a]);
 		first = false;
+		if (e->text[a]) {
+			buf_addstr(out, e->text[a]);
+			continue;
+		}
 		switch (k) {
 		case AK_STR:
 			if (e->str[a])

@@ -9,7 +9,8 @@
  * entry is printed first, ending in " ...", and the exit later as
  * " ... [continued]: name()) = result", as perf does. With --failure or
  * --duration only whole lines are printed, at the exit. Calls that never
- * return (exit, exit_group) print at entry with "= ?".
+ * return (exit, exit_group) print at entry with "= ?". With --call-graph,
+ * the stack an exit brought is printed under its line.
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,8 +41,10 @@ int core_init(struct tr_core *c, const struct trace_opts *o, struct trace_result
 
 void core_release(struct tr_core *c)
 {
-	for (size_t i = 0; i < c->th.n; i++)
+	for (size_t i = 0; i < c->th.n; i++) {
 		buf_release(&c->th.v[i].entry);
+		buf_release(&c->th.v[i].argv);
+	}
 	VEC_FREE(&c->th);
 	hashmap_release(&c->threads);
 	stats_release(&c->stats);
@@ -77,6 +80,7 @@ static struct tr_thread *thread_get(struct tr_core *c, uint32_t pid, uint32_t ti
 		else
 			read_comm(pid, tid, t.comm);
 		buf_init(&t.entry, 1 << 16);
+		buf_init(&t.argv, 1 << 16);
 		VEC_PUSH(&c->th, t);
 	}
 	struct tr_thread *t = &c->th.v[*slot - 1];
@@ -175,6 +179,7 @@ static void keep_entry(struct tr_thread *t, const struct tr_event *e)
 {
 	t->ev = *e;
 	t->formatted = false;
+	memset(t->ev.text, 0, sizeof(t->ev.text));
 	for (unsigned a = 0; a < TR_MAXARGS; a++) {
 		if (!e->str[a])
 			continue;
@@ -202,9 +207,19 @@ static void merge_strings(struct tr_thread *t, const struct tr_event *e)
 	}
 }
 
+/* The entry's strings live in the thread (t->strs): point at them where
+ * the thread is now (the thread table moves as threads are added). */
+static void rebase_strings(struct tr_thread *t)
+{
+	for (unsigned a = 0; a < TR_MAXARGS; a++)
+		if (t->ev.str[a])
+			t->ev.str[a] = t->strs[a];
+}
+
 /* Only the path an fd-making call was given (its line is not printed). */
 static void format_entry_path(struct tr_thread *t)
 {
+	rebase_strings(t);
 	t->path[0] = '\0';
 	for (unsigned a = 0; a < TR_MAXARGS; a++) {
 		if (t->ev.str[a] && !t->ev.strunc[a]) {
@@ -219,6 +234,7 @@ static void format_entry(struct tr_core *c, struct tr_thread *t)
 	if (t->formatted)
 		return;
 	buf_reset(&t->entry);
+	rebase_strings(t);
 	argfmt_entry(&t->entry, c->tab, &t->ev, &c->fds);
 	t->formatted = true;
 	format_entry_path(t);
@@ -346,7 +362,66 @@ static void on_return(struct tr_core *c, struct tr_thread *t, const struct tr_ev
 			buf_addf(&c->line, " (%s)", ch->comm);
 	}
 	buf_addch(&c->line, '\n');
+	if (c->cg && e->stack)
+		cg_format(c->cg, &c->line, e->stack);
 	emit(c);
+}
+
+static int arg_index(const struct tr_syscall *sc, const char *name)
+{
+	for (unsigned a = 0; sc && a < sc->nargs; a++)
+		if (sc->argname[a] && !strcmp(sc->argname[a], name))
+			return (int)a;
+	return -1;
+}
+
+void core_exec_args(struct tr_core *c, const struct tr_exec_args *x)
+{
+	struct tr_thread *t = thread_find(c, x->tid);
+	if (!t || !t->pending || t->nr != x->nr || t->formatted || x->bad)
+		return;
+	const struct tr_syscall *sc = systab_get(c->tab, t->nr);
+	int av = arg_index(sc, "argv"), ev = arg_index(sc, "envp");
+	buf_reset(&t->argv);
+	argfmt_argv(&t->argv, x);
+	size_t at = t->argv.len + 1;
+	buf_addch(&t->argv, '\0');
+	if (ev >= 0 && t->ev.args[ev])
+		buf_addf(&t->argv, "%#llx /* %u%s vars */", (unsigned long long)t->ev.args[ev],
+			 x->envc, x->env_more ? "+" : "");
+	/* Set both once the buffer is whole (it may have moved while growing). */
+	if (av >= 0 && t->ev.args[av])
+		t->ev.text[av] = t->argv.p;
+	if (ev >= 0 && t->ev.args[ev] && t->argv.len >= at)
+		t->ev.text[ev] = t->argv.p + at;
+}
+
+/* perf trace prints a fault with a duration of 0 and its stack; with
+ * --failure or --duration only calls are shown. */
+void core_fault(struct tr_core *c, const struct event *ev, bool major)
+{
+	if (!c->base)
+		c->base = ev->sid.time;
+	struct tr_thread *t = thread_get(c, ev->sid.pid, ev->sid.tid, NULL);
+	t->nevents++;
+	c->nevents++;
+	if (major)
+		t->pfmaj++;
+	else
+		t->pfmin++;
+	if (!c->lines || !c->stream || !filter_call(&c->filter, NULL, t->pid, t->tid, t->comm))
+		return;
+	flush_interrupted(c, 0);
+	head(c, t, ev->sid.time, true, 0, true);
+	cg_fault(c->cg, &c->line, ev, major);
+	emit(c);
+}
+
+void core_late_strings(struct tr_core *c, const struct tr_event *e)
+{
+	struct tr_thread *t = thread_find(c, e->tid);
+	if (t && t->pending && t->nr == e->nr)
+		merge_strings(t, e);
 }
 
 void core_event(struct tr_core *c, const struct tr_event *e)
@@ -412,12 +487,17 @@ static void perf_summary(struct tr_core *c, FILE *out)
 		for (size_t k = 0; k < c->stats.v.n; k++)
 			if (c->stats.v.v[k].tid == th[i]->tid)
 				rows[nr++] = &c->stats.v.v[k];
-		if (!nr)
+		if (!nr && !th[i]->pfmaj && !th[i]->pfmin)
 			continue;
 		qsort(rows, nr, sizeof(*rows), cmp_total);
-		fprintf(out, " %s (%u), %llu events, %.1f%%\n\n", th[i]->comm, th[i]->tid,
+		fprintf(out, " %s (%u), %llu events, %.1f%%", th[i]->comm, th[i]->tid,
 			(unsigned long long)th[i]->nevents,
 			c->nevents ? 100.0 * (double)th[i]->nevents / (double)c->nevents : 0.0);
+		if (th[i]->pfmaj)
+			fprintf(out, ", %llu majfaults", (unsigned long long)th[i]->pfmaj);
+		if (th[i]->pfmin)
+			fprintf(out, ", %llu minfaults", (unsigned long long)th[i]->pfmin);
+		fprintf(out, "\n\n");
 		fprintf(out, "   syscall            calls  errors  total       min       avg       max       stddev\n"
 			     "                                     (msec)    (msec)    (msec)    (msec)        (%%)\n"
 			     "   --------------- --------  ------ -------- --------- --------- ---------     ------\n");

@@ -89,8 +89,8 @@ bool filter_call(const struct tr_filter *f, const char *name, uint32_t pid, uint
 		return false;
 	if (o->comm && strcmp(o->comm, comm) != 0)
 		return false;
-	if (!f->nglobs)
-		return true;
+	if (!f->nglobs || !name)
+		return true; /* -e names calls, not page faults */
 	bool hit = false;
 	for (size_t i = 0; i < f->nglobs && !hit; i++)
 		hit = fnmatch(f->globs[i], name, 0) == 0;

@@ -8,7 +8,9 @@
  * result). COMM and FORK records name the tasks. Records drained in one
  * pass are put in time order before the core sees them (each CPU's ring
  * is in order, the rings are not with each other). Strings are not read:
- * their arguments show as pointers.
+ * their arguments show as pointers. The rings of callchain.c (mappings,
+ * page faults: -F) are read in the same pass and sorted with them (one
+ * clock, perf's).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,18 +21,11 @@
 #include "source/live/live.h"
 #include "trace/trace_int.h"
 
-struct rec {
-	uint64_t time;
-	size_t off, len;
-	uint64_t seq;
-};
-
 struct perfsrc {
 	struct tr_source s;
 	struct live *live;
 	struct perf_event_attr attrs[2];
-	VEC(uint8_t) bytes; /* this pass's records */
-	VEC(struct rec) recs;
+	struct tr_queue q; /* this pass's records, with callchain.c's (kind 1) */
 	uint64_t lost;
 };
 
@@ -57,20 +52,15 @@ static int collect(void *arg, const void *rec, size_t len)
 	} else {
 		return 0;
 	}
-	struct rec r = { .time = time, .off = ps->bytes.n, .len = len, .seq = ps->recs.n };
-	VEC_RESERVE(&ps->bytes, ps->bytes.n + len);
-	memcpy(ps->bytes.v + ps->bytes.n, rec, len);
-	ps->bytes.n += len;
-	VEC_PUSH(&ps->recs, r);
+	queue_push(&ps->q, rec, len, time, 0);
 	return 0;
 }
 
-static int cmp_rec(const void *a, const void *b)
+static int collect_side(void *arg, const void *rec, size_t len)
 {
-	const struct rec *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	struct perfsrc *ps = arg;
+	queue_push(&ps->q, rec, len, cg_time(ps->s.core->cg, rec, len), 1);
+	return 0;
 }
 
 static void dispatch(struct perfsrc *ps, const uint8_t *p, size_t len)
@@ -132,37 +122,46 @@ static void dispatch(struct perfsrc *ps, const uint8_t *p, size_t len)
 static int ps_drain(struct tr_source *s)
 {
 	struct perfsrc *ps = (struct perfsrc *)s;
-	ps->bytes.n = 0;
-	ps->recs.n = 0;
+	queue_reset(&ps->q);
 	uint64_t bytes = 0;
+	struct tr_cg *cg = ps->s.core->cg;
 	int err = live_drain(ps->live, collect, ps, &bytes);
-	qsort(ps->recs.v, ps->recs.n, sizeof(*ps->recs.v), cmp_rec);
-	for (size_t i = 0; i < ps->recs.n; i++)
-		dispatch(ps, ps->bytes.v + ps->recs.v[i].off, ps->recs.v[i].len);
-	return err;
+	int serr = cg ? cg_drain(cg, collect_side, ps) : 0;
+	queue_sort(&ps->q);
+	for (size_t i = 0; i < ps->q.recs.n; i++) {
+		const struct tr_qrec *r = &ps->q.recs.v[i];
+		if (r->kind)
+			cg_apply(cg, ps->s.core, ps->q.bytes.v + r->off, r->len);
+		else
+			dispatch(ps, ps->q.bytes.v + r->off, r->len);
+	}
+	return err ? err : serr;
 }
 
 static int ps_enable(struct tr_source *s)
 {
-	return live_enable(((struct perfsrc *)s)->live);
+	struct tr_cg *cg = s->core->cg;
+	int err = cg ? cg_enable(cg) : 0;
+	return err ? err : live_enable(((struct perfsrc *)s)->live);
 }
 
 static void ps_disable(struct tr_source *s)
 {
 	live_disable(((struct perfsrc *)s)->live);
+	if (s->core->cg)
+		cg_disable(s->core->cg);
 }
 
 static uint64_t ps_lost(struct tr_source *s)
 {
-	return ((struct perfsrc *)s)->lost;
+	return ((struct perfsrc *)s)->lost + (s->core->cg ? s->core->cg->lost : 0);
 }
 
 static void ps_close(struct tr_source *s)
 {
 	struct perfsrc *ps = (struct perfsrc *)s;
 	live_close(ps->live);
-	VEC_FREE(&ps->bytes);
-	VEC_FREE(&ps->recs);
+	queue_release(&ps->q);
 	free(ps);
 }
 
@@ -203,6 +202,11 @@ int perfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_targ
 	size_t bad;
 	int err = live_open(&ps->live, &lo, &bad);
 	if (err) {
+		free(ps);
+		return err;
+	}
+	if (c->cg && (err = cg_open(c->cg, t, false, pages))) {
+		live_close(ps->live);
 		free(ps);
 		return err;
 	}

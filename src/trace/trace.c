@@ -31,6 +31,7 @@ struct session {
 	struct tr_systab tab;
 	struct tr_core core;
 	struct tr_source *src;
+	struct tr_cg cg;
 	struct live_workload wl;
 	pid_t *tids;
 	size_t ntids;
@@ -75,17 +76,22 @@ static int open_source(struct session *s)
 		t.pids = o->pids;
 		t.npids = o->npids;
 	}
+	unsigned pages = o->mmap_pages ? o->mmap_pages : (geteuid() == 0 ? 1024 : 16);
+	/* Beside the BPF ring: the mappings (few records), or page faults. */
+	unsigned side = o->faults ? pages : 64;
 	if (!o->no_bpf) {
-		int err = bpfsrc_open(&s->src, &s->core, &t);
+		int err = bpfsrc_open(&s->src, &s->core, &t, side);
 		if (!err) {
 			s->res->bpf = true;
 			return 0;
 		}
+		if (o->callgraph)
+			return err_set(err, "--call-graph needs kiln's BPF program: %s",
+				       err_last()->msg);
 		log_warn("kiln trace: %s; string arguments are shown as pointers",
 			 err_last()->msg);
 		err_clear();
 	}
-	unsigned pages = o->mmap_pages ? o->mmap_pages : (geteuid() == 0 ? 1024 : 16);
 	int err = perfsrc_open(&s->src, &s->core, &t, pages);
 	if (err) {
 		s->res->open_errno = -err;
@@ -174,6 +180,10 @@ static int run(struct session *s)
 	}
 	if ((err = core_init(&s->core, o, s->res, &s->tab)))
 		return err;
+	if (o->callgraph || o->faults) {
+		cg_init(&s->cg, o);
+		s->core.cg = &s->cg;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
 	s->sfd = signalfd(-1, &s->mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -209,6 +219,9 @@ static int run(struct session *s)
 	if (!err)
 		err = derr;
 	s->res->lost = s->src->ops->lost(s->src);
+	uint64_t side = s->core.cg ? s->core.cg->lost : 0;
+	if (s->res->bpf && s->res->lost >= side)
+		s->res->lost_bpf = s->res->lost - side;
 	core_finish(&s->core);
 	return err;
 }
@@ -238,6 +251,7 @@ int trace_run(const struct trace_opts *o, struct trace_result *res)
 		live_workload_cancel(&s.wl);
 	if (core)
 		core_release(&s.core);
+	cg_release(&s.cg);
 	systab_release(&s.tab);
 	free(s.tids);
 	if (s.sfd >= 0)

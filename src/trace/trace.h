@@ -26,6 +26,18 @@ enum trace_summary {
 	TRACE_LINES_SUMMARY,  /* -S */
 };
 
+enum trace_callgraph {
+	TRACE_CG_NONE,
+	TRACE_CG_FP,    /* --call-graph fp, -g: frame pointers, walked by the kernel */
+	TRACE_CG_DWARF, /* --call-graph dwarf: registers and a stack copy, unwound by kiln */
+};
+
+/* -F: page faults shown (bits) */
+#define TRACE_PF_MIN 1u
+#define TRACE_PF_MAJ 2u
+
+struct kiln_env;
+
 struct trace_opts {
 	char **argv;            /* -- CMD, or NULL */
 	const pid_t *pids;      /* -p targets */
@@ -45,11 +57,15 @@ struct trace_opts {
 	bool no_bpf;            /* --no-bpf: the raw tracepoints even where BPF works */
 	unsigned mmap_pages;    /* per-CPU ring pages (0: default) */
 	const char *tracefs;    /* tracefs root; NULL: /sys/kernel/tracing, then debugfs */
+	enum trace_callgraph callgraph; /* the user stack under each call (BPF source only) */
+	unsigned faults;                /* -F: TRACE_PF_MIN | TRACE_PF_MAJ */
+	const struct kiln_env *env;     /* HOME and the cache directory, for debug files */
 };
 
 struct trace_result {
 	uint64_t calls;          /* system calls seen (exits, plus calls that never return) */
 	uint64_t lost;           /* events the kernel dropped (full buffers) */
+	uint64_t lost_bpf;       /* those of them the BPF ring buffer dropped (-m does not size it) */
 	bool bpf;                /* strings were read (the BPF program ran) */
 	bool workload;           /* a command was run */
 	int workload_status;     /* its wait status */

@@ -3,9 +3,11 @@
  *
  * systab.c: the syscall table (names by number, arguments from tracefs);
  * argfmt.c: argument and result text; fdcache.c: what an fd is;
- * filter.c: -e and the other filters; stats.c: summaries; core.c: per-
+ * filter.c: -e and the other filters; stats.c: summaries; queue.c: a
+ * pass's records in time order; core.c: per-
  * thread state, lines and interleaving; perfsrc.c and bpfsrc.c: the two
- * event sources; trace.c: the session (targets, signals, the loop).
+ * event sources; callchain.c: the stacks of --call-graph, symbolized;
+ * trace.c: the session (targets, signals, the loop).
  */
 #ifndef KILN_TRACE_TRACE_INT_H
 #define KILN_TRACE_TRACE_INT_H
@@ -17,7 +19,13 @@
 #include "base/buf.h"
 #include "base/hashmap.h"
 #include "base/vec.h"
+#include "dso/dso.h"
+#include "event/event.h"
+#include "proc/proc.h"
+#include "source/live/live.h"
+#include "symbolize/symbolize.h"
 #include "trace/trace.h"
+#include "unwind/dwarf.h"
 
 #define TR_MAXARGS 6
 #define TR_STRMAX 256 /* bytes of a string argument read at entry */
@@ -73,6 +81,24 @@ struct tr_event {
 	uint16_t slen[TR_MAXARGS];
 	bool strunc[TR_MAXARGS];   /* the string went on past what was read */
 	const char *comm;          /* the task's comm (TR_COMM bytes, zero-padded), or NULL */
+	const struct event *stack; /* exit, --call-graph: a sample with the user stack, or NULL */
+	const char *text[TR_MAXARGS]; /* a value already written out (execve's argv), or NULL */
+};
+
+/* An exec's argument vector as read at its entry (the BPF program). */
+#define TR_ARGMAX 16
+struct tr_exec_args {
+	uint32_t tid;
+	int64_t nr;
+	unsigned argc;           /* strings read */
+	bool more;               /* the vector went on past them */
+	bool bad;                /* the vector could not be read */
+	const char *arg[TR_ARGMAX]; /* NULL: unreadable, shown by its pointer */
+	uint16_t len[TR_ARGMAX];
+	bool trunc[TR_ARGMAX];
+	uint64_t ptr[TR_ARGMAX];
+	uint32_t envc;           /* envp entries */
+	bool env_more;           /* at least envc */
 };
 
 /* ---- fdcache.c ---- */
@@ -104,6 +130,8 @@ void argfmt_entry(struct buf *out, const struct tr_systab *t, const struct tr_ev
 void argfmt_result(struct buf *out, const struct tr_syscall *sc, int64_t ret);
 /* A string as strace quotes it, with "..." after when truncated. */
 void argfmt_string(struct buf *out, const char *s, size_t len, bool truncated);
+/* An exec's argv as strace shows it: ["ls", "-l"], "..." for more. */
+void argfmt_argv(struct buf *out, const struct tr_exec_args *x);
 bool argfmt_is_error(const struct tr_syscall *sc, int64_t ret);
 
 /* ---- filter.c ---- */
@@ -116,7 +144,8 @@ struct tr_filter {
 };
 int filter_init(struct tr_filter *f, const struct trace_opts *o);
 void filter_release(struct tr_filter *f);
-/* The name, pid, tid and comm filters (not --failure, --duration). */
+/* The name, pid, tid and comm filters (not --failure, --duration); name
+ * NULL (a page fault): not the name filter. */
 bool filter_call(const struct tr_filter *f, const char *name, uint32_t pid, uint32_t tid,
 		 const char *comm);
 
@@ -136,6 +165,71 @@ void stats_init(struct tr_stats *s);
 void stats_release(struct tr_stats *s);
 void stats_add(struct tr_stats *s, uint32_t tid, int64_t nr, bool error, double ms);
 
+/* ---- queue.c ---- */
+
+struct tr_qrec {
+	uint64_t time;
+	size_t off, len; /* in the queue's bytes */
+	uint64_t seq;    /* reading order */
+	int kind;        /* the source's: which ring it came from */
+};
+struct tr_queue {
+	VEC(uint8_t) bytes;
+	VEC(struct tr_qrec) recs;
+};
+void queue_reset(struct tr_queue *q);
+void queue_release(struct tr_queue *q);
+/* Copy a record in. */
+void queue_push(struct tr_queue *q, const void *rec, size_t len, uint64_t time, int kind);
+/* Time order, ties in reading order. */
+void queue_sort(struct tr_queue *q);
+
+/* ---- callchain.c ---- */
+
+#define CG_MAX_FRAMES 127 /* frames printed per call (perf trace's max-stack) */
+
+struct tr_target;
+struct tr_core;
+struct tr_cg {
+	bool ready;
+	enum trace_callgraph mode;
+	unsigned faults; /* TRACE_PF_* */
+	bool on_exec;    /* enabled by the command's exec */
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+	struct unwinder uw;
+	struct symbolizer sz;
+	struct unwind_stack *st;
+	struct live *live; /* the sideband event (MMAP2, COMM, FORK, EXIT), the fault events */
+	struct perf_event_attr attr[3];
+	size_t nattr;
+	struct ev_attrs attrs;
+	uint64_t lost;     /* records the kernel dropped from these rings */
+};
+void cg_init(struct tr_cg *g, const struct trace_opts *o);
+void cg_release(struct tr_cg *g);
+/* Open the events on the targets (times CLOCK_MONOTONIC, as the BPF
+ * program's, when 'monotonic'; else perf's clock, as the raw
+ * tracepoints') and synthesize the mappings of running ones; 0 or -errno
+ * (err_last() says why). */
+int cg_open(struct tr_cg *g, const struct tr_target *t, bool monotonic, unsigned pages);
+int cg_enable(struct tr_cg *g);
+void cg_disable(struct tr_cg *g);
+/* Hand every pending record to fn. */
+int cg_drain(struct tr_cg *g, live_record_fn fn, void *arg);
+/* A record's time, 0 if unknown. */
+uint64_t cg_time(const struct tr_cg *g, const void *rec, size_t len);
+/* Apply a record: mappings and tasks to the machine, a page fault to the
+ * core (c may be NULL for synthesized records). */
+void cg_apply(struct tr_cg *g, struct tr_core *c, const void *rec, size_t len);
+/* "minfault [code] => data (d.)" as perf trace prints a page fault, with
+ * its newline. */
+void cg_fault(struct tr_cg *g, struct buf *out, const struct event *ev, bool major);
+/* The user frames of 'sample' (a decoded or synthesized SAMPLE), one line
+ * each, as perf trace prints callchains. */
+void cg_format(struct tr_cg *g, struct buf *out, const struct event *sample);
+
 /* ---- core.c ---- */
 
 struct tr_thread {
@@ -152,7 +246,9 @@ struct tr_thread {
 	struct tr_event ev; /* the entry, its strings in strs */
 	char strs[TR_MAXARGS][TR_STRMAX + 1];
 	struct buf entry;  /* "name(args" */
+	struct buf argv;   /* an exec's argv and envp, written out ("argv\0envp") */
 	uint64_t nevents;
+	uint64_t pfmaj, pfmin; /* page faults (-F) */
 };
 
 struct tr_core {
@@ -170,6 +266,7 @@ struct tr_core {
 	bool stream;      /* lines printed as events come (no --failure/--duration) */
 	bool lines;
 	struct buf line;
+	struct tr_cg *cg; /* --call-graph, or NULL */
 };
 
 int core_init(struct tr_core *c, const struct trace_opts *o, struct trace_result *res,
@@ -183,6 +280,13 @@ void core_fork(struct tr_core *c, uint32_t pid, uint32_t tid, uint32_t ptid);
 /* The file an execve in progress runs, for its filename when the entry
  * could not read it. */
 void core_exec_name(struct tr_core *c, uint32_t tid, const char *name, size_t len);
+/* An exec's argv and envp, for the entry just seen: shown as strace
+ * shows them (["ls", "-l"], 0x7ffc... /\* 20 vars *\/). */
+void core_exec_args(struct tr_core *c, const struct tr_exec_args *x);
+/* A page fault (a sample of a page-fault event): its line, its count. */
+void core_fault(struct tr_core *c, const struct event *ev, bool major);
+/* Strings read at a call's exit, for arguments its entry could not read. */
+void core_late_strings(struct tr_core *c, const struct tr_event *e);
 /* End: entries still pending are printed as unfinished; then the summaries. */
 void core_finish(struct tr_core *c);
 
@@ -217,7 +321,9 @@ struct tr_target {
 int perfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t,
 		 unsigned pages);
 /* 0, or -errno with err_last() saying why BPF cannot be used (not built,
- * not allowed). */
-int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t);
+ * not allowed). 'pages': ring pages per CPU of the perf events beside it
+ * (mappings, page faults). */
+int bpfsrc_open(struct tr_source **out, struct tr_core *c, const struct tr_target *t,
+		unsigned pages);
 
 #endif

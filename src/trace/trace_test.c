@@ -2,7 +2,8 @@
  * trace unit tests (trace, L7): argument text (strings quoted as strace
  * does, open flags, dfd, modes, errors), -e filters, and the core's
  * lines for interleaved calls (started "...", then "[continued]"),
- * --failure, and the summaries, on hand-made events.
+ * --failure, and the summaries, on hand-made events; execve's argv,
+ * strings read at exit, and the time order of a pass's records.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,7 @@
 
 #include "trace/trace_int.h"
 
-enum { NR_READ = 0, NR_WRITE = 1, NR_OPENAT = 257, NR_EXIT_GROUP = 231 };
+enum { NR_READ = 0, NR_WRITE = 1, NR_EXECVE = 59, NR_OPENAT = 257, NR_EXIT_GROUP = 231 };
 
 static void add_call(struct tr_systab *t, int nr, const char *name, enum tr_retkind rk,
 		     const char *const *args, const enum tr_argkind *kinds, unsigned n)
@@ -46,6 +47,9 @@ static void make_tab(struct tr_systab *t)
 	static const char *const op[] = { "dfd", "filename", "flags", "mode" };
 	static const enum tr_argkind opk[] = { AK_DFD, AK_STR, AK_OPEN_FLAGS, AK_MODE };
 	add_call(t, NR_OPENAT, "openat", RK_FD, op, opk, 4);
+	static const char *const xv[] = { "filename", "argv", "envp" };
+	static const enum tr_argkind xvk[] = { AK_STR, AK_PTR, AK_PTR };
+	add_call(t, NR_EXECVE, "execve", RK_INT, xv, xvk, 3);
 	static const char *const ex[] = { "error_code" };
 	static const enum tr_argkind exk[] = { AK_INT };
 	add_call(t, NR_EXIT_GROUP, "exit_group", RK_NONE, ex, exk, 1);
@@ -221,12 +225,122 @@ static void test_summaries(void **state)
 	free(text);
 }
 
+static void test_argv(void **state)
+{
+	(void)state;
+	struct buf b;
+	buf_init(&b, 1 << 12);
+	struct tr_exec_args x = { .argc = 3, .more = true };
+	x.arg[0] = "ls";
+	x.len[0] = 2;
+	x.arg[1] = "a \"b\"";
+	x.len[1] = 5;
+	x.ptr[2] = 0xdead0; /* unreadable: its pointer */
+	argfmt_argv(&b, &x);
+	assert_string_equal(buf_str(&b), "[\"ls\", \"a \\\"b\\\"\", 0xdead0, ...]");
+	buf_reset(&b);
+	x = (struct tr_exec_args){ .argc = 1 };
+	x.arg[0] = "abcdef";
+	x.len[0] = 3;
+	x.trunc[0] = true;
+	argfmt_argv(&b, &x);
+	assert_string_equal(buf_str(&b), "[\"abc\"...]");
+	buf_release(&b);
+}
+
+/* An execve's argv (core_exec_args) and a filename read at its exit
+ * (core_late_strings) show in its line. */
+static void test_exec_line(void **state)
+{
+	(void)state;
+	struct tr_systab t;
+	make_tab(&t);
+	char *text = NULL;
+	size_t len = 0;
+	struct trace_opts o = { .summary = TRACE_LINES };
+	o.out = open_memstream(&text, &len);
+	struct trace_result res;
+	memset(&res, 0, sizeof(res));
+	struct tr_core c;
+	assert_int_equal(core_init(&c, &o, &res, &t), 0);
+	struct tr_event in = { .time = MS, .pid = A, .tid = A, .nr = NR_EXECVE, .enter = true,
+			       .args = { 0x1000, 0x2000, 0x3000 }, .comm = comm_a };
+	core_event(&c, &in);
+	struct tr_exec_args x = { .tid = A, .nr = NR_EXECVE, .argc = 2, .envc = 7 };
+	x.arg[0] = "sh";
+	x.len[0] = 2;
+	x.arg[1] = "-c";
+	x.len[1] = 2;
+	core_exec_args(&c, &x);
+	struct tr_event late = { .time = 2 * MS, .pid = A, .tid = A, .nr = NR_EXECVE };
+	late.str[0] = "/bin/sh";
+	late.slen[0] = 7;
+	core_late_strings(&c, &late);
+	struct tr_event out = { .time = 3 * MS, .pid = A, .tid = A, .nr = NR_EXECVE, .ret = 0,
+				.comm = comm_a };
+	core_event(&c, &out);
+	core_finish(&c);
+	core_release(&c);
+	fclose(o.out);
+	free_tab(&t);
+	assert_string_equal(text, "     0.000 ( 2.000 ms): a/2147483633 execve(filename: \"/bin/sh\", "
+				  "argv: [\"sh\", \"-c\"], envp: 0x3000 /* 7 vars */) = 0\n");
+	free(text);
+}
+
+/* A call's strings survive threads added while it blocks (the thread
+ * table moves; under ASan a stale pointer would be a use after free). */
+static void test_threads_added(void **state)
+{
+	(void)state;
+	struct tr_event ev[2 + 2 * 200];
+	size_t n = 0;
+	ev[n] = (struct tr_event){ .time = MS, .pid = A, .tid = A, .nr = NR_OPENAT, .enter = true,
+				   .args = { (uint64_t)-100, 0x1000, 0 }, .comm = comm_a };
+	ev[n].str[1] = "/etc/hosts";
+	ev[n++].slen[1] = 10;
+	for (uint32_t i = 0; i < 200; i++) {
+		ev[n++] = (struct tr_event){ .time = 2 * MS + i, .pid = 1000 + i, .tid = 1000 + i,
+					     .nr = NR_WRITE, .enter = true, .args = { 1, 0, 1 },
+					     .comm = comm_b };
+		ev[n++] = (struct tr_event){ .time = 2 * MS + i, .pid = 1000 + i, .tid = 1000 + i,
+					     .nr = NR_WRITE, .ret = 1, .comm = comm_b };
+	}
+	ev[n++] = (struct tr_event){ .time = 3 * MS, .pid = A, .tid = A, .nr = NR_OPENAT, .ret = 3,
+				     .comm = comm_a };
+	struct trace_opts o = { .summary = TRACE_LINES, .failure = false, .duration_ms = 1.5 };
+	char *text = run_core(ev, n, &o);
+	assert_non_null(strstr(text, "openat(dfd: CWD, filename: \"/etc/hosts\", flags: RDONLY)"));
+	free(text);
+}
+
+static void test_queue(void **state)
+{
+	(void)state;
+	struct tr_queue q = { 0 };
+	queue_push(&q, "c", 2, 30, 0);
+	queue_push(&q, "a", 2, 10, 1);
+	queue_push(&q, "b1", 3, 20, 0);
+	queue_push(&q, "b2", 3, 20, 1); /* same time: reading order */
+	queue_sort(&q);
+	const char *want[] = { "a", "b1", "b2", "c" };
+	assert_int_equal(q.recs.n, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal((const char *)q.bytes.v + q.recs.v[i].off, want[i]);
+	assert_int_equal(q.recs.v[0].kind, 1);
+	queue_reset(&q);
+	assert_int_equal(q.recs.n, 0);
+	queue_release(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_string),    cmocka_unit_test(test_entry),
 		cmocka_unit_test(test_filter),    cmocka_unit_test(test_interleave),
-		cmocka_unit_test(test_summaries),
+		cmocka_unit_test(test_summaries), cmocka_unit_test(test_argv),
+		cmocka_unit_test(test_exec_line), cmocka_unit_test(test_queue),
+		cmocka_unit_test(test_threads_added),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,3 +122,17 @@ stacks_vs_perf() {
 	python3 "$TESTLIB/sample_compare.py" "$T/$1.ktxt" "$T/$1.ptxt" "${3:-0.98}" >"$T/$1.cmp" ||
 		fail "$1: kiln's stacks disagree with perf's: $(cat "$T/$1.cmp")"
 }
+# Wait (up to 20 s) until kiln ($1, a kiln trace or record in the
+# background) has its events open (perf_event or BPF link fds), then
+# 0.5 s more: on a loaded machine, or under ASan, its setup alone can take
+# seconds. Returns at once if kiln has ended.
+wait_trace_ready() {
+	i=0
+	until ls -l /proc/"$1"/fd 2>/dev/null | grep -qE 'perf_event|bpf_link'; do
+		[ $i -lt 200 ] || fail "kiln never opened its events"
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
+}
