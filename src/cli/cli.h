@@ -44,6 +44,7 @@ int cmd_stat(int argc, char **argv, const struct kiln_env *env);
 int cmd_list(int argc, char **argv, const struct kiln_env *env);
 int cmd_trace(int argc, char **argv, const struct kiln_env *env);
 int cmd_report(int argc, char **argv, const struct kiln_env *env);
+int cmd_top(int argc, char **argv, const struct kiln_env *env);
 
 /* Each command's description (cli/opts.h): options, help, man page. */
 struct opts_cmd;
@@ -53,6 +54,7 @@ extern const struct opts_cmd annotate_cmd;
 extern const struct opts_cmd stat_cmd, list_cmd;
 extern const struct opts_cmd trace_cmd;
 extern const struct opts_cmd report_cmd;
+extern const struct opts_cmd top_cmd;
 
 /* Shared helpers (cli/util.c). */
 /*

@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ &stat_cmd, cmd_stat },       { &list_cmd, cmd_list },
 	{ &trace_cmd, cmd_trace },
 	{ &report_cmd, cmd_report },
+	{ &top_cmd, cmd_top },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -457,27 +457,14 @@ static void samples_unit(uint64_t n, uint64_t *v, char *unit)
 	}
 }
 
-void report_text_section(FILE *out, const struct report_text_opts *o,
-			 const struct report_section *s)
+/* The columns shown (keys[*nk]) and their widths. */
+static void section_columns(const struct report_text_opts *o, const struct hist *h, int *keys,
+			    size_t *nkeys, size_t *widths)
 {
-	const struct hist *h = s->h;
-	bool children = h->o.children;
-	/* perf 6.1's filters keep every sample in the total: relative and
-	 * absolute percentages are the same */
-	uint64_t total = h->total, nsamples = h->nsamples, count = h->total;
-	uint64_t unit_v;
-	char unit;
-	samples_unit(nsamples, &unit_v, &unit);
-	fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", unit_v, unit, s->event);
-	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
-
-	/* widths of the columns shown */
-	int keys[HIST_MAX_KEYS];
 	size_t nk = 0;
 	for (size_t j = 0; j < h->o.nkeys; j++)
 		if (!o->elide[h->o.keys[j]])
 			keys[nk++] = h->o.keys[j];
-	size_t widths[HIST_MAX_KEYS];
 	size_t comm_w = strlen("Command");
 	for (size_t i = 0; i < hist_count(h); i++) { /* perf: the threads' comms */
 		const struct hist_entry *e = hist_at(h, i);
@@ -496,6 +483,57 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 				widths[j] = n;
 		}
 	}
+	*nkeys = nk;
+}
+
+/* The rows (at most max_rows entries, 0: all), each with its callchain. */
+static void section_rows(FILE *out, const struct report_text_opts *o, const struct hist *h,
+			 const int *keys, size_t nk, const size_t *widths, size_t max_rows)
+{
+	bool children = h->o.children;
+	uint64_t total = h->total;
+	size_t printed = 0;
+	for (size_t i = 0; i < hist_count(h); i++) {
+		const struct hist_entry *e = hist_at(h, i);
+		if (pct(hist_entry_period(h, e), total) < o->percent_limit)
+			continue;
+		if (max_rows && printed++ == max_rows)
+			break;
+		if (children)
+			fprintf(out, "  %*.2f%%  %*.2f%%", PCT_WIDTH - 1, pct(e->children, total),
+				PCT_WIDTH - 1, pct(e->self, total));
+		else
+			fprintf(out, "  %*.2f%%", PCT_WIDTH - 1, pct(e->self, total));
+		if (o->nr_samples)
+			fprintf(out, "  %*" PRIu64, SAMPLES_WIDTH, e->nself);
+		for (size_t j = 0; j < nk; j++) {
+			fputs("  ", out);
+			key_print(out, h, keys[j], &e->k, widths[j], j + 1 == nk);
+		}
+		fputc('\n', out);
+		if (o->graph != REPORT_GRAPH_NONE && h->o.callchains)
+			print_chain(out, o, h, e, total);
+	}
+}
+
+void report_text_section(FILE *out, const struct report_text_opts *o,
+			 const struct report_section *s)
+{
+	const struct hist *h = s->h;
+	bool children = h->o.children;
+	/* perf 6.1's filters keep every sample in the total: relative and
+	 * absolute percentages are the same */
+	uint64_t nsamples = h->nsamples, count = h->total;
+	uint64_t unit_v;
+	char unit;
+	samples_unit(nsamples, &unit_v, &unit);
+	fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", unit_v, unit, s->event);
+	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
+
+	int keys[HIST_MAX_KEYS];
+	size_t nk;
+	size_t widths[HIST_MAX_KEYS];
+	section_columns(o, h, keys, &nk, widths);
 
 	/* headers */
 	fputs("# ", out);
@@ -523,27 +561,18 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 	}
 	fputs("\n#\n", out);
 
-	/* rows */
-	for (size_t i = 0; i < hist_count(h); i++) {
-		const struct hist_entry *e = hist_at(h, i);
-		if (pct(hist_entry_period(h, e), total) < o->percent_limit)
-			continue;
-		if (children)
-			fprintf(out, "  %*.2f%%  %*.2f%%", PCT_WIDTH - 1, pct(e->children, total),
-				PCT_WIDTH - 1, pct(e->self, total));
-		else
-			fprintf(out, "  %*.2f%%", PCT_WIDTH - 1, pct(e->self, total));
-		if (o->nr_samples)
-			fprintf(out, "  %*" PRIu64, SAMPLES_WIDTH, e->nself);
-		for (size_t j = 0; j < nk; j++) {
-			fputs("  ", out);
-			key_print(out, h, keys[j], &e->k, widths[j], j + 1 == nk);
-		}
-		fputc('\n', out);
-		if (o->graph != REPORT_GRAPH_NONE && h->o.callchains)
-			print_chain(out, o, h, e, total);
-	}
+	section_rows(out, o, h, keys, nk, widths, 0);
 	fputs("\n\n", out);
+}
+
+void report_text_rows(FILE *out, const struct report_text_opts *o, const struct hist *h,
+		      size_t max_rows)
+{
+	int keys[HIST_MAX_KEYS];
+	size_t nk;
+	size_t widths[HIST_MAX_KEYS];
+	section_columns(o, h, keys, &nk, widths);
+	section_rows(out, o, h, keys, nk, widths, max_rows);
 }
 
 /* ---- perf diff ---- */

@@ -52,6 +52,11 @@ void report_text_lost(FILE *out, uint64_t lost);
 void report_text_section(FILE *out, const struct report_text_opts *o,
 			 const struct report_section *s);
 
+/* An event's rows only, as the section prints them (perf top --stdio's
+ * table): at most max_rows entries (0: all) at or above the percent limit. */
+void report_text_rows(FILE *out, const struct report_text_opts *o, const struct hist *h,
+		      size_t max_rows);
+
 /* A sort key's column header ("Shared Object"), and its cell for k
  * padded to 'width' (the last column, a symbol, is not padded). */
 const char *report_text_key_header(int key);

@@ -38,6 +38,7 @@ struct sink {
 	struct nscache *ns;
 	struct buildids *bi;
 	struct offcpu *oc; /* --off-cpu: takes the sched_switch records */
+	const struct record_tap *tap;
 	int err;
 };
 
@@ -63,7 +64,14 @@ static int on_record(void *arg, const void *rec, size_t len)
 		memcpy(&lost, (const uint8_t *)rec + 8, 8);
 		s->res->lost_samples += lost;
 	}
-	int err = perf_writer_write(s->w, rec, len);
+	if (s->tap && s->tap->record) {
+		int rc = s->tap->record(s->tap->arg, rec, len);
+		if (rc) {
+			s->err = rc < 0 ? rc : -ECANCELED;
+			return s->err;
+		}
+	}
+	int err = s->w ? perf_writer_write(s->w, rec, len) : 0;
 	if (err) {
 		s->err = err;
 		return err;
@@ -145,8 +153,8 @@ static void build_attrs(const struct record_opts *o, struct perf_event_attr *att
 			a->sample_freq = freq;
 		}
 		a->disabled = 1;
-		a->inherit = 1;
-		a->enable_on_exec = o->argv && !o->system_wide && !o->npids;
+		a->inherit = !o->ntids; /* -t: those threads only, as perf */
+		a->enable_on_exec = o->argv && !o->system_wide && !o->npids && !o->ntids;
 		a->sample_id_all = 1;
 		a->exclude_guest = 1;
 		if (i == 0) {
@@ -327,6 +335,14 @@ static int setup_targets(struct session *s)
 		s->ntids = 1;
 		return 0;
 	}
+	if (o->ntids) {
+		XALLOC_ARRAY(s->tids, o->ntids);
+		memcpy(s->tids, o->tids, o->ntids * sizeof(*s->tids));
+		s->ntids = o->ntids;
+		for (size_t i = 0; i < o->ntids; i++)
+			if (kill(o->tids[i], 0) && errno == ESRCH)
+				return err_set(-ESRCH, "no such thread: %d", (int)o->tids[i]);
+	}
 	return live_append_threads(o->pids, o->npids, &s->tids, &s->ntids);
 }
 
@@ -338,7 +354,8 @@ static int open_events(struct session *s)
 	struct record_result *res = s->res;
 	struct live_opts lo = { .attrs = s->attrs, .nattrs = s->n, .tids = s->tids,
 				.ntids = s->ntids, .system_wide = o->system_wide,
-				.mmap_pages = o->mmap_pages ? o->mmap_pages : default_pages() };
+				.mmap_pages = o->mmap_pages ? o->mmap_pages : default_pages(),
+				.cpus = o->cpus, .ncpus = o->ncpus };
 	/* Every switch is a record with a callchain: a root's rings get 2 MiB. */
 	if (!o->mmap_pages && s->sched_idx && geteuid() == 0)
 		lo.mmap_pages *= 4;
@@ -427,10 +444,13 @@ static int write_offcpu(void *arg, const void *rec, size_t len)
 static int open_output(struct session *s)
 {
 	const struct record_opts *o = s->o;
-	int err = perf_writer_open(&s->w, o->output);
+	int err = o->output ? perf_writer_open(&s->w, o->output) : 0;
 	if (err)
 		return err;
-	for (size_t i = 0; i < s->n; i++) {
+	if (o->tap && o->tap->opened &&
+	    (err = o->tap->opened(o->tap->arg, s->attrs, s->names, s->n, s->live)))
+		return err;
+	for (size_t i = 0; s->w && i < s->n; i++) {
 		size_t nids;
 		const uint64_t *ids = live_ids(s->live, i, &nids);
 		perf_writer_add_attr(s->w, &s->attrs[i], s->names[i], ids, nids);
@@ -441,7 +461,7 @@ static int open_output(struct session *s)
 	const uint64_t *ids0 = live_ids(s->live, 0, &nid0);
 	uint64_t id0 = nid0 ? ids0[0] : 0;
 	s->sink = (struct sink){ .w = s->w, .res = s->res, .ns = &s->ns, .bi = &s->bi,
-				 .oc = s->sink.oc };
+				 .oc = s->sink.oc, .tap = o->tap };
 	err = live_synth_kernel(&s->attrs[0], id0, on_record, &s->sink);
 	if (!err && o->system_wide)
 		err = live_synth_all(&s->attrs[0], id0, on_record, &s->sink);
@@ -449,7 +469,7 @@ static int open_output(struct session *s)
 		err = live_synth_process(o->pids[i], &s->attrs[0], id0, on_record, &s->sink);
 	if (!err) {
 		struct perf_event_header fi = { .type = 82 /* FINISHED_INIT */, .size = 8 };
-		err = s->sink.err = perf_writer_write(s->w, &fi, sizeof(fi));
+		err = s->sink.err = s->w ? perf_writer_write(s->w, &fi, sizeof(fi)) : 0;
 	}
 	if (err && s->sink.err) /* the file, not /proc: a full disk shows here */
 		return write_failed(s, s->sink.err);
@@ -527,25 +547,27 @@ static bool targets_gone(const struct session *s, const struct pollfd *pfd, size
 static int write_round(struct session *s)
 {
 	struct perf_event_header fr = { .type = 68 /* FINISHED_ROUND */, .size = 8 };
-	return perf_writer_write(s->w, &fr, sizeof(fr));
+	return s->w ? perf_writer_write(s->w, &fr, sizeof(fr)) : 0;
 }
 
 /* poll → drain the rings into the file → FINISHED_ROUND, until the
  * targets end, a signal arrives or a write fails (s->sink.err). */
 static void loop(struct session *s)
 {
-	size_t nfds = live_ncpus(s->live) + 1;
+	int stop_fd = s->o->tap ? s->o->tap->stop_fd : -1;
+	size_t nfds = live_ncpus(s->live) + 2;
 	struct pollfd *pfd;
 	int *rfds;
 	XALLOC_ARRAY(pfd, nfds);
 	XALLOC_ARRAY(rfds, nfds);
-	size_t nr = live_pollfds(s->live, rfds, nfds - 1);
+	size_t nr = live_pollfds(s->live, rfds, nfds - 2);
 	bool stop = false;
 	while (!stop) {
 		for (size_t i = 0; i < nr; i++)
 			pfd[i] = (struct pollfd){ .fd = rfds[i], .events = POLLIN };
 		pfd[nr] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
-		int pr = poll(pfd, nr + 1, 100);
+		pfd[nr + 1] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
+		int pr = poll(pfd, nr + 2, 100);
 		uint64_t bytes = 0;
 		if (live_drain(s->live, on_record, &s->sink, &bytes) || s->sink.err)
 			break;
@@ -556,6 +578,8 @@ static void loop(struct session *s)
 			break;
 		stop = read_signals(s);
 		if (targets_gone(s, pfd, nr, pr))
+			stop = true;
+		if (stop_fd >= 0 && (pfd[nr + 1].revents & POLLIN))
 			stop = true;
 	}
 	free(pfd);
@@ -573,6 +597,8 @@ static int finish(struct session *s)
 	if (!s->sink.err && !live_drain(s->live, on_record, &s->sink, &bytes) && bytes)
 		s->sink.err = write_round(s);
 	res->bytes += bytes;
+	if (!s->w) /* no file: a tap only */
+		return s->sink.err;
 	if (!s->sink.err && s->sink.oc) {
 		s->sink.err = offcpu_finish(s->sink.oc, write_offcpu, &s->sink);
 		res->offcpu = true;
