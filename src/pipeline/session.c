@@ -224,15 +224,40 @@ int session_live_ready(struct session *s)
 	return 0;
 }
 
-int session_feed(struct session *s, const struct session_consumer *c, const void *rec,
-		 size_t len)
+/* Batch order: by time, then as drained (synthesized state has time 0). */
+static int cmp_batch(const void *pa, const void *pb)
 {
-	struct event ev;
-	if (ev_decode(&ev, rec, len, 0, s->live_attrs)) {
-		s->live_bad++;
-		return 0;
+	const struct event *a = pa, *b = pb;
+	uint64_t ta = a->sid.has_time ? a->sid.time : 0, tb = b->sid.has_time ? b->sid.time : 0;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+int session_feed_batch(struct session *s, const struct session_consumer *c, const void *recs,
+		       size_t len)
+{
+	const uint8_t *p = recs;
+	VEC(struct event) evs = { 0 };
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
+		struct perf_event_header h;
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || off + h.size > len)
+			break;
+		struct event *ev = VEC_PUSH_ZERO(&evs);
+		if (ev_decode(ev, p + off, h.size, off, s->live_attrs)) {
+			evs.n--;
+			s->live_bad++;
+		}
+		off += h.size;
 	}
-	return deliver(s, c, &ev);
+	if (evs.n > 1)
+		qsort(evs.v, evs.n, sizeof(evs.v[0]), cmp_batch);
+	int err = 0;
+	for (size_t i = 0; i < evs.n && !err; i++)
+		err = deliver(s, c, &evs.v[i]);
+	VEC_FREE(&evs);
+	return err < 0 ? err : 0;
 }
 
 bool session_text_faulted(struct session *s, uint64_t *offset)

@@ -170,17 +170,21 @@ int session_run(struct session *s, const struct session_consumer *c);
  * kernel (pipeline/record's tap) and are handed in one at a time, under
  * the same rules as a perf.data's (kallsyms for the kernel: it is the
  * running one; maps kept across exec). Open it (o->input is unused),
- * declare each event with session_live_attr, then session_feed each raw
- * record: it is decoded and delivered as session_run delivers it. A
- * record that does not decode is counted (live_bad) and skipped.
+ * declare each event with session_live_attr, then hand the raw records
+ * to session_feed_batch: they are decoded and delivered as session_run
+ * delivers them. A record that does not decode is counted (live_bad)
+ * and skipped.
  */
 int session_open_live(struct session *s, const struct session_opts *o);
 void session_live_attr(struct session *s, const struct perf_event_attr *a, const char *name,
 		       const uint64_t *ids, size_t nids);
 /* After the last session_live_attr: 0, or -EBADMSG (attrs that disagree). */
 int session_live_ready(struct session *s);
-int session_feed(struct session *s, const struct session_consumer *c, const void *rec,
-		 size_t len);
+/* A batch of whole records (one drain of every ring), delivered in time
+ * order: the rings are drained one after another, so a sample on one CPU
+ * may come before the MMAP on another that it needs. */
+int session_feed_batch(struct session *s, const struct session_consumer *c, const void *recs,
+		       size_t len);
 /* The current sample's stack, kernel and user frames leaf first (the
  * unwinder's, unwind/unwind.h); valid until the next sample. */
 const struct unwind_stack *session_stack(struct session *s, const struct session_sample *smp);

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/hashmap.h"
+#include "base/vec.h"
 #include "base/xalloc.h"
 #include "pipeline/session.h"
 #include "source/live/live.h"
@@ -61,6 +63,9 @@ struct top {
 	bool frozen_ok;
 	struct hist_remap remap; /* the last refresh's moves (decay mode) */
 	bool remap_ok;
+	/* processes that exited: pid -> the refresh it exited in + 1 (0: it came back) */
+	struct hashmap exited;
+	uint64_t refreshes, reaped;
 };
 
 static void rbuf_add(struct rbuf *b, const void *p, size_t n)
@@ -147,8 +152,13 @@ static void *sampler(void *arg)
 static int on_event(void *ctx, struct session *s, const struct event *ev)
 {
 	struct top *t = ctx;
+	uint64_t v;
 	if (ev->type == PERF_RECORD_LOST)
 		t->cur.lost += ev->u.lost.lost;
+	else if (ev->type == PERF_RECORD_EXIT && ev->u.task.pid == ev->u.task.tid)
+		hashmap_put(&t->exited, ev->u.task.pid, t->refreshes + 1);
+	else if (ev->type == PERF_RECORD_FORK && hashmap_get(&t->exited, ev->u.task.pid, &v))
+		hashmap_put(&t->exited, ev->u.task.pid, 0); /* the pid was reused */
 	return t->rep.on_event ? t->rep.on_event(t->rep.ctx, s, ev) : 0;
 }
 
@@ -198,6 +208,7 @@ int top_start(struct top **out, const struct top_opts *o, struct record_result *
 	memset(res, 0, sizeof(*res));
 	t->o = *o;
 	pthread_mutex_init(&t->mu, NULL);
+	hashmap_init(&t->exited);
 	pthread_cond_init(&t->cv, NULL);
 	if (pipe2(t->stop_pipe, O_CLOEXEC) < 0)
 		return err_set(-errno, "pipe: %s", strerror(errno));
@@ -262,14 +273,7 @@ bool top_poll(struct top *t, int timeout_ms)
 	pthread_mutex_unlock(&t->mu);
 	t->cur.drop += drop - t->drop_seen;
 	t->drop_seen = drop;
-	for (size_t off = 0; off + sizeof(struct perf_event_header) <= t->out.n;) {
-		struct perf_event_header h;
-		memcpy(&h, t->out.p + off, sizeof(h));
-		if (h.size < sizeof(h) || off + h.size > t->out.n)
-			break; /* cannot happen: the tap queues whole records */
-		session_feed(&t->s, &t->c, t->out.p + off, h.size);
-		off += h.size;
-	}
+	session_feed_batch(&t->s, &t->c, t->out.p, t->out.n);
 	t->out.n = 0;
 	/* A buffer grown by a burst goes back to a modest size. */
 	if (t->out.cap > ((size_t)4 << 20)) {
@@ -288,8 +292,35 @@ static struct hist *live_hist(const struct top *t)
 	return NULL;
 }
 
+/* Forget the processes that exited TOP_REAP_AFTER refreshes ago: their
+ * samples were resolved long since (the queue is drained every tick). */
+static void reap(struct top *t)
+{
+	VEC(uint32_t) gone = { 0 };
+	struct hashmap keep;
+	hashmap_init(&keep);
+	size_t pos = 0;
+	uint64_t pid, v;
+	while (hashmap_next(&t->exited, &pos, &pid, &v)) {
+		if (!v)
+			continue;
+		if (t->refreshes + 1 - v >= TOP_REAP_AFTER)
+			VEC_PUSH(&gone, (uint32_t)pid);
+		else
+			hashmap_put(&keep, pid, v);
+	}
+	hashmap_release(&t->exited);
+	t->exited = keep;
+	if (gone.n)
+		machine_forget(&t->s.m, gone.v, gone.n);
+	t->reaped += gone.n;
+	VEC_FREE(&gone);
+}
+
 void top_refresh(struct top *t, struct top_stats *st)
 {
+	t->refreshes++;
+	reap(t);
 	struct timespec t1;
 	now(&t1);
 	t->cur.secs = (double)(t1.tv_sec - t->t0.tv_sec) + (double)(t1.tv_nsec - t->t0.tv_nsec) / 1e9;
@@ -331,6 +362,8 @@ void top_refresh(struct top *t, struct top_stats *st)
 		t->cur.nodes = sh->nodes.n;
 	}
 	t->cur.dropped_entries = t->dropped_entries;
+	t->cur.reaped = t->reaped;
+	t->cur.threads = t->s.m.threads.n;
 	*st = t->cur;
 	memset(&t->cur, 0, sizeof(t->cur));
 }
@@ -416,6 +449,7 @@ void top_free(struct top *t)
 		close(t->stop_pipe[0]);
 		close(t->stop_pipe[1]);
 	}
+	hashmap_release(&t->exited);
 	pthread_mutex_destroy(&t->mu);
 	pthread_cond_destroy(&t->cv);
 	free(t);

@@ -14,7 +14,10 @@
  * process that exits or execs between refreshes keeps its names (its
  * maps stay in the session's machine). top_refresh shows the counts of
  * the period: perf top's decay (7/8 per refresh; -z: zero), entries that
- * decayed to nothing dropped (aggregate/hist).
+ * decayed to nothing dropped (aggregate/hist); processes that exited are
+ * forgotten TOP_REAP_AFTER refreshes later (proc's machine_forget), so
+ * memory follows what runs, not how long top ran. Each batch the sampler
+ * queued is delivered in time order (session_feed_batch).
  *
  * Signals: SIGINT, SIGTERM, SIGHUP and SIGCHLD are blocked in the
  * calling thread before the sampler starts (the sampler's signalfd takes
@@ -37,6 +40,8 @@
 /* perf top's decay per refresh. */
 #define TOP_DECAY_NUM 7
 #define TOP_DECAY_DEN 8
+/* An exited process is forgotten this many refreshes after its exit. */
+#define TOP_REAP_AFTER 2
 
 struct top_opts {
 	struct record_opts rec;       /* targets, events, output (NULL: no file) */
@@ -55,6 +60,8 @@ struct top_stats {
 	double secs;             /* the period's length */
 	size_t entries, nodes;   /* the hist's size after the refresh */
 	uint64_t dropped_entries; /* entries dropped after decaying to nothing, in all */
+	uint64_t reaped;         /* exited processes forgotten, in all */
+	size_t threads;          /* threads known now */
 };
 
 struct top;
