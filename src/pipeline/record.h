@@ -47,7 +47,7 @@ struct live;
  * A live consumer beside (or instead of) the file: kiln top. 'opened' is
  * called once the events are open (their final attrs and names, after any
  * fallback; live_ids() gives their ids), 'record' with every record the
- * file gets (synthesized state first), in the same order. A non-zero
+ * file receives (synthesized state first), in the same order. A non-zero
  * return stops the recording. When 'stop_fd' (>= 0) becomes readable the
  * recording ends as at a signal, without one.
  */
