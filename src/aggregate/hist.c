@@ -516,7 +516,13 @@ size_t hist_drop_decayed(struct hist *h, struct hist_remap *map)
 		map->nentries = h->entries.n;
 		map->nnodes = h->nodes.n;
 		for (size_t i = 0; i < h->nodes.n; i++)
-			map->node[i] = HIST_NONE;
+			map->node[i] = dropped ? HIST_NONE : (uint32_t)i;
+		for (size_t i = 0; !dropped && i < h->entries.n; i++)
+			map->entry[i] = (uint32_t)i;
+	}
+	if (!dropped) { /* nothing moves: no rebuild */
+		hist_finish(h);
+		return 0;
 	}
 	struct hist nh;
 	hist_init(&nh, &h->o, h->strs);

@@ -47,7 +47,7 @@ static int on_record(void *arg, const void *rec, size_t len)
 	struct sink *s = arg;
 	struct perf_event_header h;
 	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_MMAP2) {
+	if (h.type == PERF_RECORD_MMAP2 && s->w) { /* for the file's build-id table */
 		nscache_record(s->ns, rec, len);
 		buildids_record(s->bi, rec, len);
 	}
