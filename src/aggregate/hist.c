@@ -487,22 +487,6 @@ static uint32_t keep_tree(const struct hist *h, uint32_t old, uint32_t parent, u
 	return n;
 }
 
-/* Children were pushed at the head of their parent's list: put them
- * back in the old order (hist_finish sorts them again anyway). */
-static void reverse_children(struct hist *h)
-{
-	for (uint32_t p = 0; p < h->nodes.n; p++) {
-		uint32_t prev = HIST_NONE, c = h->nodes.v[p].first_child;
-		while (c != HIST_NONE) {
-			uint32_t next = h->nodes.v[c].next_sibling;
-			h->nodes.v[c].next_sibling = prev;
-			prev = c;
-			c = next;
-		}
-		h->nodes.v[p].first_child = prev;
-	}
-}
-
 size_t hist_drop_decayed(struct hist *h, struct hist_remap *map)
 {
 	size_t dropped = 0;
@@ -559,8 +543,7 @@ size_t hist_drop_decayed(struct hist *h, struct hist_remap *map)
 		if (map)
 			map->entry[i] = id;
 	}
-	free(fmap);
-	reverse_children(&nh);
+	free(fmap); /* children lists are reversed: hist_finish sorts them below */
 	nh.total = h->total;
 	nh.nsamples = h->nsamples;
 	nh.sample_seq = 0;

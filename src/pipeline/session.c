@@ -59,6 +59,17 @@ static void setup(struct session *s)
 	s->ready = true;
 }
 
+/* Names go to the caller's strtab, or the session's own. */
+static void use_strs(struct session *s, const struct session_opts *o)
+{
+	if (o->strs) {
+		s->strs = o->strs;
+	} else {
+		strtab_init(&s->own_strs);
+		s->strs = &s->own_strs;
+	}
+}
+
 int session_open(struct session *s, const struct session_opts *o)
 {
 	memset(s, 0, sizeof(*s));
@@ -78,12 +89,7 @@ int session_open(struct session *s, const struct session_opts *o)
 			goto fail;
 		s->h = perf_reader_info(s->r);
 		s->attrs = perf_reader_attrs(s->r);
-		if (o->strs) {
-			s->strs = o->strs;
-		} else {
-			strtab_init(&s->own_strs);
-			s->strs = &s->own_strs;
-		}
+		use_strs(s, o);
 		return 0;
 	}
 	s->text = s->in->data;
@@ -197,12 +203,7 @@ int session_open_live(struct session *s, const struct session_opts *o)
 	s->live_attrs = xcalloc(1, sizeof(*s->live_attrs));
 	ev_attrs_init(s->live_attrs);
 	s->attrs = s->live_attrs;
-	if (o->strs) {
-		s->strs = o->strs;
-	} else {
-		strtab_init(&s->own_strs);
-		s->strs = &s->own_strs;
-	}
+	use_strs(s, o);
 	return 0;
 }
 
