@@ -49,6 +49,7 @@ static void setup(struct session *s)
 	struct session_files f = { o->symfs, o->debug_dir, o->env };
 	/* symbolize() reads kallsyms itself unless perf's table is used. */
 	session_dsos_init(&s->dsos, s->h, &f, s->ksyms_usable);
+	s->dsos.jit_live = s->live; /* perf maps grow while top reads them */
 	session_machine_init(&s->m, s->strs, &s->dsos);
 	symbolizer_init(&s->sz, &s->m, s->strs);
 	s->sz.no_demangle = o->no_demangle;
@@ -200,6 +201,7 @@ int session_open_live(struct session *s, const struct session_opts *o)
 	/* the events' names are the ones given (as a file's EVENT_DESC) */
 	s->live_h->features[PERF_FEAT_EVENT_DESC / 64] |= 1ULL << (PERF_FEAT_EVENT_DESC % 64);
 	s->h = s->live_h;
+	s->live = true;
 	s->live_attrs = xcalloc(1, sizeof(*s->live_attrs));
 	ev_attrs_init(s->live_attrs);
 	s->attrs = s->live_attrs;

@@ -127,6 +127,7 @@ struct session {
 	bool kperf_tried;
 	struct session_kthread *kth; /* perf_kallsyms: the reading thread, or NULL */
 	/* live sessions (session_open_live) */
+	bool live;
 	struct perf_header_info *live_h;
 	struct ev_attrs *live_attrs;
 	uint64_t live_bad; /* records that did not decode */
