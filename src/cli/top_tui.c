@@ -37,6 +37,9 @@ struct model {
 	struct buf text;
 	long next_ms; /* monotonic ms of the next period's end */
 	bool ended;
+	/* zoom ('d', 't'): only the entries of one DSO, or one thread or command */
+	enum { ZOOM_NONE, ZOOM_DSO, ZOOM_PID, ZOOM_COMM } zoom;
+	uint32_t zoom_id; /* strtab id (dso, comm) or tid */
 };
 
 static long now_ms(void)
@@ -65,6 +68,21 @@ static const struct hist_entry *entry_of(const struct model *m, uint64_t v)
 	return &m->h->entries.v[i];
 }
 
+/* Whether the zoom keeps entry e. */
+static bool zoomed_in(const struct model *m, const struct hist_entry *e)
+{
+	switch (m->zoom) {
+	case ZOOM_DSO:
+		return e->k.dso == m->zoom_id;
+	case ZOOM_PID:
+		return (uint32_t)e->k.pid == m->zoom_id;
+	case ZOOM_COMM:
+		return e->k.comm == m->zoom_id;
+	default:
+		return true;
+	}
+}
+
 /* The entries to show, in order, and the key columns' widths. */
 static void lay_out(struct model *m)
 {
@@ -81,7 +99,7 @@ static void lay_out(struct model *m)
 		m->width[j] = strlen(report_text_key_header(m->keys[j]));
 	for (size_t i = 0; i < hist_count(h); i++) {
 		const struct hist_entry *e = hist_at(h, i);
-		if (share(m, hist_entry_period(h, e)) < m->o->percent_limit)
+		if (share(m, hist_entry_period(h, e)) < m->o->percent_limit || !zoomed_in(m, e))
 			continue;
 		uint32_t idx = h->order.v[i];
 		VEC_PUSH(&m->shown, idx);
@@ -278,11 +296,79 @@ static void m_set_expanded(void *ctx, uint64_t node, bool on)
 		hashmap_put(&m->entry_open, node, on);
 }
 
+static bool has_key(const struct model *m, enum hist_sort k)
+{
+	return m->h && ((m->h->key_mask >> k) & 1);
+}
+
+static int m_zoom(void *ctx, uint64_t node, enum browser_zoom how, struct buf *msg)
+{
+	struct model *m = ctx;
+	if (how == BROWSER_ZOOM_OUT || (m->zoom != ZOOM_NONE && how != BROWSER_ZOOM_SYMBOL)) {
+		if (m->zoom == ZOOM_NONE)
+			return 0;
+		m->zoom = ZOOM_NONE; /* 'd' or 't' again: out */
+		lay_out(m);
+		return 1;
+	}
+	const struct hist_entry *e = (node & NODE_BIT) ? NULL : entry_of(m, node);
+	if (!e) {
+		buf_addstr(msg, "zoom from an entry's row");
+		return 0;
+	}
+	if (how == BROWSER_ZOOM_DSO) {
+		if (!has_key(m, HIST_DSO) && !has_key(m, HIST_SYM)) {
+			buf_addstr(msg, "no DSO column to zoom to (-s dso)");
+			return 0;
+		}
+		if (e->k.dso == HIST_NONE) {
+			buf_addstr(msg, "this entry has no DSO");
+			return 0;
+		}
+		m->zoom = ZOOM_DSO;
+		m->zoom_id = e->k.dso;
+	} else if (how == BROWSER_ZOOM_THREAD) {
+		if (has_key(m, HIST_PID)) {
+			m->zoom = ZOOM_PID;
+			m->zoom_id = (uint32_t)e->k.pid;
+		} else if (has_key(m, HIST_COMM)) {
+			m->zoom = ZOOM_COMM;
+			m->zoom_id = e->k.comm;
+		} else {
+			buf_addstr(msg, "no thread column to zoom to (-s pid or -s comm)");
+			return 0;
+		}
+	} else {
+		buf_addstr(msg, "zoom to a symbol: not in top");
+		return 0;
+	}
+	lay_out(m);
+	return 1;
+}
+
+static void m_status(void *ctx, struct buf *out)
+{
+	const struct model *m = ctx;
+	if (!m->h || m->zoom == ZOOM_NONE)
+		return;
+	if (m->zoom == ZOOM_DSO) {
+		buf_addf(out, "DSO: %s", strtab_get(m->h->strs, m->zoom_id));
+	} else if (m->zoom == ZOOM_COMM) {
+		buf_addf(out, "Command: %s", strtab_get(m->h->strs, m->zoom_id));
+	} else {
+		uint32_t c = hist_thread_comm(m->h, (int32_t)m->zoom_id);
+		buf_addf(out, "Thread: %s (%u)", c == HIST_NONE ? "" : strtab_get(m->h->strs, c),
+			 m->zoom_id);
+	}
+}
+
 static void m_help(void *ctx, struct buf *out)
 {
 	(void)ctx;
 	buf_addstr(out, "Top\n\n"
 			"  Enter, +            the selected entry's callchain (-g)\n"
+			"  d, t                only the selected entry's DSO, thread (-s pid) or\n"
+			"                      command (-s comm); again: all\n"
 			"  q, Ctrl-C           quit (a -o file is finished first)\n");
 }
 
@@ -312,6 +398,8 @@ int top_tui_run(const struct top_tui *o)
 		.set_expanded = m_set_expanded,
 		.columns = m_columns,
 		.refresh = m_refresh,
+		.zoom = m_zoom,
+		.status = m_status,
 		.help = m_help,
 	};
 	browser_run(t, &bm, &(struct browser_opts){ .refresh_ms = TOP_TUI_TICK_MS });

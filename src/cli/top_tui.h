@@ -4,7 +4,8 @@
  * The live entries of pipeline/top as the browser's model (tui/model.h):
  * the title is perf top's header line, each row an entry's shares and
  * sort keys as --stdio lays them out; with -g an entry expands (Enter,
- * '+') into its callchain, nodes under the threshold left out. The model
+ * '+') into its callchain, nodes under the threshold left out; 'd' and
+ * 't' zoom to the selected entry's DSO, thread or command. The model
  * drains the sampler's queue at every tick (TOP_TUI_TICK_MS) and shows a
  * new period every -d seconds; entries keep their expanded state across
  * refreshes (they are known by their keys), callchain nodes through the

@@ -6,7 +6,8 @@
 #     of that process only (-s comm,dso,sym);
 #  2. Enter expands the selected entry's callchain (a '-' and an indented
 #     row under it), and it stays expanded across refreshes;
-#  3. q quits with status 0; SIGTERM, SIGHUP and Ctrl-C end it with
+#  3. 'd' zooms to the selected entry's DSO and back, 't' to its command;
+#  4. q quits with status 0; SIGTERM, SIGHUP and Ctrl-C end it with
 #     143, 129 and 130; each time the terminal has its modes back (stty -g
 #     unchanged) and the alternate screen is off.
 . "$(dirname "$0")/lib.sh"
@@ -57,7 +58,20 @@ expect 4 '^   [-+ ] *[0-9.]+% [A-Za-z_]' "no callchain row under the entry"
 sleep 2.2
 expect 3 '^- ' "the entry folded at a refresh"
 
-# 3. q, SIGTERM, SIGHUP, Ctrl-C: the status and the terminal.
+# 3. 'd' zooms to the selected entry's DSO (every row then has it), 'd'
+# again shows all; 't' zooms to its command (-s comm,...).
+keys Home d
+wait_for 'DSO: [^ ]' "the DSO zoom's status"
+dso=$(screen | sed -n 's/.*DSO: \([^ ]*\).*/\1/p' | head -1)
+screen | sed -n '3,29p' | grep -E '^[-+ ] +[0-9.]+%' | grep -vF " $dso " && fail "the DSO zoom kept rows of other DSOs than $dso"
+keys d
+sleep 0.5
+screen | grep -q 'DSO: ' && fail "'d' again did not zoom out"
+keys t
+wait_for 'Command: burn' "the command zoom's status"
+keys t
+
+# 4. q, SIGTERM, SIGHUP, Ctrl-C: the status and the terminal.
 keys q
 after 0
 run -d 1 -p "$busy"
