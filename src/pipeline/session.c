@@ -241,25 +241,25 @@ int session_feed_batch(struct session *s, const struct session_consumer *c, cons
 		       size_t len)
 {
 	const uint8_t *p = recs;
-	VEC(struct event) evs = { 0 };
+	s->batch.n = 0;
 	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
 		struct perf_event_header h;
 		memcpy(&h, p + off, sizeof(h));
 		if (h.size < sizeof(h) || off + h.size > len)
 			break;
-		struct event *ev = VEC_PUSH_ZERO(&evs);
+		struct event *ev = VEC_PUSH_ZERO(&s->batch);
 		if (ev_decode(ev, p + off, h.size, off, s->live_attrs)) {
-			evs.n--;
+			s->batch.n--;
 			s->live_bad++;
 		}
 		off += h.size;
 	}
-	if (evs.n > 1)
-		qsort(evs.v, evs.n, sizeof(evs.v[0]), cmp_batch);
+	if (s->batch.n > 1)
+		qsort(s->batch.v, s->batch.n, sizeof(s->batch.v[0]), cmp_batch);
 	int err = 0;
-	for (size_t i = 0; i < evs.n && !err; i++)
-		err = deliver(s, c, &evs.v[i]);
-	VEC_FREE(&evs);
+	for (size_t i = 0; i < s->batch.n && !err; i++)
+		err = deliver(s, c, &s->batch.v[i]);
+	s->batch.n = 0;
 	return err < 0 ? err : 0;
 }
 
@@ -293,6 +293,7 @@ void session_close(struct session *s)
 	}
 	s->text = NULL;
 	s->text_len = 0;
+	VEC_FREE(&s->batch);
 	if (s->live_attrs) {
 		ev_attrs_release(s->live_attrs);
 		free(s->live_attrs);

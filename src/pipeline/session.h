@@ -128,6 +128,7 @@ struct session {
 	struct session_kthread *kth; /* perf_kallsyms: the reading thread, or NULL */
 	/* live sessions (session_open_live) */
 	bool live;
+	VEC(struct event) batch; /* session_feed_batch's records (kept: reused) */
 	struct perf_header_info *live_h;
 	struct ev_attrs *live_attrs;
 	uint64_t live_bad; /* records that did not decode */

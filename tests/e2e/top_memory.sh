@@ -20,6 +20,10 @@ while [ "$(date +%s)" -lt $end ]; do
 	"$2" 0.05
 done
 EOF
+# Under AddressSanitizer freed memory waits in a quarantine (256 MB):
+# keep it small, or every free would look like growth.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1
+export ASAN_OPTIONS
 sh -c 'echo $$ >"$0"; exec "$@"' "$T/kpid" "$KILN" top --stdio -d 1 -E 5 -- sh "$T/churn.sh" "$secs" "$T/spin" \
 	>"$T/out" 2>"$T/err" &
 k=$!
