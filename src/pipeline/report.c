@@ -428,6 +428,13 @@ void report_consumer_free(struct session_consumer *c)
 	c->ctx = NULL;
 }
 
+void report_consumer_forget(struct session_consumer *c)
+{
+	struct report_ctx *x = c->ctx;
+	VEC_FREE(&x->inl_at);
+	VEC_FREE(&x->inl);
+}
+
 void report_data_init(struct report_data *d, struct strtab *shared)
 {
 	data_init(d, shared);

@@ -67,6 +67,8 @@ struct session_consumer;
 int report_consumer_init(const struct report_load_opts *o, struct report_data *d,
 			 struct session_consumer *c);
 void report_consumer_free(struct session_consumer *c);
+/* After symbolizer_forget: drop what the consumer keyed by cache entry. */
+void report_consumer_forget(struct session_consumer *c);
 /* d before the first load or consumer (names interned in 'shared' when non-NULL). */
 void report_data_init(struct report_data *d, struct strtab *shared);
 

@@ -19,6 +19,7 @@
 #include "base/xalloc.h"
 #include "pipeline/session.h"
 #include "source/live/live.h"
+#include "symbolize/symbolize.h"
 
 /* A byte queue of whole records. */
 struct rbuf {
@@ -321,6 +322,10 @@ void top_refresh(struct top *t, struct top_stats *st)
 {
 	t->refreshes++;
 	reap(t);
+	if (t->s.sz.entries.n > TOP_SYMCACHE_MAX) { /* every address ever sampled: start over */
+		symbolizer_forget(&t->s.sz);
+		report_consumer_forget(&t->rep);
+	}
 	struct timespec t1;
 	now(&t1);
 	t->cur.secs = (double)(t1.tv_sec - t->t0.tv_sec) + (double)(t1.tv_nsec - t->t0.tv_nsec) / 1e9;

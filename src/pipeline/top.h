@@ -40,6 +40,9 @@
 /* perf top's decay per refresh. */
 #define TOP_DECAY_NUM 7
 #define TOP_DECAY_DEN 8
+/* Resolved addresses cached at most (about 100 bytes each); past it the
+ * cache starts over. */
+#define TOP_SYMCACHE_MAX ((size_t)1 << 18)
 /* An exited process is forgotten this many refreshes after its exit. */
 #define TOP_REAP_AFTER 2
 
