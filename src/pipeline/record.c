@@ -439,6 +439,21 @@ static int write_offcpu(void *arg, const void *rec, size_t len)
 	return err;
 }
 
+/* The process a thread belongs to (/proc/TID/status Tgid), or 0. */
+static pid_t thread_group(pid_t tid)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	pid_t tgid = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return tgid;
+}
+
 /* Create the output, declare the events, and write what existed before
  * recording (the kernel's map, -a's and -p's processes) and FINISHED_INIT. */
 static int open_output(struct session *s)
@@ -467,6 +482,15 @@ static int open_output(struct session *s)
 		err = live_synth_all(&s->attrs[0], id0, on_record, &s->sink);
 	for (size_t i = 0; !err && !o->system_wide && i < o->npids; i++)
 		err = live_synth_process(o->pids[i], &s->attrs[0], id0, on_record, &s->sink);
+	for (size_t i = 0; !err && !o->system_wide && i < o->ntids; i++) {
+		/* -t: the thread's process (its maps), once per process */
+		pid_t tgid = thread_group(o->tids[i]);
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= thread_group(o->tids[j]) == tgid;
+		if (tgid > 0 && !seen)
+			err = live_synth_process(tgid, &s->attrs[0], id0, on_record, &s->sink);
+	}
 	if (!err) {
 		struct perf_event_header fi = { .type = 82 /* FINISHED_INIT */, .size = 8 };
 		err = s->sink.err = s->w ? perf_writer_write(s->w, &fi, sizeof(fi)) : 0;

@@ -7,6 +7,7 @@
 #     only (-s comm,dso,sym), its hot function in the first rows of the
 #     first table with samples, within the first three; Ctrl-C ends it
 #     with 128+2.
+#     -t TID names that thread's functions.
 #  2. The share top shows for shade_pixels is the one a `kiln record` of
 #     the same process over the same seconds gives (within 12 points:
 #     two samplings of a loaded machine).
@@ -42,6 +43,15 @@ echo "$rows" | awk '$2 != "burn"' | grep . && fail "-p $busy shows another proce
 awk '/PerfTop/ { t++; r = 0; if (!first && $2 + 0 > 0) first = t } first && t == first && t <= 3 && /%$|\] / { r++; if (r <= 3) print }' \
 	"$T/t.out" | grep -q ' shade_pixels$' ||
 	fail "shade_pixels is not in the first rows within 3 s: $(sed -n 1,16p "$T/t.out")"
+
+# 1b. -t TID: that thread only, its process's maps synthesized (named).
+"$KILN" top --stdio -d 1 -E 5 -t "$busy" >"$T/tid.out" 2>"$T/tid.err" &
+k=$!
+sleep 2.5
+kill -INT $k
+wait $k
+grep -q "(target_tid: $busy)\$" "$T/tid.out" || fail "-t: not perf top's header: $(head -1 "$T/tid.out")"
+grep -q ' shade_pixels$' "$T/tid.out" || fail "-t: the thread's function is not named: $(sed -n 1,6p "$T/tid.out")"
 
 # 2. The share top shows against a recording of the same seconds.
 "$KILN" top --stdio -z -d 3 -E 5 -p "$busy" >"$T/z.out" 2>"$T/z.err" &
