@@ -472,10 +472,124 @@ void hist_decay(struct hist *h, uint64_t num, uint64_t den)
 		struct hist_entry *e = &h->entries.v[i];
 		e->self = scale(e->self, num, den);
 		e->children = scale(e->children, num, den);
+		e->nself = scale(e->nself, num, den);
+		e->nchildren = scale(e->nchildren, num, den);
 	}
 	for (size_t i = 0; i < h->nodes.n; i++) {
-		h->nodes.v[i].hit = scale(h->nodes.v[i].hit, num, den);
-		h->nodes.v[i].cumul = scale(h->nodes.v[i].cumul, num, den);
+		struct hist_node *n = &h->nodes.v[i];
+		n->hit = scale(n->hit, num, den);
+		n->cumul = scale(n->cumul, num, den);
+		n->count = (uint32_t)scale(n->count, num, den);
 	}
 	h->total = scale(h->total, num, den);
+	h->nsamples = scale(h->nsamples, num, den);
+}
+
+/* Copy node 'old' of 'h' and its subtree (nodes with a period left) into
+ * 'nodes' under 'parent'; returns its new index. */
+static uint32_t keep_tree(const struct hist *h, uint32_t old, uint32_t parent, uint32_t *fmap,
+			  struct hist *nh, uint32_t *node_map)
+{
+	const struct hist_node *o = &h->nodes.v[old];
+	uint32_t frame = o->frame;
+	if (frame != HIST_NONE) {
+		if (fmap[frame] == HIST_NONE) {
+			const struct hist_frame *f = &h->frames.v[frame];
+			uint64_t hv = hash_mix2(((uint64_t)f->sym << 32) | f->dso,
+						(f->sym == HIST_NONE ? f->addr : 0) ^ f->kernel), first;
+			bool found = hashmap_get(&nh->frame_ids, hv, &first);
+			VEC_PUSH(&nh->frames, *f);
+			VEC_PUSH(&nh->frame_next, found ? (uint32_t)first - 1 : HIST_NONE);
+			fmap[frame] = (uint32_t)(nh->frames.n - 1);
+			hashmap_put(&nh->frame_ids, hv, (uint64_t)fmap[frame] + 1);
+		}
+		frame = fmap[frame];
+	}
+	uint32_t n = new_node(nh, parent, frame);
+	struct hist_node *dst = &nh->nodes.v[n];
+	dst->hit = o->hit;
+	dst->cumul = o->cumul;
+	dst->count = o->count;
+	if (node_map)
+		node_map[old] = n;
+	if (parent != HIST_NONE)
+		hashmap_put(&nh->child_of, ((uint64_t)parent << 32) | frame, n);
+	for (uint32_t c = o->first_child; c != HIST_NONE; c = h->nodes.v[c].next_sibling)
+		if (h->nodes.v[c].cumul)
+			keep_tree(h, c, n, fmap, nh, node_map);
+	return n;
+}
+
+size_t hist_drop_decayed(struct hist *h, struct hist_remap *map)
+{
+	size_t dropped = 0;
+	for (size_t i = 0; i < h->entries.n; i++)
+		if (!h->entries.v[i].self && !h->entries.v[i].children)
+			dropped++;
+	if (map) {
+		memset(map, 0, sizeof(*map));
+		XALLOC_ARRAY(map->entry, h->entries.n ? h->entries.n : 1);
+		XALLOC_ARRAY(map->node, h->nodes.n ? h->nodes.n : 1);
+		map->nentries = h->entries.n;
+		map->nnodes = h->nodes.n;
+		for (size_t i = 0; i < h->nodes.n; i++)
+			map->node[i] = dropped ? HIST_NONE : (uint32_t)i;
+		for (size_t i = 0; !dropped && i < h->entries.n; i++)
+			map->entry[i] = (uint32_t)i;
+	}
+	if (!dropped) { /* nothing moves: no rebuild */
+		hist_finish(h);
+		return 0;
+	}
+	struct hist nh;
+	hist_init(&nh, &h->o, h->strs);
+	uint32_t *fmap;
+	XALLOC_ARRAY(fmap, h->frames.n ? h->frames.n : 1);
+	for (size_t i = 0; i < h->frames.n; i++)
+		fmap[i] = HIST_NONE;
+	for (size_t i = 0; i < h->entries.n; i++) {
+		const struct hist_entry *e = &h->entries.v[i];
+		if (!e->self && !e->children) {
+			if (map)
+				map->entry[i] = HIST_NONE;
+			continue;
+		}
+		struct hist_entry *ne = VEC_PUSH_ZERO(&nh.entries);
+		uint32_t id = (uint32_t)(nh.entries.n - 1);
+		*ne = *e;
+		ne->last_sample = UINT32_MAX;
+		ne->root = HIST_NONE;
+		uint64_t hv = key_hash(&e->k), first;
+		bool found = hashmap_get(&nh.by_key, hv, &first);
+		ne->next = found ? (uint32_t)first - 1 : HIST_NONE;
+		hashmap_put(&nh.by_key, hv, (uint64_t)id + 1);
+		if (e->root != HIST_NONE && h->nodes.v[e->root].cumul) {
+			uint32_t r = keep_tree(h, e->root, HIST_NONE, fmap, &nh,
+					       map ? map->node : NULL);
+			nh.entries.v[id].root = r;
+		}
+		uint64_t comm;
+		if (hashmap_get(&h->thread_comm, (uint32_t)e->tid, &comm))
+			hashmap_put(&nh.thread_comm, (uint32_t)e->tid, comm);
+		if (hashmap_get(&h->thread_comm, (uint32_t)e->k.pid, &comm))
+			hashmap_put(&nh.thread_comm, (uint32_t)e->k.pid, comm);
+		if (map)
+			map->entry[i] = id;
+	}
+	free(fmap); /* children lists are reversed: hist_finish sorts them below */
+	nh.total = h->total;
+	nh.nsamples = h->nsamples;
+	nh.sample_seq = 0;
+	nh.chains_cut = h->chains_cut;
+	hist_release(h);
+	*h = nh;
+	hist_finish(h);
+	return dropped;
+}
+
+void hist_remap_release(struct hist_remap *map)
+{
+	free(map->entry);
+	free(map->node);
+	memset(map, 0, sizeof(*map));
 }

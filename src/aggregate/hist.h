@@ -171,8 +171,25 @@ void hist_release(struct hist *h);
 void hist_add(struct hist *h, const struct hist_sample *s);
 /* Sort entries (children mode: by children period, else self) and trees. */
 void hist_finish(struct hist *h);
-/* Scale every period by num/den (a live view's decay); call hist_finish again. */
+/* Scale every period and sample count by num/den (a live view's decay,
+ * perf top's 7/8 per refresh); call hist_finish again. */
 void hist_decay(struct hist *h, uint64_t num, uint64_t den);
+
+/* Where hist_drop_decayed moved entries and nodes: old index -> new index,
+ * HIST_NONE for one dropped. */
+struct hist_remap {
+	uint32_t *entry, *node;
+	size_t nentries, nnodes;
+};
+/*
+ * Drop the entries whose periods decayed to zero, and the callchain nodes
+ * (and frames) no kept path uses any more, so a live view's memory follows
+ * what it shows, not how long it ran. Indices change (map, if non-NULL,
+ * says how: release it with hist_remap_release); the hist is finished
+ * (sorted) again. Returns the number of entries dropped.
+ */
+size_t hist_drop_decayed(struct hist *h, struct hist_remap *map);
+void hist_remap_release(struct hist_remap *map);
 
 /* The i-th entry in sorted order (i < hist_count). */
 static inline size_t hist_count(const struct hist *h)

@@ -187,6 +187,70 @@ static void test_decay(void **state)
 	teardown(&f);
 }
 
+/* perf top's decay: periods and sample counts scale by 7/8; entries and
+ * callchain nodes that decay to zero are dropped, the rest keep their
+ * periods, trees and keys (later samples find them again). */
+static void test_drop_decayed(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup(&f, true, true, HIST_CALLER);
+	for (int i = 0; i < 8; i++)
+		add(&f, "a main", 100, false);
+	add(&f, "b other", 1, false);
+	hist_finish(&f.h);
+	size_t nodes_before = f.h.nodes.n, frames_before = f.h.frames.n;
+	assert_non_null(entry(&f, "b"));
+	hist_decay(&f.h, 7, 8);
+	assert_int_equal(entry(&f, "a")->nself, 7);
+	assert_int_equal(entry(&f, "b")->self, 0);
+	struct hist_remap map;
+	size_t dropped = hist_drop_decayed(&f.h, &map);
+	assert_int_equal(dropped, 2); /* b and other */
+	assert_int_equal(f.h.entries.n, 2);
+	assert_int_equal(hist_count(&f.h), 2);
+	assert_null(entry(&f, "b"));
+	assert_null(entry(&f, "other"));
+	assert_true(f.h.nodes.n < nodes_before);
+	assert_true(f.h.frames.n < frames_before);
+	assert_int_equal(map.nentries, 4);
+	size_t kept = 0;
+	for (size_t i = 0; i < map.nentries; i++)
+		kept += map.entry[i] != HIST_NONE;
+	assert_int_equal(kept, 2);
+	hist_remap_release(&map);
+	const struct hist_entry *a = entry(&f, "a");
+	assert_non_null(a);
+	assert_int_equal(a->self, 700);
+	assert_int_equal(a->children, 700);
+	/* a's tree in caller order: root -> main -> a, periods kept */
+	const struct hist_node *r = hist_node(&f.h, a->root);
+	assert_int_equal(r->cumul, 700);
+	assert_int_not_equal(r->first_child, HIST_NONE);
+	const struct hist_node *m = hist_node(&f.h, r->first_child);
+	assert_string_equal(strtab_get(&f.s, hist_node_frame(&f.h, r->first_child)->sym), "main");
+	assert_int_equal(m->cumul, 700);
+	assert_string_equal(strtab_get(&f.s, hist_node_frame(&f.h, m->first_child)->sym), "a");
+	/* New samples reach the kept entries and make new ones. */
+	add(&f, "a main", 100, false);
+	add(&f, "b other", 5, false);
+	hist_finish(&f.h);
+	assert_int_equal(entry(&f, "a")->self, 800);
+	assert_int_equal(entry(&f, "b")->self, 5);
+	assert_int_equal(hist_node(&f.h, entry(&f, "a")->root)->cumul, 800);
+	/* -z: zeroing every refresh drops everything. */
+	hist_decay(&f.h, 0, 1);
+	hist_drop_decayed(&f.h, NULL);
+	assert_int_equal(f.h.entries.n, 0);
+	assert_int_equal(f.h.nodes.n, 0);
+	assert_int_equal(f.h.frames.n, 0);
+	assert_int_equal(f.h.total, 0);
+	add(&f, "c", 3, false);
+	hist_finish(&f.h);
+	assert_int_equal(hist_count(&f.h), 1);
+	teardown(&f);
+}
+
 /* Callchain trees stop at max_nodes; periods stay exact. */
 /* -s srcline: samples at two lines of one symbol are two entries, lines
  * shared by two symbols one; ties by the text. The chain's first frame
@@ -286,7 +350,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self_children), cmocka_unit_test(test_recursion_once),
 		cmocka_unit_test(test_no_children),   cmocka_unit_test(test_filtered),
-		cmocka_unit_test(test_decay),	      cmocka_unit_test(test_node_cap),
+		cmocka_unit_test(test_decay), cmocka_unit_test(test_drop_decayed),	      cmocka_unit_test(test_node_cap),
 		cmocka_unit_test(test_srcline_key),   cmocka_unit_test(test_symoff_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,6 +45,7 @@ int cmd_list(int argc, char **argv, const struct kiln_env *env);
 int cmd_probe(int argc, char **argv, const struct kiln_env *env);
 int cmd_trace(int argc, char **argv, const struct kiln_env *env);
 int cmd_report(int argc, char **argv, const struct kiln_env *env);
+int cmd_top(int argc, char **argv, const struct kiln_env *env);
 
 /* Each command's description (cli/opts.h): options, help, man page. */
 struct opts_cmd;
@@ -55,6 +56,7 @@ extern const struct opts_cmd stat_cmd, list_cmd;
 extern const struct opts_cmd trace_cmd;
 extern const struct opts_cmd report_cmd;
 extern const struct opts_cmd probe_cmd;
+extern const struct opts_cmd top_cmd;
 
 /* Shared helpers (cli/util.c). */
 /*

@@ -58,8 +58,7 @@ static void permission_hint(const struct record_result *r, const struct record_o
 		want);
 }
 
-/* Report a recording that failed; returns the exit code. */
-static int record_failed(const struct record_opts *o, const struct record_result *r, int err)
+int record_cli_failed(const struct record_opts *o, const struct record_result *r, int err)
 {
 	if (r->exec_errno) {
 		cli_err("error: cannot run '%s': %s\n", o->argv[0], strerror(r->exec_errno));
@@ -225,7 +224,7 @@ int record_cli_run(const struct record_opts *o, const struct record_cli_extra *x
 	int err = record_run(o, &r);
 	int code;
 	if (err) {
-		code = record_failed(o, &r, err);
+		code = record_cli_failed(o, &r, err);
 	} else {
 		record_report(o, &r, quiet);
 		code = r.workload ? cli_status_code(r.workload_status) : KILN_EXIT_OK;
@@ -417,10 +416,7 @@ static int opt_off_cpu_thresh(struct opts_parser *p, const struct opt *o, const 
 	return opts_error(p, "--off-cpu-thresh takes a time (500us, 2ms, 1s), not '%s'", arg);
 }
 
-const struct opt record_cli_opts[] = {
-	OPT_FILENAME('o', "output", RC_OFF(o.output), "FILE",
-		     "output file (default perf.data); written to a temporary file and renamed "
-		     "when complete"),
+const struct opt record_cli_sampling_opts[] = {
 	OPT_CALLBACK('F', "freq", RC_OFF(o.freq), "HZ",
 		     "samples per second per CPU (default 4000)", opt_freq),
 	OPT_CALLBACK('c', "count", RC_OFF(o.period), "N",
@@ -460,6 +456,14 @@ const struct opt record_cli_opts[] = {
 	OPT_BOOL('a', "all-cpus", RC_OFF(o.system_wide), "sample every process on every CPU"),
 	OPT_CALLBACK('m', "mmap-pages", RC_OFF(o.mmap_pages), "N",
 		     "ring buffer data pages per CPU (power of two)", cli_opt_mmap_pages),
+	OPT_END(),
+};
+
+const struct opt record_cli_opts[] = {
+	OPT_FILENAME('o', "output", RC_OFF(o.output), "FILE",
+		     "output file (default perf.data); written to a temporary file and renamed "
+		     "when complete"),
+	OPT_INCLUDE(record_cli_sampling_opts, 0),
 	OPT_BOOL('q', "quiet", RC_OFF(x.quiet), "no summary line, no note of the cpu-clock fallback"),
 	{ .kind = OPT_KIND_CALLBACK, .long_name = "off-cpu", .offset = RC_OFF(o.off_cpu),
 	  .metavar = "METHOD", .flags = OPT_OPTARG, .cb = opt_off_cpu,

@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ &trace_cmd, cmd_trace },
 	{ &report_cmd, cmd_report },
 	{ &probe_cmd, cmd_probe },
+	{ &top_cmd, cmd_top },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

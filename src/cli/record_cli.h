@@ -38,10 +38,16 @@ struct record_cli {
 /* The record options (-o -F -c -e -g --call-graph -p -a -m -q), an option
  * table (cli/opts.h) over a struct record_cli, for OPT_INCLUDE. */
 extern const struct opt record_cli_opts[];
+/* The sampling part of them (-F -c -e -g --call-graph -p -a -m), for kiln top. */
+extern const struct opt record_cli_sampling_opts[];
 /* After parsing: hand the lists to rc->o and check the combination; 0, or
  * -1 with p->err set. */
 int record_cli_finish(struct record_cli *rc, struct opts_parser *p);
 void record_cli_extra_release(struct record_cli_extra *x);
+/* Report a recording (or top's sampling) that failed: the error, and the
+ * hint for a refused perf_event_open (perf_event_paranoid, CAP_PERFMON), a
+ * missing PMU, locked memory. Returns the exit code. */
+int record_cli_failed(const struct record_opts *o, const struct record_result *r, int err);
 /* Run a recording and report it; returns the exit code. */
 int record_cli_run(const struct record_opts *o, const struct record_cli_extra *x);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -347,6 +348,13 @@ uint32_t dso_set_jit(struct dso_set *s, uint32_t pid)
 	return dso_set_intern(s, name);
 }
 
+/* A perf map's size, -1 when it cannot be read. */
+static int64_t jit_file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
 const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64_t *start)
 {
 	if (d->kind != DSO_JIT)
@@ -364,10 +372,24 @@ const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64
 		int err = perfmap_load(&d->jit, d->path, pid);
 		if (err && err != -ENOENT)
 			log_warn("%s: %s", d->path, err_last()->msg);
+		d->jit_size = jit_file_size(d->path);
 	}
 	const char *name = d->jitdump ? perfmap_lookup(d->jitdump, ip, start) : NULL;
 	if (!name && d->jit)
 		name = perfmap_lookup(d->jit, ip, start);
+	if (!name && s->jit_live && jit_file_size(d->path) != d->jit_size) {
+		/* the JIT wrote more since: read the map again */
+		unsigned pid = 0;
+		if (sscanf(d->path, "/tmp/perf-%u.map", &pid) == 1) {
+			struct perfmap *pm = NULL;
+			d->jit_size = jit_file_size(d->path);
+			if (perfmap_load(&pm, d->path, pid) == 0) {
+				perfmap_free(d->jit);
+				d->jit = pm;
+				name = perfmap_lookup(d->jit, ip, start);
+			}
+		}
+	}
 	return name;
 }
 

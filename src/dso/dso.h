@@ -45,6 +45,7 @@ struct dso {
 	uint8_t *bytes; /* an in-memory image we own (the vDSO copy), or NULL */
 	struct perfmap *jit;     /* DSO_JIT: the perf map's symbols, once loaded */
 	struct perfmap *jitdump; /* DSO_JIT: the process's jitdump symbols, if recorded */
+	int64_t jit_size;        /* DSO_JIT: the perf map's size when read (-1: none) */
 	uint32_t pid;   /* the first process seen mapping it (0: none): its root holds the file */
 	bool anon_code; /* dso_is_anon_code(), worked out from the path once */
 	bool tried;     /* img load was attempted */
@@ -62,6 +63,9 @@ struct dso_set {
 	 * symbol minus the recorded one (KASLR), set by the caller. */
 	uint64_t ksyms_delta;
 	struct hashmap jitdumps; /* pid -> 1 + id of a mapped ".../jit-PID.dump" */
+	/* Perf maps grow while they are read (a live view, kiln top): an
+	 * address a perf map does not name reads it again if it grew. */
+	bool jit_live;
 	/* Take "[vdso]" symbols from this process's vDSO even when kallsyms is
 	 * not allowed (perf's way), unless a recorded build-id differs. */
 	bool vdso_always;

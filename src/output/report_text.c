@@ -499,6 +499,68 @@ void report_text_samples_unit(uint64_t n, uint64_t *v, char *unit)
 	}
 }
 
+/* The columns shown (keys[*nk]) and their widths. */
+static void section_columns(const struct report_text_opts *o, const struct hist *h, int *keys,
+			    size_t *nkeys, size_t *widths)
+{
+	size_t nk = 0;
+	for (size_t j = 0; j < h->o.nkeys; j++)
+		if (!o->elide[h->o.keys[j]])
+			keys[nk++] = h->o.keys[j];
+	size_t comm_w = strlen("Command");
+	for (size_t i = 0; i < hist_count(h); i++) { /* perf: the threads' comms */
+		const struct hist_entry *e = hist_at(h, i);
+		size_t n = (h->key_mask >> HIST_COMM) & 1 ? strlen(comm_text(h, e->k.comm)) : 0;
+		size_t t = strlen(comm_text(h, hist_thread_comm(h, e->tid)));
+		n = t > n ? t : n;
+		if (n > comm_w)
+			comm_w = n;
+	}
+	for (size_t j = 0; j < nk; j++) {
+		int key = keys[j];
+		widths[j] = strlen(key_header(key));
+		for (size_t i = 0; i < hist_count(h); i++) {
+			size_t n = key_len(h, key, &hist_at(h, i)->k, comm_w);
+			if (n > widths[j])
+				widths[j] = n;
+		}
+	}
+	*nkeys = nk;
+}
+
+/* The rows (at most max_rows entries, 0: all), each with its callchain;
+ * shares of total. */
+static void section_rows(FILE *out, const struct report_text_opts *o, const struct hist *h,
+			 const int *keys, size_t nk, const size_t *widths, uint64_t total,
+			 size_t max_rows)
+{
+	bool children = h->o.children;
+	size_t printed = 0;
+	/* perf pads the last column shown when an elided one follows it */
+	bool last_elided = h->o.nkeys && o->elide[h->o.keys[h->o.nkeys - 1]];
+	for (size_t i = 0; i < hist_count(h); i++) {
+		const struct hist_entry *e = hist_at(h, i);
+		if (pct(hist_entry_period(h, e), total) < o->percent_limit)
+			continue;
+		if (max_rows && printed++ == max_rows)
+			break;
+		if (children)
+			fprintf(out, "  %*.2f%%  %*.2f%%", PCT_WIDTH - 1, pct(e->children, total),
+				PCT_WIDTH - 1, pct(e->self, total));
+		else
+			fprintf(out, "  %*.2f%%", PCT_WIDTH - 1, pct(e->self, total));
+		if (o->nr_samples)
+			fprintf(out, "  %*" PRIu64, SAMPLES_WIDTH, e->nself);
+		for (size_t j = 0; j < nk; j++) {
+			fputs("  ", out);
+			key_print(out, h, keys[j], &e->k, widths[j], j + 1 == nk && !last_elided);
+		}
+		fputc('\n', out);
+		if (o->graph != REPORT_GRAPH_NONE && h->o.callchains)
+			print_chain(out, o, h, e, total);
+	}
+}
+
 void report_text_section(FILE *out, const struct report_text_opts *o,
 			 const struct report_section *s)
 {
@@ -521,31 +583,10 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 	fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", unit_v, unit, s->event);
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
 
-	/* widths of the columns shown */
 	int keys[HIST_MAX_KEYS];
-	size_t nk = 0;
-	for (size_t j = 0; j < h->o.nkeys; j++)
-		if (!o->elide[h->o.keys[j]])
-			keys[nk++] = h->o.keys[j];
+	size_t nk;
 	size_t widths[HIST_MAX_KEYS];
-	size_t comm_w = strlen("Command");
-	for (size_t i = 0; i < hist_count(h); i++) { /* perf: the threads' comms */
-		const struct hist_entry *e = hist_at(h, i);
-		size_t n = (h->key_mask >> HIST_COMM) & 1 ? strlen(comm_text(h, e->k.comm)) : 0;
-		size_t t = strlen(comm_text(h, hist_thread_comm(h, e->tid)));
-		n = t > n ? t : n;
-		if (n > comm_w)
-			comm_w = n;
-	}
-	for (size_t j = 0; j < nk; j++) {
-		int key = keys[j];
-		widths[j] = strlen(key_header(key));
-		for (size_t i = 0; i < hist_count(h); i++) {
-			size_t n = key_len(h, key, &hist_at(h, i)->k, comm_w);
-			if (n > widths[j])
-				widths[j] = n;
-		}
-	}
+	section_columns(o, h, keys, &nk, widths);
 
 	/* headers */
 	fputs("# ", out);
@@ -573,28 +614,18 @@ void report_text_section(FILE *out, const struct report_text_opts *o,
 	}
 	fputs("\n#\n", out);
 
-	/* rows; perf pads the last column shown when an elided one follows it */
-	bool last_elided = h->o.nkeys && o->elide[h->o.keys[h->o.nkeys - 1]];
-	for (size_t i = 0; i < hist_count(h); i++) {
-		const struct hist_entry *e = hist_at(h, i);
-		if (pct(hist_entry_period(h, e), total) < o->percent_limit)
-			continue;
-		if (children)
-			fprintf(out, "  %*.2f%%  %*.2f%%", PCT_WIDTH - 1, pct(e->children, total),
-				PCT_WIDTH - 1, pct(e->self, total));
-		else
-			fprintf(out, "  %*.2f%%", PCT_WIDTH - 1, pct(e->self, total));
-		if (o->nr_samples)
-			fprintf(out, "  %*" PRIu64, SAMPLES_WIDTH, e->nself);
-		for (size_t j = 0; j < nk; j++) {
-			fputs("  ", out);
-			key_print(out, h, keys[j], &e->k, widths[j], j + 1 == nk && !last_elided);
-		}
-		fputc('\n', out);
-		if (o->graph != REPORT_GRAPH_NONE && h->o.callchains)
-			print_chain(out, o, h, e, total);
-	}
+	section_rows(out, o, h, keys, nk, widths, total, 0);
 	fputs("\n\n", out);
+}
+
+void report_text_rows(FILE *out, const struct report_text_opts *o, const struct hist *h,
+		      size_t max_rows)
+{
+	int keys[HIST_MAX_KEYS];
+	size_t nk;
+	size_t widths[HIST_MAX_KEYS];
+	section_columns(o, h, keys, &nk, widths);
+	section_rows(out, o, h, keys, nk, widths, h->total, max_rows);
 }
 
 /* ---- -T ---- */

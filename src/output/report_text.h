@@ -64,6 +64,10 @@ struct report_thread_value {
 };
 void report_text_threads(FILE *out, const struct report_thread_value *v, size_t n,
 			 const char *const *names, size_t ncounters);
+/* An event's rows only, as the section prints them (perf top --stdio's
+ * table): at most max_rows entries (0: all) at or above the percent limit. */
+void report_text_rows(FILE *out, const struct report_text_opts *o, const struct hist *h,
+		      size_t max_rows);
 
 /* A sort key's column header ("Shared Object"), and its cell for k
  * padded to 'width' (the last column, a symbol, is not padded). */

@@ -39,6 +39,7 @@ struct sink {
 	struct nscache *ns;
 	struct buildids *bi;
 	struct offcpu *oc; /* --off-cpu: takes the sched_switch records */
+	const struct record_tap *tap;
 	int err;
 };
 
@@ -47,7 +48,7 @@ static int on_record(void *arg, const void *rec, size_t len)
 	struct sink *s = arg;
 	struct perf_event_header h;
 	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_MMAP2) {
+	if (h.type == PERF_RECORD_MMAP2 && s->w) { /* for the file's build-id table */
 		nscache_record(s->ns, rec, len);
 		buildids_record(s->bi, rec, len);
 	}
@@ -64,7 +65,14 @@ static int on_record(void *arg, const void *rec, size_t len)
 		memcpy(&lost, (const uint8_t *)rec + 8, 8);
 		s->res->lost_samples += lost;
 	}
-	int err = perf_writer_write(s->w, rec, len);
+	if (s->tap && s->tap->record) {
+		int rc = s->tap->record(s->tap->arg, rec, len);
+		if (rc) {
+			s->err = rc < 0 ? rc : -ECANCELED;
+			return s->err;
+		}
+	}
+	int err = s->w ? perf_writer_write(s->w, rec, len) : 0;
 	if (err) {
 		s->err = err;
 		return err;
@@ -146,8 +154,8 @@ static void build_attrs(const struct record_opts *o, struct perf_event_attr *att
 			a->sample_freq = freq;
 		}
 		a->disabled = 1;
-		a->inherit = 1;
-		a->enable_on_exec = o->argv && !o->system_wide && !o->npids;
+		a->inherit = !o->ntids; /* -t: those threads only, as perf */
+		a->enable_on_exec = o->argv && !o->system_wide && !o->npids && !o->ntids;
 		a->sample_id_all = 1;
 		a->exclude_guest = 1;
 		if (i == 0) {
@@ -372,6 +380,14 @@ static int setup_targets(struct session *s)
 		if (err)
 			return err;
 	}
+	if (o->ntids) {
+		XALLOC_ARRAY(s->tids, o->ntids);
+		memcpy(s->tids, o->tids, o->ntids * sizeof(*s->tids));
+		s->ntids = o->ntids;
+		for (size_t i = 0; i < o->ntids; i++)
+			if (kill(o->tids[i], 0) && errno == ESRCH)
+				return err_set(-ESRCH, "no such thread: %d", (int)o->tids[i]);
+	}
 	return live_append_threads(o->pids, o->npids, &s->tids, &s->ntids);
 }
 
@@ -383,7 +399,8 @@ static int open_events(struct session *s)
 	struct record_result *res = s->res;
 	struct live_opts lo = { .attrs = s->attrs, .nattrs = s->n, .tids = s->tids,
 				.ntids = s->ntids, .system_wide = o->system_wide,
-				.mmap_pages = o->mmap_pages ? o->mmap_pages : default_pages() };
+				.mmap_pages = o->mmap_pages ? o->mmap_pages : default_pages(),
+				.cpus = o->cpus, .ncpus = o->ncpus };
 	const char **filters = NULL;
 	if (o->filters) { /* per attr: the -e events come first */
 		filters = xcalloc(s->n, sizeof(*filters));
@@ -503,15 +520,33 @@ static int write_offcpu(void *arg, const void *rec, size_t len)
 	return err;
 }
 
+/* The process a thread belongs to (/proc/TID/status Tgid), or 0. */
+static pid_t thread_group(pid_t tid)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	pid_t tgid = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return tgid;
+}
+
 /* Create the output, declare the events, and write what existed before
  * recording (the kernel's map, -a's and -p's processes) and FINISHED_INIT. */
 static int open_output(struct session *s)
 {
 	const struct record_opts *o = s->o;
-	int err = perf_writer_open(&s->w, o->output);
+	int err = o->output ? perf_writer_open(&s->w, o->output) : 0;
 	if (err)
 		return err;
-	for (size_t i = 0; i < s->n; i++) {
+	if (o->tap && o->tap->opened &&
+	    (err = o->tap->opened(o->tap->arg, s->attrs, s->names, s->n, s->live)))
+		return err;
+	for (size_t i = 0; s->w && i < s->n; i++) {
 		size_t nids;
 		const uint64_t *ids = live_ids(s->live, i, &nids);
 		perf_writer_add_attr(s->w, &s->attrs[i], s->names[i], ids, nids);
@@ -522,15 +557,24 @@ static int open_output(struct session *s)
 	const uint64_t *ids0 = live_ids(s->live, 0, &nid0);
 	uint64_t id0 = nid0 ? ids0[0] : 0;
 	s->sink = (struct sink){ .w = s->w, .res = s->res, .ns = &s->ns, .bi = &s->bi,
-				 .oc = s->sched_idx ? s->oc : NULL };
+				 .oc = s->sched_idx ? s->oc : NULL, .tap = o->tap };
 	err = live_synth_kernel(&s->attrs[0], id0, on_record, &s->sink);
 	if (!err && o->system_wide)
 		err = live_synth_all(&s->attrs[0], id0, on_record, &s->sink);
 	for (size_t i = 0; !err && !o->system_wide && i < o->npids; i++)
 		err = live_synth_process(o->pids[i], &s->attrs[0], id0, on_record, &s->sink);
+	for (size_t i = 0; !err && !o->system_wide && i < o->ntids; i++) {
+		/* -t: the thread's process (its maps), once per process */
+		pid_t tgid = thread_group(o->tids[i]);
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= thread_group(o->tids[j]) == tgid;
+		if (tgid > 0 && !seen)
+			err = live_synth_process(tgid, &s->attrs[0], id0, on_record, &s->sink);
+	}
 	if (!err) {
 		struct perf_event_header fi = { .type = 82 /* FINISHED_INIT */, .size = 8 };
-		err = s->sink.err = perf_writer_write(s->w, &fi, sizeof(fi));
+		err = s->sink.err = s->w ? perf_writer_write(s->w, &fi, sizeof(fi)) : 0;
 	}
 	if (err && s->sink.err) /* the file, not /proc: a full disk shows here */
 		return write_failed(s, s->sink.err);
@@ -610,25 +654,27 @@ static bool targets_gone(const struct session *s, const struct pollfd *pfd, size
 static int write_round(struct session *s)
 {
 	struct perf_event_header fr = { .type = 68 /* FINISHED_ROUND */, .size = 8 };
-	return perf_writer_write(s->w, &fr, sizeof(fr));
+	return s->w ? perf_writer_write(s->w, &fr, sizeof(fr)) : 0;
 }
 
 /* poll → drain the rings into the file → FINISHED_ROUND, until the
  * targets end, a signal arrives or a write fails (s->sink.err). */
 static void loop(struct session *s)
 {
-	size_t nfds = live_ncpus(s->live) + 1;
+	int stop_fd = s->o->tap ? s->o->tap->stop_fd : -1;
+	size_t nfds = live_ncpus(s->live) + 2;
 	struct pollfd *pfd;
 	int *rfds;
 	XALLOC_ARRAY(pfd, nfds);
 	XALLOC_ARRAY(rfds, nfds);
-	size_t nr = live_pollfds(s->live, rfds, nfds - 1);
+	size_t nr = live_pollfds(s->live, rfds, nfds - 2);
 	bool stop = false;
 	while (!stop) {
 		for (size_t i = 0; i < nr; i++)
 			pfd[i] = (struct pollfd){ .fd = rfds[i], .events = POLLIN };
 		pfd[nr] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
-		int pr = poll(pfd, nr + 1, 100);
+		pfd[nr + 1] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
+		int pr = poll(pfd, nr + 2, 100);
 		uint64_t bytes = 0;
 		if (live_drain(s->live, on_record, &s->sink, &bytes) || s->sink.err)
 			break;
@@ -639,6 +685,8 @@ static void loop(struct session *s)
 			break;
 		stop = read_signals(s);
 		if (targets_gone(s, pfd, nr, pr))
+			stop = true;
+		if (stop_fd >= 0 && (pfd[nr + 1].revents & POLLIN))
 			stop = true;
 	}
 	free(pfd);
@@ -657,6 +705,8 @@ static int finish(struct session *s)
 	if (!s->sink.err && !live_drain(s->live, on_record, &s->sink, &bytes) && bytes)
 		s->sink.err = write_round(s);
 	res->bytes += bytes;
+	if (!s->w) /* no file: a tap only */
+		return s->sink.err;
 	if (!s->sink.err && s->oc) {
 		if (s->ob)
 			read_offcpu_bpf(s);

@@ -42,9 +42,32 @@ enum record_offcpu {
 	RECORD_OFFCPU_BPF,   /* in-kernel sums by a BPF program (source/live/offcpubpf.h) */
 };
 
+struct live;
+
+/*
+ * A live consumer beside (or instead of) the file: kiln top. 'opened' is
+ * called once the events are open (their final attrs and names, after any
+ * fallback; live_ids() gives their ids), 'record' with every record the
+ * file receives (synthesized state first), in the same order. A non-zero
+ * return stops the recording. When 'stop_fd' (>= 0) becomes readable the
+ * recording ends as at a signal, without one.
+ */
+struct record_tap {
+	void *arg;
+	int (*opened)(void *arg, const struct perf_event_attr *attrs, char *const *names,
+		      size_t n, const struct live *l);
+	int (*record)(void *arg, const void *rec, size_t len);
+	int stop_fd;
+};
+
 struct record_opts {
 	const struct kiln_env *env; /* the environment (base/env.h), or NULL */
-	const char *output;     /* perf.data path */
+	const char *output;     /* perf.data path; NULL: no file (a tap only) */
+	const struct record_tap *tap; /* or NULL */
+	const pid_t *tids;      /* -t: these threads only (not their children) */
+	size_t ntids;
+	const int *cpus;        /* -C: only these CPUs, or NULL */
+	size_t ncpus;
 	char **argv;            /* command to run, or NULL */
 	const pid_t *pids;      /* -p targets */
 	size_t npids;

@@ -352,6 +352,8 @@ static size_t resolve_unwound(struct report_ctx *x, struct session *s, uint32_t 
 
 /* ---- the consumer ---- */
 
+static void data_init(struct report_data *d, struct strtab *shared);
+
 /* An event as perf names it (free with free()): the file's name, or one
  * perf derives again when the file recorded none. */
 static char *event_name(const struct session *s, const struct ev_attr *a)
@@ -538,6 +540,41 @@ static void session_opts_of(const struct report_load_opts *o, struct strtab *str
 		if (o->hist.keys[i] == HIST_SRCLINE || o->hist.keys[i] == HIST_SRCFILE)
 			so->names_only = false;
 	so->strs = strs;
+}
+
+int report_consumer_init(const struct report_load_opts *o, struct report_data *d,
+			 struct session_consumer *c)
+{
+	struct report_ctx *x = xmalloc(sizeof(*x));
+	int err = ctx_init(x, o, d);
+	*c = (struct session_consumer){ .ctx = x, .on_event = on_event, .on_sample = on_sample,
+					.unwind_all = true };
+	if (err) {
+		report_consumer_free(c);
+		return err;
+	}
+	return 0;
+}
+
+void report_consumer_free(struct session_consumer *c)
+{
+	if (!c->ctx)
+		return;
+	ctx_release(c->ctx);
+	free(c->ctx);
+	c->ctx = NULL;
+}
+
+void report_consumer_forget(struct session_consumer *c)
+{
+	struct report_ctx *x = c->ctx;
+	VEC_FREE(&x->inl_at);
+	VEC_FREE(&x->inl);
+}
+
+void report_data_init(struct report_data *d, struct strtab *shared)
+{
+	data_init(d, shared);
 }
 
 static void data_init(struct report_data *d, struct strtab *shared)

@@ -63,6 +63,21 @@ struct report_data {
 };
 
 #define REPORT_PARENT_DEFAULT "^sys_|^do_page_fault" /* perf's default parent pattern */
+/*
+ * The loading as a session consumer, for a session the caller runs (kiln
+ * top feeds a live one): *c gets the callbacks and a context that adds
+ * each sample to d's hists (made on each event's first sample, unsorted:
+ * hist_finish them to show them). 0 or -EINVAL (a bad filter). Free the
+ * context with report_consumer_free, d with report_data_release.
+ */
+struct session_consumer;
+int report_consumer_init(const struct report_load_opts *o, struct report_data *d,
+			 struct session_consumer *c);
+void report_consumer_free(struct session_consumer *c);
+/* After symbolizer_forget: drop what the consumer keyed by cache entry. */
+void report_consumer_forget(struct session_consumer *c);
+/* d before the first load or consumer (names interned in 'shared' when non-NULL). */
+void report_data_init(struct report_data *d, struct strtab *shared);
 
 /* Parse perf's --time "start,end" into nanoseconds (0: open end). 0 or -EINVAL. */
 int report_parse_time(const char *spec, uint64_t *start, uint64_t *end);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "aggregate/foldedtext.h"
@@ -48,6 +49,7 @@ static void setup(struct session *s)
 	struct session_files f = { o->symfs, o->debug_dir, o->env };
 	/* symbolize() reads kallsyms itself unless perf's table is used. */
 	session_dsos_init(&s->dsos, s->h, &f, s->ksyms_usable);
+	s->dsos.jit_live = s->live; /* perf maps grow while top reads them */
 	session_machine_init(&s->m, s->strs, &s->dsos);
 	symbolizer_init(&s->sz, &s->m, s->strs);
 	s->sz.no_demangle = o->no_demangle;
@@ -56,6 +58,17 @@ static void setup(struct session *s)
 	unwinder_set_arch(&s->uw, s->h->arch);
 	s->stack = xmalloc(sizeof(*s->stack)); /* 16 KiB: off the C stack */
 	s->ready = true;
+}
+
+/* Names go to the caller's strtab, or the session's own. */
+static void use_strs(struct session *s, const struct session_opts *o)
+{
+	if (o->strs) {
+		s->strs = o->strs;
+	} else {
+		strtab_init(&s->own_strs);
+		s->strs = &s->own_strs;
+	}
 }
 
 int session_open(struct session *s, const struct session_opts *o)
@@ -77,12 +90,7 @@ int session_open(struct session *s, const struct session_opts *o)
 			goto fail;
 		s->h = perf_reader_info(s->r);
 		s->attrs = perf_reader_attrs(s->r);
-		if (o->strs) {
-			s->strs = o->strs;
-		} else {
-			strtab_init(&s->own_strs);
-			s->strs = &s->own_strs;
-		}
+		use_strs(s, o);
 		return 0;
 	}
 	s->text = s->in->data;
@@ -136,6 +144,24 @@ const struct unwind_stack *session_stack(struct session *s, const struct session
 	return s->stack;
 }
 
+/* One record to the machine and the consumer: 0 or the callback's error. */
+static int deliver(struct session *s, const struct session_consumer *c, const struct event *ev)
+{
+	if (ev->type != PERF_RECORD_SAMPLE) {
+		session_kernel_note(s, ev);
+		machine_apply(&s->m, ev);
+		return c->on_event ? c->on_event(c->ctx, s, ev) : 0;
+	}
+	uint64_t st = ev->attr ? ev->attr->attr.sample_type : 0;
+	struct session_sample smp = {
+		.ev = ev,
+		.th = machine_thread(&s->m, ev->sid.pid, ev->sid.tid),
+		.dwarf = (st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER),
+	};
+	s->stack_done = s->ra != NULL;
+	return c->on_sample ? c->on_sample(c->ctx, s, &smp) : 0;
+}
+
 int session_run(struct session *s, const struct session_consumer *c)
 {
 	struct event ev;
@@ -149,21 +175,7 @@ int session_run(struct session *s, const struct session_consumer *c)
 	}
 	while ((rc = s->ra ? readahead_next(s->ra, &ev, s->stack) : perf_reader_next(s->r, &ev)) ==
 	       1) {
-		if (ev.type != PERF_RECORD_SAMPLE) {
-			session_kernel_note(s, &ev);
-			machine_apply(&s->m, &ev);
-			if (c->on_event && (err = c->on_event(c->ctx, s, &ev)) < 0)
-				break;
-			continue;
-		}
-		uint64_t st = ev.attr ? ev.attr->attr.sample_type : 0;
-		struct session_sample smp = {
-			.ev = &ev,
-			.th = machine_thread(&s->m, ev.sid.pid, ev.sid.tid),
-			.dwarf = (st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER),
-		};
-		s->stack_done = s->ra != NULL;
-		if (c->on_sample && (err = c->on_sample(c->ctx, s, &smp)) < 0)
+		if ((err = deliver(s, c, &ev)) < 0)
 			break;
 	}
 	readahead_stop(s->ra);
@@ -174,6 +186,81 @@ int session_run(struct session *s, const struct session_consumer *c)
 	if (s->partial)
 		err_restore(perf_reader_error(s->r));
 	return c->on_end ? c->on_end(c->ctx, s) : 0;
+}
+
+int session_open_live(struct session *s, const struct session_opts *o)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = *o;
+	s->input = s->name = "live";
+	s->kind = SESSION_PERFDATA;
+	s->live_h = xcalloc(1, sizeof(*s->live_h));
+	struct utsname u;
+	if (uname(&u) == 0)
+		s->live_h->arch = xstrdup(u.machine);
+	/* the events' names are the ones given (as a file's EVENT_DESC) */
+	s->live_h->features[PERF_FEAT_EVENT_DESC / 64] |= 1ULL << (PERF_FEAT_EVENT_DESC % 64);
+	s->h = s->live_h;
+	s->live = true;
+	s->live_attrs = xcalloc(1, sizeof(*s->live_attrs));
+	ev_attrs_init(s->live_attrs);
+	s->attrs = s->live_attrs;
+	use_strs(s, o);
+	return 0;
+}
+
+void session_live_attr(struct session *s, const struct perf_event_attr *a, const char *name,
+		       const uint64_t *ids, size_t nids)
+{
+	size_t i = ev_attrs_add(s->live_attrs, a, (uint32_t)sizeof(*a), ids, nids);
+	free(s->live_attrs->v.v[i].name);
+	s->live_attrs->v.v[i].name = xstrdup(name);
+}
+
+int session_live_ready(struct session *s)
+{
+	int err = ev_attrs_finish(s->live_attrs);
+	if (err)
+		return err;
+	setup(s);
+	session_kernel_start(s);
+	return 0;
+}
+
+/* Batch order: by time, then as drained (synthesized state has time 0). */
+static int cmp_batch(const void *pa, const void *pb)
+{
+	const struct event *a = pa, *b = pb;
+	uint64_t ta = a->sid.has_time ? a->sid.time : 0, tb = b->sid.has_time ? b->sid.time : 0;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+int session_feed_batch(struct session *s, const struct session_consumer *c, const void *recs,
+		       size_t len)
+{
+	const uint8_t *p = recs;
+	s->batch.n = 0;
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
+		struct perf_event_header h;
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || off + h.size > len)
+			break;
+		struct event *ev = VEC_PUSH_ZERO(&s->batch);
+		if (ev_decode(ev, p + off, h.size, off, s->live_attrs)) {
+			s->batch.n--;
+			s->live_bad++;
+		}
+		off += h.size;
+	}
+	if (s->batch.n > 1)
+		qsort(s->batch.v, s->batch.n, sizeof(s->batch.v[0]), cmp_batch);
+	int err = 0;
+	for (size_t i = 0; i < s->batch.n && !err; i++)
+		err = deliver(s, c, &s->batch.v[i]);
+	s->batch.n = 0;
+	return err < 0 ? err : 0;
 }
 
 bool session_text_faulted(struct session *s, uint64_t *offset)
@@ -206,6 +293,17 @@ void session_close(struct session *s)
 	}
 	s->text = NULL;
 	s->text_len = 0;
+	VEC_FREE(&s->batch);
+	if (s->live_attrs) {
+		ev_attrs_release(s->live_attrs);
+		free(s->live_attrs);
+		s->live_attrs = NULL;
+	}
+	if (s->live_h) {
+		perf_header_info_release(s->live_h);
+		free(s->live_h);
+		s->live_h = NULL;
+	}
 }
 
 enum session_status session_status_of(int err)

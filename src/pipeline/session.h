@@ -130,6 +130,12 @@ struct session {
 	struct kallsyms *kperf; /* perf_kallsyms: the table, once loaded */
 	bool kperf_tried;
 	struct session_kthread *kth; /* perf_ or prefetch_kallsyms: the reading thread, or NULL */
+	/* live sessions (session_open_live) */
+	bool live;
+	VEC(struct event) batch; /* session_feed_batch's records (kept: reused) */
+	struct perf_header_info *live_h;
+	struct ev_attrs *live_attrs;
+	uint64_t live_bad; /* records that did not decode */
 };
 
 /* A sample as session_run hands it over. */
@@ -164,6 +170,27 @@ int session_open(struct session *s, const struct session_opts *o);
 /* Deliver every record of a perf.data session (see above). 0, or the
  * first negative result of a callback. */
 int session_run(struct session *s, const struct session_consumer *c);
+
+/*
+ * A live session (kiln top): no input; the records come from the running
+ * kernel (pipeline/record's tap) and are handed in one at a time, under
+ * the same rules as a perf.data's (kallsyms for the kernel: it is the
+ * running one; maps kept across exec). Open it (o->input is unused),
+ * declare each event with session_live_attr, then hand the raw records
+ * to session_feed_batch: they are decoded and delivered as session_run
+ * delivers them. A record that does not decode is counted (live_bad)
+ * and skipped.
+ */
+int session_open_live(struct session *s, const struct session_opts *o);
+void session_live_attr(struct session *s, const struct perf_event_attr *a, const char *name,
+		       const uint64_t *ids, size_t nids);
+/* After the last session_live_attr: 0, or -EBADMSG (attrs that disagree). */
+int session_live_ready(struct session *s);
+/* A batch of whole records (one drain of every ring), delivered in time
+ * order: the rings are drained one after another, so a sample on one CPU
+ * may come before the MMAP on another that it needs. */
+int session_feed_batch(struct session *s, const struct session_consumer *c, const void *recs,
+		       size_t len);
 /* The current sample's stack, kernel and user frames leaf first (the
  * unwinder's, unwind/unwind.h); valid until the next sample. */
 const struct unwind_stack *session_stack(struct session *s, const struct session_sample *smp);

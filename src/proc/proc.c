@@ -33,6 +33,51 @@ void machine_release(struct machine *m)
 	hashmap_release(&m->tid_index);
 }
 
+void machine_forget(struct machine *m, const uint32_t *pids, size_t n)
+{
+	if (!n)
+		return;
+	struct hashmap gone;
+	hashmap_init(&gone);
+	for (size_t i = 0; i < n; i++)
+		hashmap_put(&gone, pids[i], 1);
+	uint64_t v;
+	uint32_t *pmap;
+	XALLOC_ARRAY(pmap, m->procs.n ? m->procs.n : 1);
+	size_t np = 0;
+	hashmap_release(&m->pid_index);
+	hashmap_init(&m->pid_index);
+	for (size_t i = 0; i < m->procs.n; i++) {
+		struct process *p = &m->procs.v[i];
+		if (hashmap_get(&gone, p->pid, &v)) {
+			VEC_FREE(&p->as.maps);
+			pmap[i] = UINT32_MAX;
+			continue;
+		}
+		pmap[i] = (uint32_t)np;
+		m->procs.v[np] = *p;
+		hashmap_put(&m->pid_index, p->pid, np);
+		np++;
+	}
+	m->procs.n = np;
+	size_t nt = 0;
+	hashmap_release(&m->tid_index);
+	hashmap_init(&m->tid_index);
+	for (size_t i = 0; i < m->threads.n; i++) {
+		struct thread t = m->threads.v[i];
+		if (pmap[t.proc] == UINT32_MAX)
+			continue;
+		t.proc = pmap[t.proc];
+		m->threads.v[nt] = t;
+		hashmap_put(&m->tid_index, t.tid, nt);
+		nt++;
+	}
+	m->threads.n = nt;
+	m->last_pid = 0; /* machine_find's cache held an index */
+	free(pmap);
+	hashmap_release(&gone);
+}
+
 void addr_space_insert(struct addr_space *as, const struct mapping *nm)
 {
 	if (nm->end <= nm->start)

@@ -81,6 +81,13 @@ const struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t ti
  * kernel's (kernel=true); NULL if none. Valid until the next apply. */
 const struct mapping *machine_find(struct machine *m, uint32_t pid, uint64_t addr, bool kernel);
 
+/*
+ * Forget processes that exited (a live view's memory stays bounded): their
+ * address spaces and threads go; a later mention creates them afresh.
+ * Indices of the others change (pointers from machine_thread are stale).
+ */
+void machine_forget(struct machine *m, const uint32_t *pids, size_t n);
+
 /* Address-space primitives (exposed for tests). */
 void addr_space_insert(struct addr_space *as, const struct mapping *m);
 const struct mapping *addr_space_find(const struct addr_space *as, uint64_t addr);

@@ -121,6 +121,48 @@ static void test_fork_exec(void **state)
 	strtab_release(&strs);
 }
 
+/* machine_forget: the processes named go with their threads; the others
+ * keep their mappings, threads and comms; a forgotten pid comes back fresh. */
+static void test_forget(void **state)
+{
+	(void)state;
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+	strtab_init(&strs);
+	dso_set_init(&dsos);
+	machine_init(&m, &strs, &dsos);
+	for (uint32_t pid = 10; pid < 20; pid++) {
+		struct event ev = make_mmap2(pid, 0x400000 + pid * 0x1000, 0x1000, "/bin/x");
+		machine_apply(&m, &ev);
+		struct event comm = { .type = PERF_RECORD_COMM };
+		comm.u.comm.pid = comm.u.comm.tid = pid;
+		comm.u.comm.comm = pid % 2 ? "odd" : "even";
+		machine_apply(&m, &comm);
+		machine_thread(&m, pid, pid + 100); /* a second thread */
+	}
+	assert_non_null(machine_find(&m, 13, 0x400000 + 13 * 0x1000, false)); /* cached */
+	uint32_t gone[] = { 11, 13, 15, 17, 19 };
+	machine_forget(&m, gone, 5);
+	assert_int_equal(m.procs.n, 5);
+	assert_int_equal(m.threads.n, 10);
+	for (uint32_t pid = 10; pid < 20; pid++) {
+		const struct mapping *map = machine_find(&m, pid, 0x400000 + pid * 0x1000, false);
+		if (pid % 2) {
+			assert_null(map);
+		} else {
+			assert_non_null(map);
+			assert_string_equal(strtab_get(&strs, machine_thread(&m, pid, pid)->comm), "even");
+			assert_int_equal(machine_thread(&m, pid, pid + 100)->pid, pid);
+		}
+	}
+	assert_int_equal(m.threads.n, 10); /* the lookups above created nothing */
+	assert_string_equal(strtab_get(&strs, machine_thread(&m, 13, 13)->comm), ":13");
+	machine_release(&m);
+	dso_set_release(&dsos);
+	strtab_release(&strs);
+}
+
 /* One mmap of the model: the last one that covers an address owns it. */
 struct model_map {
 	uint32_t pid;
@@ -200,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insert_overlaps),
 		cmocka_unit_test(test_fork_exec),
+		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_find_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

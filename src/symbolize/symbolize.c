@@ -37,6 +37,14 @@ void symbolizer_release(struct symbolizer *s)
 	srclines_release(&s->src);
 }
 
+void symbolizer_forget(struct symbolizer *s)
+{
+	hashmap_release(&s->cache);
+	hashmap_init(&s->cache);
+	VEC_FREE(&s->entries);
+	VEC_FREE(&s->entry_keys);
+}
+
 /* A kernel address through /proc/kallsyms, when it may be used. */
 static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct sym *out)
 {

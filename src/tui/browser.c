@@ -310,8 +310,13 @@ int browser_run(struct tui *t, const struct browser_model *m, const struct brows
 			continue;
 		switch (c) {
 		case TUI_KEY_TIMEOUT: /* a tick (or a wait cut short: ERR) */
-			if (tick.period_ms > 0 && m->refresh(m->ctx) == 1)
-				rebuild(&b);
+			if (tick.period_ms > 0) {
+				int r = m->refresh(m->ctx);
+				if (r == 1)
+					rebuild(&b);
+				else if (r < 0)
+					done = true;
+			}
 			break;
 		case KEY_RESIZE:
 			break;

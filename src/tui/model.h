@@ -96,7 +96,8 @@ struct browser_model {
 			struct buf *msg);
 	/*
 	 * Called every refresh_ms (browser_opts) while the browser waits for a
-	 * key: top reads its samples here. Returns 1 if anything shown changed.
+	 * key: top reads its samples here. Returns 1 if anything shown changed,
+	 * 0 if not, -1 to close the browser (top's sampling ended).
 	 */
 	int (*refresh)(void *ctx);
 	/*

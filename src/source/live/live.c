@@ -84,6 +84,75 @@ static void online_cpus(int **cpus, unsigned *n)
 	}
 }
 
+int live_parse_cpus(const char *list, int **cpus, size_t *n)
+{
+	int *on;
+	unsigned non;
+	online_cpus(&on, &non);
+	*cpus = NULL;
+	*n = 0;
+	const char *p = list;
+	int err = 0;
+	bool said = false;
+	while (!err && *p) {
+		char *e;
+		errno = 0;
+		long a = strtol(p, &e, 10), b = a;
+		if (e == p || errno || a < 0 || a > 65535) {
+			err = -EINVAL;
+			break;
+		}
+		p = e;
+		if (*p == '-') {
+			b = strtol(p + 1, &e, 10);
+			if (e == p + 1 || b < a || b > 65535) {
+				err = -EINVAL;
+				break;
+			}
+			p = e;
+		}
+		for (long c = a; c <= b; c++) {
+			bool online = false;
+			for (unsigned i = 0; i < non; i++)
+				online |= on[i] == (int)c;
+			if (!online) {
+				err = err_set(-EINVAL, "-C: CPU %ld is not online", c);
+				said = true;
+				break;
+			}
+			bool dup = false;
+			for (size_t i = 0; i < *n; i++)
+				dup |= (*cpus)[i] == (int)c;
+			if (!dup) {
+				XREALLOC_ARRAY(*cpus, *n + 1);
+				(*cpus)[(*n)++] = (int)c;
+			}
+		}
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			err = -EINVAL;
+	}
+	if (!err && !*n)
+		err = -EINVAL;
+	if (err && !said)
+		err_set(err, "-C takes a CPU list (as 0-3,5), not '%s'", list);
+	free(on);
+	if (err) {
+		free(*cpus);
+		*cpus = NULL;
+		*n = 0;
+		return err;
+	}
+	for (size_t i = 1; i < *n; i++) /* insertion sort: lists are short */
+		for (size_t j = i; j > 0 && (*cpus)[j - 1] > (*cpus)[j]; j--) {
+			int t = (*cpus)[j];
+			(*cpus)[j] = (*cpus)[j - 1];
+			(*cpus)[j - 1] = t;
+		}
+	return 0;
+}
+
 static int open_one(struct live *l, struct perf_event_attr *attr, size_t ai, pid_t pid, int cpu,
 		    int *ring_fd)
 {
@@ -127,7 +196,13 @@ int live_open(struct live **out, const struct live_opts *o, size_t *failed_attr)
 	unsigned ncpus;
 	int err = 0;
 	*out = NULL;
-	online_cpus(&cpus, &ncpus);
+	if (o->cpus && o->ncpus) {
+		ncpus = (unsigned)o->ncpus;
+		XALLOC_ARRAY(cpus, ncpus);
+		memcpy(cpus, o->cpus, ncpus * sizeof(*cpus));
+	} else {
+		online_cpus(&cpus, &ncpus);
+	}
 	l->ncpus = ncpus;
 	l->nattrs = o->nattrs;
 	XALLOC_ARRAY(l->ids, o->nattrs);

@@ -34,6 +34,8 @@ struct live_opts {
 	bool system_wide;     /* ... every task on every CPU (pid -1) */
 	unsigned mmap_pages;  /* data pages per ring buffer, a power of two */
 	const char *const *filters; /* per attr: a tracepoint filter (--filter), or NULL */
+	const int *cpus;      /* only these CPUs (perf's -C), or NULL: every online one */
+	size_t ncpus;
 };
 
 /* Called for every drained record; a non-zero return stops the drain and
@@ -90,6 +92,15 @@ int live_list_threads(pid_t pid, pid_t **tids, size_t *n);
  * (*n entries, grown as needed). 0, or -ESRCH with the error recorded
  * ("no such process: PID") for the first process that is gone. */
 int live_append_threads(const pid_t *pids, size_t npids, pid_t **tids, size_t *n);
+
+/* Parse a CPU list ("0-3,5", perf's -C) into *cpus (sorted, no repeats;
+ * caller frees). 0, or -EINVAL for a malformed list or a CPU that is not
+ * online (err_last says which). */
+int live_parse_cpus(const char *list, int **cpus, size_t *n);
+
+/* The processes owned by 'uid' (perf's -u), sorted; caller frees *pids.
+ * 0 or -errno. */
+int live_user_pids(uid_t uid, pid_t **pids, size_t *n);
 
 /* Read a small file (sysfs, procfs) into out[max] as text, cut at the first
  * newline. 0 or -errno. */

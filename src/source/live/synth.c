@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -267,22 +268,43 @@ int live_synth_process(pid_t pid, const struct perf_event_attr *a, uint64_t id, 
 	return ret;
 }
 
-int live_synth_all(const struct perf_event_attr *a, uint64_t id, live_record_fn fn, void *arg)
+/* The processes in /proc (owned by 'uid', or all for (uid_t)-1), sorted. */
+static int list_pids(uid_t uid, pid_t **pids, size_t *n)
 {
 	DIR *d = opendir("/proc");
+	*pids = NULL;
+	*n = 0;
 	if (!d)
 		return err_set(-errno, "cannot read /proc: %s", strerror(errno));
 	struct dirent *de;
-	pid_t *pids = NULL;
-	size_t n = 0;
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		XREALLOC_ARRAY(pids, n + 1);
-		pids[n++] = (pid_t)atoi(de->d_name);
+		struct stat st;
+		if (uid != (uid_t)-1 &&
+		    (fstatat(dirfd(d), de->d_name, &st, 0) || st.st_uid != uid))
+			continue;
+		XREALLOC_ARRAY(*pids, *n + 1);
+		(*pids)[(*n)++] = (pid_t)atoi(de->d_name);
 	}
 	closedir(d);
-	qsort(pids, n, sizeof(*pids), cmp_pid);
+	if (*n)
+		qsort(*pids, *n, sizeof(**pids), cmp_pid);
+	return 0;
+}
+
+int live_user_pids(uid_t uid, pid_t **pids, size_t *n)
+{
+	return list_pids(uid, pids, n);
+}
+
+int live_synth_all(const struct perf_event_attr *a, uint64_t id, live_record_fn fn, void *arg)
+{
+	pid_t *pids;
+	size_t n;
+	int err = list_pids((uid_t)-1, &pids, &n);
+	if (err)
+		return err;
 	int ret = 0;
 	for (size_t i = 0; i < n && !ret; i++)
 		ret = live_synth_process(pids[i], a, id, fn, arg);

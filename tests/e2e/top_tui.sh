@@ -1,0 +1,86 @@
+#!/bin/sh
+# kiln top in the browser, in a 160x30 tmux pane, with burn busy:
+#  1. -g -d 1 -p PID: within a few seconds (20 at most on a loaded
+#     machine) the title is perf top's header and burn's hot function is
+#     among the first rows, with the Children and Self columns; entries
+#     of that process only (-s comm,dso,sym);
+#  2. Enter expands the selected entry's callchain (a '-' and an indented
+#     row under it), and it stays expanded across refreshes;
+#  3. 'd' zooms to the selected entry's DSO and back, 't' to its command;
+#  4. q quits with status 0; SIGTERM, SIGHUP and Ctrl-C end it with
+#     143, 129 and 130; each time the terminal has its modes back (stty -g
+#     unchanged) and the alternate screen is off.
+. "$(dirname "$0")/lib.sh"
+. "$TESTLIB/tmux.sh"
+need_perf_events
+tmux_server top
+start_busy
+
+cat >"$T/run.sh" <<'EOF'
+trap 'true' INT
+before=$(stty -g)
+sh -c 'echo $$ >"$0"; exec "$@"' "$T/pid" "$KILN" top "$@" 2>"$T/run.err"
+rc=$?
+[ "$before" = "$(stty -g)" ] && same=same || same=changed
+echo "rc=$rc tty=$same"
+EOF
+run() {
+	: >"$T/pid"
+	tm send-keys -t k "clear; sh \"\$T/run.sh\" $*" Enter
+	wait_for 'PerfTop: ' "top's header"
+}
+after() {
+	wait_for "rc=[0-9]+ tty" "end of top ($1)"
+	screen | grep -q "rc=$1 tty=same\$" || {
+		screen >&2
+		cat "$T/run.err" >&2
+		fail "after exit status $1 the terminal is not as it was"
+	}
+	[ "$(tm display -p -t k '#{alternate_on}')" = 0 ] || fail "the alternate screen is still on ($1)"
+}
+
+tm new-session -d -s k -x 160 -y 30 "env T='$T' KILN='$KILN' TERM=screen PS1='$ ' sh" ||
+	skip "tmux cannot start a server here"
+
+# 1. The hot function among the first rows, this process only.
+run -g -d 1 -s comm,dso,sym -p "$busy"
+wait_for '^[-+ ] +[0-9.]+% +[0-9.]+%  burn +burn +\[\.\] shade_pixels' "shade_pixels row"
+line 1 | grep -q "^   PerfTop: .*(target_pid: $busy" || fail "title: $(line 1)"
+line 2 | grep -q 'Children    Self  Command' || fail "columns: $(line 2)"
+screen | sed -n '3,12p' | grep -q 'shade_pixels' || fail "shade_pixels not in the first rows"
+screen | sed -n '3,29p' | grep -E '%  ' | grep -v '%  burn ' && fail "rows of another process"
+
+# 2. Enter expands the first entry; it stays expanded after a refresh.
+expect 3 '^\+ ' "first entry not expandable"
+keys Enter
+expect 3 '^- ' "Enter did not expand the entry"
+expect 4 '^   [-+ ] *[0-9.]+% [A-Za-z_]' "no callchain row under the entry"
+sleep 2.2
+expect 3 '^- ' "the entry folded at a refresh"
+
+# 3. 'd' zooms to the selected entry's DSO (every row then has it), 'd'
+# again shows all; 't' zooms to its command (-s comm,...).
+keys Home d
+wait_for 'DSO: [^ ]' "the DSO zoom's status"
+dso=$(screen | sed -n 's/.*DSO: \([^ ]*\).*/\1/p' | head -1)
+screen | sed -n '3,29p' | grep -E '^[-+ ] +[0-9.]+%' | grep -vF " $dso " && fail "the DSO zoom kept rows of other DSOs than $dso"
+keys d
+sleep 0.5
+screen | grep -q 'DSO: ' && fail "'d' again did not zoom out"
+keys t
+wait_for 'Command: burn' "the command zoom's status"
+keys t
+
+# 4. q, SIGTERM, SIGHUP, Ctrl-C: the status and the terminal.
+keys q
+after 0
+run -d 1 -p "$busy"
+kill -TERM "$(cat "$T/pid")"
+after 143
+run -d 1 -p "$busy"
+kill -HUP "$(cat "$T/pid")"
+after 129
+run -d 1 -p "$busy"
+keys C-c
+after 130
+echo "ok"
