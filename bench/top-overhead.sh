@@ -61,7 +61,7 @@ echo "  kiln top: $k1 $k2"
 echo "  perf top: $p1 $p2"
 awk -v a="$k1" -v b="$k2" -v c="$p1" -v d="$p2" 'BEGIN {
 	k = (a + b) / 2; p = (c + d) / 2
-	printf "  mean kiln %.3f, perf %.3f CPU-s/s; ratio kiln/perf %.2f (goal <= 0.5)\n", k, p, p > 0 ? k / p : 0 }'
+	printf "  mean kiln %.3f, perf %.3f CPU-s/s; ratio kiln/perf %.2f (goal <= 0.5)\n", k, p, (p > 0 ? k / p : 0) }'
 
 # Memory over a run with processes starting and exiting.
 churn() {
