@@ -196,6 +196,9 @@ static int finish_args(struct opts_parser *p, struct top_args *a, int first, int
 	struct record_opts *o = &a->rc.o;
 	if (record_cli_finish(&a->rc, p))
 		return -1;
+	if (a->rc.x.nprobes) /* record makes and removes them around its file */
+		return opts_error(p, "--probe is record's: make the probe with kiln probe, then "
+				     "kiln top -e its event");
 	if (a->tids && parse_ids(p, "-t", a->tids, &a->tid_list, &a->ntids))
 		return -1;
 	if (a->user && user_targets(p, a))
