@@ -11,10 +11,9 @@
 #include "base/xalloc.h"
 #include "cli/annotate_tui.h"
 #include "cli/annotate_view.h"
+#include "cli/hist_cols.h"
 #include "tui/browser.h"
 #include "tui/rows.h"
-
-#define COL_WIDTH_MAX 30
 
 /*
  * Node values: entry i (in shown order) is i + 1; callchain node n is
@@ -51,15 +50,13 @@ struct model {
 	bool *entry_open;      /* by shown index */
 	bool *node_open;       /* by node index */
 	VEC(uint32_t) kids;    /* scratch: a node's children above the threshold */
-	int keys[HIST_MAX_KEYS];
-	size_t nkeys;
-	size_t width[HIST_MAX_KEYS];
+	struct hist_cols cols; /* the key columns shown */
 	struct buf text_buf;
 };
 
 static double share(const struct model *m, uint64_t v)
 {
-	return m->h->total ? 100.0 * (double)v / (double)m->h->total : 0.0;
+	return hist_cols_share(m->h, v);
 }
 
 static bool is_node(uint64_t v)
@@ -75,24 +72,6 @@ static const struct hist_entry *entry_of(const struct model *m, uint64_t v)
 static bool has_key(const struct hist *h, enum hist_sort k)
 {
 	return h->key_mask >> k & 1;
-}
-
-/* e's key columns, each padded to its width, appended to out. */
-static void keys_text(const struct model *m, const struct hist_entry *e, struct buf *out)
-{
-	char *p = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&p, &len);
-	if (!f)
-		return;
-	for (size_t j = 0; j < m->nkeys; j++) {
-		report_text_key(f, m->h, m->keys[j], &e->k, m->width[j], j + 1 == m->nkeys);
-		if (j + 1 < m->nkeys)
-			fputs("  ", f);
-	}
-	if (!fclose(f))
-		buf_add(out, p, len);
-	free(p);
 }
 
 /* perf's title: "Samples: 4K of event 'cycles', Event count (approx.): N". */
@@ -139,16 +118,7 @@ static void m_status(void *ctx, struct buf *out)
 static void m_columns(void *ctx, struct buf *out)
 {
 	const struct model *m = ctx;
-	if (m->h->o.children)
-		buf_addstr(out, "Children    Self  ");
-	else
-		buf_addstr(out, "Overhead ");
-	for (size_t j = 0; j < m->nkeys; j++) {
-		if (j + 1 == m->nkeys)
-			buf_addstr(out, report_text_key_header(m->keys[j]));
-		else
-			buf_addf(out, "%-*s  ", (int)m->width[j], report_text_key_header(m->keys[j]));
-	}
+	hist_cols_header(&m->cols, m->h, out);
 }
 
 static size_t m_n_entries(void *ctx)
@@ -201,33 +171,11 @@ static uint64_t m_child(void *ctx, uint64_t node, size_t i)
 static void m_row(void *ctx, uint64_t node, struct browser_row *out)
 {
 	struct model *m = ctx;
-	buf_reset(&m->text_buf);
 	out->expandable = m_n_children(m, node) > 0;
-	if (is_node(node)) {
-		uint32_t n = tree_of(m, node);
-		const struct hist_frame *f = hist_node_frame(m->h, n);
-		if (f->sym != HIST_NONE)
-			buf_addstr(&m->text_buf, strtab_get(m->h->strs, f->sym));
-		else
-			buf_addf(&m->text_buf, "%#" PRIx64, f->ip);
-		out->text = buf_str(&m->text_buf);
-		out->pct[0] = share(m, hist_node(m->h, n)->cumul);
-		out->n_pct = 1;
-		return;
-	}
-	const struct hist_entry *e = entry_of(m, node);
-	keys_text(m, e, &m->text_buf);
-	out->text = buf_str(&m->text_buf);
-	if (e->k.sym != HIST_NONE && has_key(m->h, HIST_SYM))
-		out->key = strtab_get(m->h->strs, e->k.sym);
-	if (m->h->o.children) {
-		out->pct[0] = share(m, e->children);
-		out->pct[1] = share(m, e->self);
-		out->n_pct = 2;
-	} else {
-		out->pct[0] = share(m, e->self);
-		out->n_pct = 1;
-	}
+	if (is_node(node))
+		hist_cols_node_row(m->h, tree_of(m, node), &m->text_buf, out);
+	else
+		hist_cols_entry_row(&m->cols, m->h, entry_of(m, node), &m->text_buf, out);
 }
 
 static bool m_expanded(void *ctx, uint64_t node)
@@ -283,28 +231,13 @@ static void lay_out(struct model *m)
 {
 	const struct hist *h = m->h;
 	m->shown.n = 0;
-	m->nkeys = 0;
-	for (size_t j = 0; j < h->o.nkeys; j++)
-		if (!m->text.elide[h->o.keys[j]])
-			m->keys[m->nkeys++] = (int)h->o.keys[j];
-	for (size_t j = 0; j < m->nkeys; j++)
-		m->width[j] = strlen(report_text_key_header(m->keys[j]));
+	hist_cols_init(&m->cols, h, m->text.elide);
 	for (size_t i = 0; i < hist_count(h); i++) {
 		const struct hist_entry *e = hist_at(h, i);
 		if (share(m, hist_entry_period(h, e)) < m->text.percent_limit)
 			continue;
 		VEC_PUSH(&m->shown, (uint32_t)i);
-		for (size_t j = 0; j + 1 < m->nkeys; j++) {
-			char *p = NULL;
-			size_t len = 0;
-			FILE *f = open_memstream(&p, &len);
-			if (!f)
-				continue;
-			report_text_key(f, h, m->keys[j], &e->k, m->width[j], false);
-			if (!fclose(f) && len > m->width[j])
-				m->width[j] = len > COL_WIDTH_MAX ? COL_WIDTH_MAX : len;
-			free(p);
-		}
+		hist_cols_widen(&m->cols, h, e);
 	}
 	free(m->entry_open);
 	free(m->node_open);

@@ -11,10 +11,10 @@
 #include "base/hashmap.h"
 #include "base/xalloc.h"
 #include "cli/annotate_tui.h"
+#include "cli/hist_cols.h"
 #include "output/report_text.h"
 #include "tui/browser.h"
 
-#define COL_WIDTH_MAX 30
 /*
  * Node values: an entry is known by a hash of its key (bit 63 clear, never
  * 0), so it keeps its selection and expanded state while the entries
@@ -31,9 +31,7 @@ struct model {
 	struct hashmap entry_open;  /* entry values expanded */
 	struct hashmap node_open;   /* node indices expanded */
 	VEC(uint32_t) kids;
-	int keys[HIST_MAX_KEYS];
-	size_t nkeys;
-	size_t width[HIST_MAX_KEYS];
+	struct hist_cols cols; /* the key columns shown */
 	struct buf text;
 	long next_ms; /* monotonic ms of the next period's end */
 	bool ended;
@@ -51,7 +49,7 @@ static long now_ms(void)
 
 static double share(const struct model *m, uint64_t v)
 {
-	return m->h && m->h->total ? 100.0 * (double)v / (double)m->h->total : 0.0;
+	return hist_cols_share(m->h, v);
 }
 
 static uint64_t entry_value(const struct hist_entry *e)
@@ -89,14 +87,11 @@ static void lay_out(struct model *m)
 	m->shown.n = 0;
 	hashmap_release(&m->by_value);
 	hashmap_init(&m->by_value);
-	m->nkeys = 0;
+	m->cols.nkeys = 0;
 	const struct hist *h = m->h;
 	if (!h)
 		return;
-	for (size_t j = 0; j < h->o.nkeys; j++)
-		m->keys[m->nkeys++] = (int)h->o.keys[j];
-	for (size_t j = 0; j < m->nkeys; j++)
-		m->width[j] = strlen(report_text_key_header(m->keys[j]));
+	hist_cols_init(&m->cols, h, NULL);
 	for (size_t i = 0; i < hist_count(h); i++) {
 		const struct hist_entry *e = hist_at(h, i);
 		if (share(m, hist_entry_period(h, e)) < m->o->percent_limit || !zoomed_in(m, e))
@@ -104,17 +99,7 @@ static void lay_out(struct model *m)
 		uint32_t idx = h->order.v[i];
 		VEC_PUSH(&m->shown, idx);
 		hashmap_put(&m->by_value, entry_value(e), idx);
-		for (size_t j = 0; j + 1 < m->nkeys; j++) {
-			char *p = NULL;
-			size_t len = 0;
-			FILE *f = open_memstream(&p, &len);
-			if (!f)
-				continue;
-			report_text_key(f, h, m->keys[j], &e->k, m->width[j], false);
-			if (!fclose(f) && len > m->width[j])
-				m->width[j] = len > COL_WIDTH_MAX ? COL_WIDTH_MAX : len;
-			free(p);
-		}
+		hist_cols_widen(&m->cols, h, e);
 	}
 }
 
@@ -162,16 +147,7 @@ static void m_title(void *ctx, struct buf *out)
 static void m_columns(void *ctx, struct buf *out)
 {
 	const struct model *m = ctx;
-	if (m->h && m->h->o.children)
-		buf_addstr(out, "Children    Self  ");
-	else
-		buf_addstr(out, "Overhead ");
-	for (size_t j = 0; j < m->nkeys; j++) {
-		if (j + 1 == m->nkeys)
-			buf_addstr(out, report_text_key_header(m->keys[j]));
-		else
-			buf_addf(out, "%-*s  ", (int)m->width[j], report_text_key_header(m->keys[j]));
-	}
+	hist_cols_header(&m->cols, m->h, out);
 }
 
 static size_t m_n_entries(void *ctx)
@@ -222,23 +198,6 @@ static uint64_t m_child(void *ctx, uint64_t node, size_t i)
 	return i < m->kids.n ? NODE_BIT | m->kids.v[i] : 0;
 }
 
-static void keys_text(const struct model *m, const struct hist_entry *e, struct buf *out)
-{
-	char *p = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&p, &len);
-	if (!f)
-		return;
-	for (size_t j = 0; j < m->nkeys; j++) {
-		report_text_key(f, m->h, m->keys[j], &e->k, m->width[j], j + 1 == m->nkeys);
-		if (j + 1 < m->nkeys)
-			fputs("  ", f);
-	}
-	if (!fclose(f))
-		buf_add(out, p, len);
-	free(p);
-}
-
 static void m_row(void *ctx, uint64_t node, struct browser_row *out)
 {
 	struct model *m = ctx;
@@ -249,33 +208,13 @@ static void m_row(void *ctx, uint64_t node, struct browser_row *out)
 	out->expandable = m_n_children(m, node) > 0;
 	if (node & NODE_BIT) {
 		uint32_t n = tree_of(m, node);
-		if (n >= m->h->nodes.n)
-			return;
-		const struct hist_frame *f = hist_node_frame(m->h, n);
-		if (f->sym != HIST_NONE)
-			buf_addstr(&m->text, strtab_get(m->h->strs, f->sym));
-		else
-			buf_addf(&m->text, "%#" PRIx64, f->ip);
-		out->text = buf_str(&m->text);
-		out->pct[0] = share(m, hist_node(m->h, n)->cumul);
-		out->n_pct = 1;
+		if (n < m->h->nodes.n)
+			hist_cols_node_row(m->h, n, &m->text, out);
 		return;
 	}
 	const struct hist_entry *e = entry_of(m, node);
-	if (!e)
-		return;
-	keys_text(m, e, &m->text);
-	out->text = buf_str(&m->text);
-	if (e->k.sym != HIST_NONE && (m->h->key_mask >> HIST_SYM & 1))
-		out->key = strtab_get(m->h->strs, e->k.sym);
-	if (m->h->o.children) {
-		out->pct[0] = share(m, e->children);
-		out->pct[1] = share(m, e->self);
-		out->n_pct = 2;
-	} else {
-		out->pct[0] = share(m, e->self);
-		out->n_pct = 1;
-	}
+	if (e)
+		hist_cols_entry_row(&m->cols, m->h, e, &m->text, out);
 }
 
 static bool m_expanded(void *ctx, uint64_t node)
