@@ -63,6 +63,20 @@ same() {
 	cmp -s "$T/p.so" "$T/k.so" && cmp -s "$T/p.top" "$T/k.top"
 }
 
+# same_big WHAT: p.txt and k.txt the same but for rows under 0.5%: the
+# headers and every row of 0.5% or more equal, in order (columns squeezed).
+# perf's source-line lookups fail now and then on a rare address (its
+# addr2line gives up, and it shows "name+offset" where kiln's DWARF reader
+# names file:line), which also moves that row among the ties.
+same_big() {
+	for f in p k; do
+		sed 's/[ .]*$//; s/   */  /g' "$T/$f.txt" |
+			awk '/^ +[0-9]+\.[0-9]+%/ && $1 + 0 < 0.5 { next } { print }' >"$T/$f.big"
+	done
+	cmp -s "$T/p.big" "$T/k.big" || return 1
+	echo "$1: rows under 0.5% differ (perf's failed source-line lookups; tolerated)"
+}
+
 checked=0
 for rec in kiln perf; do
 	data="$T/$rec.data"
@@ -86,6 +100,10 @@ for rec in kiln perf; do
 			# frame; after 123 failures in a dso before any success
 			# it stops looking there (see docs/cmd/report.md)
 			close "$rec.data $opts" ;;
+		*srcline* | *srcfile*)
+			same_big "$rec.data $opts" && continue
+			diff "$T/p.txt" "$T/k.txt" | head -20
+			fail "$rec.data $opts: the table differs from perf's" ;;
 		*)
 			diff "$T/p.txt" "$T/k.txt" | head -20
 			fail "$rec.data $opts: the table differs from perf's" ;;
