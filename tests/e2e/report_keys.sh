@@ -67,14 +67,16 @@ same() {
 # headers and every row of 0.5% or more equal, in order (columns squeezed).
 # perf's source-line lookups fail now and then on a rare address (its
 # addr2line gives up, and it shows "name+offset" where kiln's DWARF reader
-# names file:line), which also moves that row among the ties.
+# names file:line), which also moves that row among the ties; and in ASan
+# builds a sample or two of the sanitizer's reads at start-up have other
+# kernel callers in perf's children than in kiln's.
 same_big() {
 	for f in p k; do
 		sed 's/[ .]*$//; s/   */  /g' "$T/$f.txt" |
 			awk '/^ +[0-9]+\.[0-9]+%/ && $1 + 0 < 0.5 { next } { print }' >"$T/$f.big"
 	done
 	cmp -s "$T/p.big" "$T/k.big" || return 1
-	echo "$1: rows under 0.5% differ (perf's failed source-line lookups; tolerated)"
+	echo "$1: rows under 0.5% differ (tolerated)"
 }
 
 checked=0
@@ -100,7 +102,7 @@ for rec in kiln perf; do
 			# frame; after 123 failures in a dso before any success
 			# it stops looking there (see docs/cmd/report.md)
 			close "$rec.data $opts" ;;
-		*srcline* | *srcfile*)
+		*srcline* | *srcfile* | *parent*)
 			same_big "$rec.data $opts" && continue
 			diff "$T/p.txt" "$T/k.txt" | head -20
 			fail "$rec.data $opts: the table differs from perf's" ;;
@@ -145,7 +147,7 @@ for opts in "--comm burn2 --percentage relative" "--comm burn2 --percentage abso
 	# shellcheck disable=SC2086
 	"$KILN" report --stdio -g none -i "$T/two.data" $opts 2>"$T/k.err" | clean >"$T/k.txt" ||
 		fail "kiln report $opts: $(cat "$T/k.err")"
-	same || {
+	same || same_big "two commands $opts" || {
 		diff "$T/p.txt" "$T/k.txt" | head -20
 		fail "two commands $opts: the table differs from perf's"
 	}
@@ -178,7 +180,7 @@ if perf record -q -s -e cpu-clock -e page-faults -o "$T/read.data" -- \
 		}
 	done
 	[ "$(wc -l <"$T/k.txt")" = 1 ] || fail "-T without READ records: more than perf's header"
-	"$KILN" report --stdio -T -g none -i "$T/read.data" | grep -q '^#   *PID   *TID  cpu-clock  page-faults$' ||
+	"$KILN" report --stdio -T -g none -i "$T/read.data" | grep -Eq '^# +PID +TID +cpu-clock +page-faults$' ||
 		fail "-T: no per-thread columns for perf record -s"
 	echo "ok: -T equal to perf's"
 fi
