@@ -89,6 +89,17 @@ void hist_cols_entry_row(const struct hist_cols *c, const struct hist *h,
 	}
 }
 
+void hist_cols_kids(struct hist_cols *c, const struct hist *h, uint32_t tree, double threshold)
+{
+	c->kids.n = 0;
+	if (!h || !h->o.callchains || tree == HIST_NONE || tree >= h->nodes.n)
+		return;
+	for (uint32_t n = hist_node(h, tree)->first_child; n != HIST_NONE;
+	     n = hist_node(h, n)->next_sibling)
+		if (hist_cols_share(h, hist_node(h, n)->cumul) >= threshold)
+			VEC_PUSH(&c->kids, n);
+}
+
 void hist_cols_node_row(const struct hist *h, uint32_t n, struct buf *text,
 			struct browser_row *out)
 {

@@ -18,6 +18,7 @@
 
 #include "aggregate/hist.h"
 #include "base/buf.h"
+#include "base/vec.h"
 #include "tui/model.h"
 
 #define HIST_COLS_MAX 30
@@ -26,6 +27,7 @@ struct hist_cols {
 	int keys[HIST_MAX_KEYS];
 	size_t nkeys;
 	size_t width[HIST_MAX_KEYS];
+	VEC(uint32_t) kids; /* hist_cols_kids' answer */
 };
 
 /* h's keys but those elide marks (elide may be NULL), as wide as their headers. */
@@ -40,6 +42,9 @@ double hist_cols_share(const struct hist *h, uint64_t v);
  * when h is sorted by symbol, its symbol as the row's key. */
 void hist_cols_entry_row(const struct hist_cols *c, const struct hist *h,
 			 const struct hist_entry *e, struct buf *text, struct browser_row *out);
+/* Into c->kids: callchain node tree's children whose share is at least
+ * threshold percent (none for HIST_NONE or a hist without callchains). */
+void hist_cols_kids(struct hist_cols *c, const struct hist *h, uint32_t tree, double threshold);
 /* Callchain node n's row: its frame's name into text (reset first), its share. */
 void hist_cols_node_row(const struct hist *h, uint32_t n, struct buf *text,
 			struct browser_row *out);

@@ -49,7 +49,6 @@ struct model {
 	VEC(uint32_t) shown;   /* entries shown: indices in hist order */
 	bool *entry_open;      /* by shown index */
 	bool *node_open;       /* by node index */
-	VEC(uint32_t) kids;    /* scratch: a node's children above the threshold */
 	struct hist_cols cols; /* the key columns shown */
 	struct buf text_buf;
 };
@@ -139,33 +138,25 @@ static uint32_t tree_of(const struct model *m, uint64_t v)
 	return is_node(v) ? (uint32_t)((v >> 32) - 1) : entry_of(m, v)->root;
 }
 
-/* v's children above the threshold, into m->kids. */
+/* v's children above the threshold, into m->cols.kids. */
 static void kids_of(struct model *m, uint64_t v)
 {
-	m->kids.n = 0;
-	if (!m->h->o.callchains)
-		return;
-	uint32_t t = tree_of(m, v);
-	if (t == HIST_NONE)
-		return;
-	for (uint32_t c = hist_node(m->h, t)->first_child; c != HIST_NONE;
-	     c = hist_node(m->h, c)->next_sibling)
-		if (share(m, hist_node(m->h, c)->cumul) >= m->text.threshold)
-			VEC_PUSH(&m->kids, c);
+	hist_cols_kids(&m->cols, m->h, m->h->o.callchains ? tree_of(m, v) : HIST_NONE,
+		       m->text.threshold);
 }
 
 static size_t m_n_children(void *ctx, uint64_t node)
 {
 	struct model *m = ctx;
 	kids_of(m, node);
-	return m->kids.n;
+	return m->cols.kids.n;
 }
 
 static uint64_t m_child(void *ctx, uint64_t node, size_t i)
 {
 	struct model *m = ctx;
 	kids_of(m, node);
-	return i < m->kids.n ? ((uint64_t)m->kids.v[i] + 1) << 32 : 0;
+	return i < m->cols.kids.n ? ((uint64_t)m->cols.kids.v[i] + 1) << 32 : 0;
 }
 
 static void m_row(void *ctx, uint64_t node, struct browser_row *out)
@@ -471,7 +462,7 @@ static void model_release(struct model *m)
 	free(m->entry_open);
 	free(m->node_open);
 	VEC_FREE(&m->shown);
-	VEC_FREE(&m->kids);
+	VEC_FREE(&m->cols.kids);
 	buf_release(&m->text_buf);
 }
 

@@ -30,7 +30,6 @@ struct model {
 	struct hashmap by_value;    /* entry value -> index in h->entries */
 	struct hashmap entry_open;  /* entry values expanded */
 	struct hashmap node_open;   /* node indices expanded */
-	VEC(uint32_t) kids;
 	struct hist_cols cols; /* the key columns shown */
 	struct buf text;
 	long next_ms; /* monotonic ms of the next period's end */
@@ -172,30 +171,22 @@ static uint32_t tree_of(const struct model *m, uint64_t v)
 
 static void kids_of(struct model *m, uint64_t v)
 {
-	m->kids.n = 0;
-	if (!m->h || !m->h->o.callchains)
-		return;
-	uint32_t t = tree_of(m, v);
-	if (t == HIST_NONE || t >= m->h->nodes.n)
-		return;
-	for (uint32_t c = hist_node(m->h, t)->first_child; c != HIST_NONE;
-	     c = hist_node(m->h, c)->next_sibling)
-		if (share(m, hist_node(m->h, c)->cumul) >= m->o->threshold)
-			VEC_PUSH(&m->kids, c);
+	bool chains = m->h && m->h->o.callchains;
+	hist_cols_kids(&m->cols, m->h, chains ? tree_of(m, v) : HIST_NONE, m->o->threshold);
 }
 
 static size_t m_n_children(void *ctx, uint64_t node)
 {
 	struct model *m = ctx;
 	kids_of(m, node);
-	return m->kids.n;
+	return m->cols.kids.n;
 }
 
 static uint64_t m_child(void *ctx, uint64_t node, size_t i)
 {
 	struct model *m = ctx;
 	kids_of(m, node);
-	return i < m->kids.n ? NODE_BIT | m->kids.v[i] : 0;
+	return i < m->cols.kids.n ? NODE_BIT | m->cols.kids.v[i] : 0;
 }
 
 static void m_row(void *ctx, uint64_t node, struct browser_row *out)
@@ -348,7 +339,7 @@ int top_tui_run(const struct top_tui *o)
 	hashmap_release(&m.entry_open);
 	hashmap_release(&m.node_open);
 	VEC_FREE(&m.shown);
-	VEC_FREE(&m.kids);
+	VEC_FREE(&m.cols.kids);
 	buf_release(&m.text);
 	return 0;
 }
