@@ -69,7 +69,7 @@ static int on_sample(void *ctx, const struct scripttext_sample *s)
 {
 	struct walk *w = ctx;
 	w->n++;
-	fuzz_check(s->n >= 1 && s->n <= SCRIPTTEXT_MAX_FRAMES);
+	fuzz_check(s->n <= SCRIPTTEXT_MAX_FRAMES && (s->n || !s->frames));
 	check_span(w, s->comm);
 	check_span(w, s->event);
 	for (size_t i = 0; i < s->n; i++) {
@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct walk w = { text, len, 0 };
 	struct scripttext_stats ws;
 	fuzz_check(scripttext_samples(text, len, on_sample, &w, &ws) == 0);
-	fuzz_check(w.n == ws.samples && ws.samples <= ws.headers);
+	fuzz_check(w.n == ws.samples && ws.samples <= ws.headers && ws.frameless <= ws.samples);
 	release(&a);
 	release(&b);
 	free(text);

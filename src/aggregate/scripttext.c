@@ -720,10 +720,10 @@ static int walk_end(struct walker *w)
 {
 	w->in_sample = false;
 	if (!w->frames.n)
-		return 0;
+		w->st->frameless++;
 	if (w->trunc)
 		w->st->truncated++;
-	w->smp.frames = w->frames.v;
+	w->smp.frames = w->frames.n ? w->frames.v : NULL;
 	w->smp.n = w->frames.n;
 	w->st->samples++;
 	return w->fn(w->ctx, &w->smp);

@@ -70,6 +70,7 @@ struct scripttext_stats {
 	uint64_t long_lines;     /* lines over SCRIPTTEXT_MAX_LINE, skipped */
 	uint64_t dropped_frames; /* frames past SCRIPTTEXT_MAX_FRAMES, dropped */
 	uint64_t truncated;      /* stacks that lost frames that way */
+	uint64_t frameless;      /* scripttext_samples: samples handed over with no frame */
 	bool unterminated;       /* the text ended inside a sample, which was dropped */
 	uint32_t event;          /* strtab id of the event kept, or TRIE_NO_NAME if none was named */
 	bool event_defaulted;    /* 'event' is the first one seen, not the option */
@@ -92,7 +93,10 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
  * Spans point into 'data' and hold for the call. A sample of more than
  * SCRIPTTEXT_MAX_FRAMES frames keeps the leaf-most ones ('truncated' in
  * the stats); the other stats count as scripttext_parse counts them
- * ('samples': those handed to fn). Returns 0, or fn's first non-zero value.
+ * ('samples': those handed to fn). A sample whose frame lines are
+ * missing (perf script prints none when it cannot resolve a callchain)
+ * is handed over with n == 0 and counted in 'frameless', so that totals
+ * stay those of the recording. Returns 0, or fn's first non-zero value.
  */
 struct scripttext_span {
 	const char *p;

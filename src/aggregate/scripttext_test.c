@@ -486,10 +486,13 @@ static int got_sample(void *ctx, const struct scripttext_sample *s)
 	g->n++;
 	snprintf(g->comm, sizeof(g->comm), "%.*s", (int)s->comm.n, s->comm.p);
 	snprintf(g->event, sizeof(g->event), "%.*s", (int)s->event.n, s->event.p);
+	g->pid = s->pid, g->tid = s->tid, g->cpu = s->cpu, g->period = s->period;
+	g->frames = s->n;
+	if (!s->n)
+		return 0;
 	snprintf(g->sym, sizeof(g->sym), "%.*s", (int)s->frames[0].sym.n, s->frames[0].sym.p);
 	snprintf(g->dso, sizeof(g->dso), "%.*s", (int)s->frames[0].dso.n, s->frames[0].dso.p);
-	g->pid = s->pid, g->tid = s->tid, g->cpu = s->cpu, g->period = s->period;
-	g->addr = s->frames[0].addr, g->off = s->frames[0].off, g->frames = s->n;
+	g->addr = s->frames[0].addr, g->off = s->frames[0].off;
 	return 0;
 }
 
@@ -541,6 +544,16 @@ static void test_samples(void **state)
 	assert_int_equal(st.dropped_frames, 10);
 	assert_int_equal(st.truncated, 1);
 	buf_release(&b);
+
+	/* a sample perf script printed no frame lines for still counts */
+	const char *nf = "burn 5 1.0: 250000 cpu-clock: \n\nburn 5 2.0: 250000 cpu-clock: \n"
+			 "\t 1000 f+0x1 (/bin/p)\n\n";
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(scripttext_samples(nf, strlen(nf), got_sample, &g, &st), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(st.samples, 2);
+	assert_int_equal(st.frameless, 1);
+	assert_int_equal(g.frames, 1);
 }
 
 int main(void)

@@ -647,6 +647,11 @@ static int on_text_sample(void *ctx, const struct scripttext_sample *t)
 	size_t n = t->n < MAX_STACK ? t->n : MAX_STACK;
 	for (size_t i = 0; i < n; i++)
 		text_frame(x, &t->frames[i], &x->frames[i]);
+	if (!n) { /* no frame line: counted, as perf report counts it, where nothing is known */
+		memset(&x->frames[0], 0, sizeof(x->frames[0]));
+		x->frames[0].dso = x->frames[0].sym = HIST_NONE;
+		n = 1;
+	}
 	uint32_t comm = span_id(x->strs, t->comm);
 	int32_t tid = (int32_t)t->tid, pid = t->pid ? (int32_t)t->pid : tid;
 	struct hist_sample hs = {
@@ -679,7 +684,7 @@ static int load_text(struct session *s, const struct report_load_opts *o, struct
 	struct scripttext_stats st;
 	if (!err)
 		err = scripttext_samples(s->text, s->text_len, on_text_sample, &x, &st);
-	if (!err && !st.samples)
+	if (!err && st.samples == st.frameless)
 		err = err_set(-EINVAL, "no sample with callchain lines in this perf script text "
 				       "(perf script of a recording made with -g)");
 	if (!err)

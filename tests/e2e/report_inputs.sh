@@ -23,15 +23,17 @@ clean() {
 		grep -v -e '^$' -e '^#$' -e 'bpf_prog_'
 }
 
-# near: one sample fewer in the text than in the perf.data (seen once in
-# an ASan run, not explained: the sample is not in perf script's text as a
-# sample with frames); then every entry of 1% or more in perf's table is in
-# kiln's, its shares within one sample's share.
+# near: a sample perf script prints with no frame lines (its callchain
+# could not be resolved; seen in ASan runs, at the exit of the program)
+# is counted by both, but perf report names it by its address and kiln
+# cannot: the totals are equal, and every entry of 1% or more in perf's
+# table is in kiln's, its shares within one sample's share.
 near() {
-	p=$(sed -n 's/^# Samples: \([0-9]*\) .*/\1/p' "$T/p.txt" | head -1)
-	k=$(sed -n 's/^# Samples: \([0-9]*\) .*/\1/p' "$T/k.txt" | head -1)
-	[ -n "$p" ] && [ -n "$k" ] && [ $((p - k)) -le 1 ] && [ $((p - k)) -ge 0 ] || return 1
-	awk -v lim="$(echo "100 / $p + 0.01" | bc -l)" '
+	pe=$(sed -n 's/^# Event count (approx.): \([0-9]*\)$/\1/p' "$T/p.txt" | head -1)
+	ke=$(sed -n 's/^# Event count (approx.): \([0-9]*\)$/\1/p' "$T/k.txt" | head -1)
+	[ -n "$pe" ] && [ "$pe" = "$ke" ] || return 1
+	n=$(grep -c -v -e '^$' -e '^#' -e "$(printf '^\t')" "$T/fp.txt")
+	awk -v lim="$(echo "100 / $n + 0.01" | bc -l)" '
 		/^ +[0-9]+\.[0-9]+%/ {
 			n = $0; gsub(/[0-9.]+%/, "", n)
 			if (FILENAME == ARGV[1]) { if ($1 + 0 >= 1) want[n] = $1 + 0 }
@@ -43,7 +45,7 @@ near() {
 				if (!(n in got) || d > lim + 0) exit 1
 			}
 		}' "$T/p.txt" "$T/k.txt" || return 1
-	echo "perf script text $opts: one sample fewer than the perf.data (tolerated)"
+	echo "perf script text $opts: a sample without frame lines is placed otherwise (tolerated)"
 }
 
 for opts in "-g none" "-g none --no-children" "-s dso -g none" "-s parent,sym -p ^render -g none" ""; do
