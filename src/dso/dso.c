@@ -116,6 +116,15 @@ uint32_t dso_set_intern(struct dso_set *s, const char *path)
 	return id;
 }
 
+uint32_t dso_set_intern_ksym(struct dso_set *s, const char *name)
+{
+	uint32_t id = dso_set_intern(s, name);
+	struct dso *d = dso_set_get(s, id);
+	if (d->kind == DSO_ANON && !d->anon_code)
+		d->kind = DSO_KSYM; /* a mapping's path never has this shape (no '/', no '[') */
+	return id;
+}
+
 void dso_set_expect_build_id(struct dso_set *s, const char *path, const uint8_t *id, size_t n)
 {
 	struct dso *d = dso_set_get(s, dso_set_intern(s, path));

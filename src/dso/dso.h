@@ -30,6 +30,7 @@ enum dso_kind {
 	DSO_VDSO,     /* [vdso], [vsyscall] */
 	DSO_ANON,     /* //anon, [heap], [stack], memfd:, ... : no file */
 	DSO_JIT,      /* /tmp/perf-PID.map: JIT symbols of PID's anonymous code */
+	DSO_KSYM,     /* a kernel symbol of its own (KSYMBOL: a BPF program), named as it */
 };
 
 struct dso {
@@ -80,6 +81,9 @@ void dso_set_init(struct dso_set *s);
 void dso_set_release(struct dso_set *s);
 /* The id of the dso for 'path', created if new. */
 uint32_t dso_set_intern(struct dso_set *s, const char *path);
+/* The id of the DSO_KSYM dso of a KSYMBOL record's 'name', created if new:
+ * perf names the dso as the symbol ("bpf_prog_<tag>_<name>"). */
+uint32_t dso_set_intern_ksym(struct dso_set *s, const char *name);
 static inline struct dso *dso_set_get(const struct dso_set *s, uint32_t id)
 {
 	return s->v.v[id];

@@ -512,6 +512,13 @@ int ev_decode(struct event *ev, const uint8_t *rec, size_t len, uint64_t offset,
 		if (cursor_u64(&b, &ev->u.lost.lost))
 			return BAD(&b, ev, "record too short");
 		return 0;
+	case PERF_RECORD_KSYMBOL: {
+		struct ev_ksymbol *k = &ev->u.ksymbol;
+		if (cursor_u64(&b, &k->addr) || cursor_u32(&b, &k->len) ||
+		    cursor_u16(&b, &k->ksym_type) || cursor_u16(&b, &k->flags))
+			return BAD(&b, ev, "record too short");
+		return get_string(ev, &b, end, &k->name);
+	}
 	case PERF_RECORD_READ:
 		if (cursor_u32(&b, &ev->u.read.pid) || cursor_u32(&b, &ev->u.read.tid) ||
 		    cursor_u64(&b, &ev->u.read.value))

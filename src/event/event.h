@@ -148,6 +148,14 @@ struct ev_read { /* a thread's counter at its exit (perf record -s) */
 	uint64_t value; /* the read_format's first value, as perf reads it */
 };
 
+struct ev_ksymbol { /* a kernel symbol of its own: a BPF program, out-of-line code */
+	uint64_t addr;
+	uint32_t len;
+	uint16_t ksym_type; /* PERF_RECORD_KSYMBOL_TYPE_* */
+	uint16_t flags;     /* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER: it is gone */
+	const char *name;   /* NUL-terminated within the record */
+};
+
 struct event {
 	uint32_t type; /* PERF_RECORD_* or EV_* */
 	uint16_t misc;
@@ -163,6 +171,7 @@ struct event {
 		struct ev_task task;
 		struct ev_lost lost;
 		struct ev_read read;
+		struct ev_ksymbol ksymbol;
 	} u;
 };
 

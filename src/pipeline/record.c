@@ -164,6 +164,7 @@ static void build_attrs(const struct record_opts *o, struct perf_event_attr *att
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;
+			a->ksymbol = 1; /* BPF programs loaded meanwhile: named, as perf names them */
 		}
 	}
 }

@@ -367,8 +367,12 @@ static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, ui
 		if (!core && !map)
 			return;
 		out->dso = core ? KERNEL_MMAP_PREFIX : kernel_dso_name(x, map->dso);
-		if (core)
+		if (core) {
 			kernel_sym(x, ip, out);
+		} else if (map && dso_set_get(x->dsos, map->dso)->kind == DSO_KSYM) {
+			out->sym = out->dso; /* a BPF program: one symbol, named as its dso */
+			out->symoff = ip - map->start;
+		}
 		if (x->want_srcline)
 			out->srcline = srcline_fail(
 				x,

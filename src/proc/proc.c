@@ -123,6 +123,23 @@ void addr_space_insert(struct addr_space *as, const struct mapping *nm)
 		as->maps.v[at++] = keep[nkeep - 1];
 }
 
+void addr_space_remove(struct addr_space *as, uint64_t start, uint64_t end)
+{
+	if (end <= start)
+		return;
+	/* Insert a placeholder over the range (it trims), then drop it. */
+	struct mapping hole = { .start = start, .end = end, .dso = UINT32_MAX };
+	addr_space_insert(as, &hole);
+	for (size_t i = 0; i < as->maps.n; i++) {
+		if (as->maps.v[i].start == start && as->maps.v[i].dso == UINT32_MAX) {
+			memmove(&as->maps.v[i], &as->maps.v[i + 1],
+				(as->maps.n - i - 1) * sizeof(as->maps.v[0]));
+			as->maps.n--;
+			break;
+		}
+	}
+}
+
 const struct mapping *addr_space_find(const struct addr_space *as, uint64_t addr)
 {
 	size_t lo = 0, hi = as->maps.n;
@@ -247,6 +264,18 @@ void machine_apply(struct machine *m, const struct event *ev)
 	case PERF_RECORD_MMAP2:
 		apply_mmap(m, ev);
 		break;
+	case PERF_RECORD_KSYMBOL: {
+		const struct ev_ksymbol *k = &ev->u.ksymbol;
+		uint64_t end = k->addr + k->len < k->addr ? UINT64_MAX : k->addr + k->len;
+		if (k->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) {
+			addr_space_remove(&m->kernel, k->addr, end);
+		} else if (k->name[0]) {
+			struct mapping map = { .start = k->addr, .end = end,
+					       .dso = dso_set_intern_ksym(m->dsos, k->name) };
+			addr_space_insert(&m->kernel, &map);
+		}
+		break;
+	}
 	case PERF_RECORD_COMM: {
 		uint32_t ti = thread_idx(m, ev->u.comm.pid, ev->u.comm.tid);
 		m->threads.v[ti].comm = strtab_intern_str(m->strs, ev->u.comm.comm);

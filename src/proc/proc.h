@@ -2,7 +2,7 @@
  * proc: processes, threads and address spaces (proc, L3).
  *
  * Replays the sideband records of a profile (COMM, FORK, EXIT, MMAP,
- * MMAP2) to know, at each sample, which thread ran, what it was called
+ * MMAP2, KSYMBOL) to know, at each sample, which thread ran, what it was called
  * and which file was mapped at each address. The kernel has one address
  * space of its own (pid -1 in MMAP records).
  *
@@ -15,7 +15,10 @@
  *     new image's MMAPs follow it), unless keep_maps_on_exec is set: then
  *     the old mappings stay until new ones cover them, as perf keeps them
  *     (the rest of the execve syscall still runs in the old image).
- *  4. Threads and processes are created on first mention, so a profile
+ *  4. KSYMBOL adds a mapping of the kernel's space over the symbol's range
+ *     (a DSO_KSYM dso named as the symbol, as perf maps a BPF program);
+ *     its unregistering removes what lies in that range.
+ *  5. Threads and processes are created on first mention, so a profile
  *     that starts mid-flight still resolves.
  * Names are strtab ids; dsos are ids in the dso_set passed at init.
  */
@@ -90,6 +93,8 @@ void machine_forget(struct machine *m, const uint32_t *pids, size_t n);
 
 /* Address-space primitives (exposed for tests). */
 void addr_space_insert(struct addr_space *as, const struct mapping *m);
+/* Remove what lies in [start, end), trimming mappings across its ends. */
+void addr_space_remove(struct addr_space *as, uint64_t start, uint64_t end);
 const struct mapping *addr_space_find(const struct addr_space *as, uint64_t addr);
 
 #endif

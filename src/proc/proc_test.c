@@ -163,6 +163,51 @@ static void test_forget(void **state)
 	strtab_release(&strs);
 }
 
+/* KSYMBOL: a BPF program is a kernel mapping of its own dso, named as the
+ * symbol, until it is unregistered; removing a range trims across it. */
+static void test_ksymbol(void **state)
+{
+	(void)state;
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+	strtab_init(&strs);
+	dso_set_init(&dsos);
+	machine_init(&m, &strs, &dsos);
+	struct event k = { .type = PERF_RECORD_KSYMBOL };
+	k.u.ksymbol.addr = 0xffffffffc0001000u;
+	k.u.ksymbol.len = 0x200;
+	k.u.ksymbol.ksym_type = PERF_RECORD_KSYMBOL_TYPE_BPF;
+	k.u.ksymbol.name = "bpf_prog_0123456789abcdef_on_exit";
+	machine_apply(&m, &k);
+	const struct mapping *map = machine_find(&m, 1, 0xffffffffc00011ffu, true);
+	assert_non_null(map);
+	const struct dso *d = dso_set_get(&dsos, map->dso);
+	assert_int_equal(d->kind, DSO_KSYM);
+	assert_string_equal(d->path, "bpf_prog_0123456789abcdef_on_exit");
+	assert_null(machine_find(&m, 1, 0xffffffffc0001200u, true));
+	assert_null(machine_find(&m, 1, 0xffffffffc00011ffu, false)); /* user space: none */
+	k.u.ksymbol.flags = PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER;
+	machine_apply(&m, &k);
+	assert_null(machine_find(&m, 1, 0xffffffffc0001000u, true));
+	assert_int_equal(m.kernel.maps.n, 0);
+	machine_release(&m);
+	dso_set_release(&dsos);
+	strtab_release(&strs);
+
+	struct addr_space as = { 0 };
+	struct mapping a = { 0x1000, 0x5000, 0, 1 };
+	addr_space_insert(&as, &a);
+	addr_space_remove(&as, 0x2000, 0x3000);
+	assert_int_equal(as.maps.n, 2);
+	check(&as, 0, 0x1000, 0x2000, 0, 1);
+	check(&as, 1, 0x3000, 0x5000, 0x2000, 1);
+	addr_space_remove(&as, 0x0, 0x10000);
+	assert_int_equal(as.maps.n, 0);
+	addr_space_remove(&as, 0x10, 0x10); /* empty: nothing */
+	VEC_FREE(&as.maps);
+}
+
 /* One mmap of the model: the last one that covers an address owns it. */
 struct model_map {
 	uint32_t pid;
@@ -243,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_insert_overlaps),
 		cmocka_unit_test(test_fork_exec),
 		cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_ksymbol),
 		cmocka_unit_test(test_find_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,6 +123,13 @@ static void resolve(struct symbolizer *s, const struct mapping *map, uint64_t ip
 		resolve_kernel(s, ip, out);
 		return;
 	}
+	if (d->kind == DSO_KSYM) { /* one symbol over the mapping, named as the dso */
+		out->kernel = true;
+		out->addr = ip;
+		out->raw = out->name = strtab_intern_str(s->strs, d->path);
+		out->symoff = ip - map->start;
+		return;
+	}
 	(void)kernel;
 	uint64_t file_off = ip - map->start + map->pgoff;
 	out->addr = file_off;

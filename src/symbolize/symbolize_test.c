@@ -224,9 +224,46 @@ static void test_symbol_sizes(void **state)
 	teardown(&fx);
 }
 
+/* A BPF program's address: its KSYMBOL's name, the offset into it, a kernel
+ * frame whose dso is named as the symbol; the same once cached. */
+static void test_ksymbol(void **state)
+{
+	(void)state;
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+	struct symbolizer sz;
+	strtab_init(&strs);
+	dso_set_init(&dsos);
+	machine_init(&m, &strs, &dsos);
+	symbolizer_init(&sz, &m, &strs);
+	struct event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_KSYMBOL;
+	ev.u.ksymbol.addr = 0xffffffffc0000600u;
+	ev.u.ksymbol.len = 0x1000;
+	ev.u.ksymbol.name = "bpf_prog_121a30d8739cc33d_on_exit";
+	machine_apply(&m, &ev);
+	for (int round = 0; round < 2; round++) {
+		struct sym sym;
+		symbolize(&sz, 7, 0xffffffffc0000a69u, true, &sym);
+		assert_true(sym.kernel);
+		assert_int_not_equal(sym.name, SYM_NONE);
+		assert_string_equal(strtab_get(&strs, sym.name), "bpf_prog_121a30d8739cc33d_on_exit");
+		assert_int_equal(sym.symoff, 0x469);
+		assert_true(sym.pc == 0xffffffffc0000a69u);
+		assert_string_equal(sym_dso_basename(&sz, &sym), "bpf_prog_121a30d8739cc33d_on_exit");
+	}
+	symbolizer_release(&sz);
+	machine_release(&m);
+	dso_set_release(&dsos);
+	strtab_release(&strs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ksymbol),
 		cmocka_unit_test(test_symbol_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

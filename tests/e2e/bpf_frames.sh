@@ -1,0 +1,36 @@
+#!/bin/sh
+# Samples taken inside BPF programs (kiln trace's, on every system call
+# of a dd copying byte by byte): the KSYMBOL records name each program's
+# code "bpf_prog_<tag>_<name>", its frames print as perf script prints
+# them (symbol+offset and the program as the dso), for a file perf
+# recorded and for one kiln recorded (kiln record asks for KSYMBOL
+# records, so perf names the programs in kiln's file too); kiln report
+# gives them the rows perf report gives.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+need_perf
+command -v dd >/dev/null || skip "dd is not installed"
+"$KILN" trace -o "$T/probe.out" -- true 2>"$T/probe.err" || skip "kiln trace cannot run here: $(head -1 "$T/probe.err")"
+grep -q 'string arguments are shown as pointers' "$T/probe.err" &&
+	skip "BPF is not available here: kiln trace runs without programs"
+perf record -q -g -o "$T/p.data" -- "$KILN" trace -o /dev/null -- \
+	dd if=/dev/zero of=/dev/null bs=1 count=200000 >/dev/null 2>&1 || fail "perf record failed"
+"$KILN" record -q -g -o "$T/k.data" -- "$KILN" trace -o /dev/null -- \
+	dd if=/dev/zero of=/dev/null bs=1 count=200000 2>"$T/rec.err" || fail "kiln record: $(cat "$T/rec.err")"
+for f in p k; do
+	"$KILN" script -i "$T/$f.data" 2>"$T/$f.err" | grep bpf_prog_ >"$T/$f.kiln" ||
+		fail "$f.data: kiln script names no BPF program: $(cat "$T/$f.err")"
+	perf script -i "$T/$f.data" 2>/dev/null | grep bpf_prog_ >"$T/$f.perf"
+	[ -s "$T/$f.perf" ] || skip "perf names no BPF program in $f.data (no samples there)"
+	cmp -s "$T/$f.kiln" "$T/$f.perf" ||
+		fail "$f.data: BPF frames differ from perf script's: $(diff "$T/$f.kiln" "$T/$f.perf" | head -6)"
+	grep -q '^	 *ffff[0-9a-f]* bpf_prog_[0-9a-f]\{16\}_[a-z_]*+0x[0-9a-f]* (bpf_prog_[0-9a-f]\{16\}_[a-z_]*)$' "$T/$f.kiln" ||
+		fail "$f.data: no frame shaped 'ADDR bpf_prog_TAG_NAME+0xOFF (bpf_prog_TAG_NAME)': $(head -3 "$T/$f.kiln")"
+	perf report --stdio --no-children -g none -s dso,sym -i "$T/$f.data" 2>/dev/null |
+		grep 'bpf_prog_' | sort >"$T/$f.prep"
+	"$KILN" report --stdio --no-children -g none -s dso,sym -i "$T/$f.data" 2>/dev/null |
+		grep 'bpf_prog_' | sort >"$T/$f.krep"
+	[ -s "$T/$f.prep" ] && cmp -s "$T/$f.prep" "$T/$f.krep" ||
+		fail "$f.data: report rows of BPF programs differ: $(diff "$T/$f.krep" "$T/$f.prep" | head -6)"
+	echo "ok: $f.data: $(wc -l <"$T/$f.kiln") BPF frames and $(wc -l <"$T/$f.krep") report rows, as perf prints them"
+done
