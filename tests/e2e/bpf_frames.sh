@@ -4,7 +4,9 @@
 # code "bpf_prog_<tag>_<name>", its frames print as perf script prints
 # them (symbol+offset and the program as the dso), for a file perf
 # recorded and for one kiln recorded (kiln record asks for KSYMBOL
-# records, so perf names the programs in kiln's file too); kiln report
+# records, so perf names the programs in kiln's file too), and for a
+# kiln record -a that starts while the programs are already loaded (kiln
+# record writes their KSYMBOL records first, as perf does); kiln report
 # gives them the rows perf report gives.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -17,7 +19,19 @@ perf record -q -g -o "$T/p.data" -- "$KILN" trace -o /dev/null -- \
 	dd if=/dev/zero of=/dev/null bs=1 count=200000 >/dev/null 2>&1 || fail "perf record failed"
 "$KILN" record -q -g -o "$T/k.data" -- "$KILN" trace -o /dev/null -- \
 	dd if=/dev/zero of=/dev/null bs=1 count=200000 2>"$T/rec.err" || fail "kiln record: $(cat "$T/rec.err")"
-for f in p k; do
+# Programs loaded before the recording starts.
+"$KILN" trace -o /dev/null -- dd if=/dev/zero of=/dev/null bs=1 count=3000000 2>/dev/null &
+tr=$!
+i=0
+until grep -q 'bpf_prog_[0-9a-f]*_on_enter' /proc/kallsyms; do
+	[ $i -lt 200 ] || { kill $tr; skip "kiln trace's programs are not in /proc/kallsyms (net.core.bpf_jit_kallsyms=0?)"; }
+	sleep 0.1
+	i=$((i + 1))
+done
+"$KILN" record -q -a -g -o "$T/a.data" -- sleep 1 2>"$T/rec.err" || fail "kiln record -a: $(cat "$T/rec.err")"
+kill $tr
+wait $tr
+for f in p k a; do
 	"$KILN" script -i "$T/$f.data" 2>"$T/$f.err" | grep bpf_prog_ >"$T/$f.kiln" ||
 		fail "$f.data: kiln script names no BPF program: $(cat "$T/$f.err")"
 	perf script -i "$T/$f.data" 2>/dev/null | grep bpf_prog_ >"$T/$f.perf"

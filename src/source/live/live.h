@@ -83,7 +83,9 @@ int live_synth_process(pid_t pid, const struct perf_event_attr *tracking, uint64
 /* The same for every process in /proc. */
 int live_synth_all(const struct perf_event_attr *tracking, uint64_t id, live_record_fn fn,
 		   void *arg);
-/* The kernel's MMAP ([kernel.kallsyms]_text), from /proc/kallsyms. */
+/* The kernel's MMAP ([kernel.kallsyms]_text), from /proc/kallsyms, and a
+ * KSYMBOL for each function of each BPF program already loaded (named as
+ * kallsyms names it), as perf writes them. */
 int live_synth_kernel(const struct perf_event_attr *tracking, uint64_t id, live_record_fn fn,
 		      void *arg);
 /* The tids in /proc/PID/task, sorted. Caller frees *tids. 0 or -errno. */

@@ -3,7 +3,8 @@
  * (source/live, L2). The kernel only reports changes, so the threads,
  * names and mappings of processes already running, and the kernel's own
  * text mapping, are read from /proc and written as the records the
- * kernel would have sent, with time 0 (perf's convention).
+ * kernel would have sent, with time 0 (perf's convention). BPF programs
+ * already loaded get the KSYMBOL records perf writes for them.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -15,11 +16,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/bpf.h>
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/log.h"
+#include "base/vec.h"
 #include "base/xalloc.h"
 #include "source/live/live.h"
 #include "source/live/maps.h"
@@ -312,6 +317,118 @@ int live_synth_all(const struct perf_event_attr *a, uint64_t id, live_record_fn 
 	return ret;
 }
 
+/* ---- BPF programs already loaded ---- */
+
+/* A name /proc/kallsyms gives a BPF program's code ("bpf_prog_TAG_NAME [bpf]"). */
+struct bpf_name {
+	uint64_t addr;
+	char *name;
+};
+typedef VEC(struct bpf_name) bpf_names;
+
+#define BPF_SYNTH_FUNCS 256u  /* functions (main and subprograms) read per program */
+#define BPF_SYNTH_PROGS 65536 /* programs walked at most */
+
+static int sys_bpf(int cmd, union bpf_attr *at)
+{
+	return (int)syscall(__NR_bpf, cmd, at, sizeof(*at));
+}
+
+static int prog_info(int fd, struct bpf_prog_info *info)
+{
+	union bpf_attr at;
+	memset(&at, 0, sizeof(at));
+	at.info.bpf_fd = (uint32_t)fd;
+	at.info.info_len = sizeof(*info);
+	at.info.info = (uint64_t)(uintptr_t)info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &at);
+}
+
+static int ksymbol(uint64_t addr, uint32_t len, const char *name,
+		   const struct perf_event_attr *a, uint64_t id, live_record_fn fn, void *arg)
+{
+	uint16_t type = PERF_RECORD_KSYMBOL_TYPE_BPF, flags = 0;
+	struct buf b;
+	buf_init(&b, 1024);
+	begin(&b, PERF_RECORD_KSYMBOL, PERF_RECORD_MISC_KERNEL);
+	buf_add(&b, &addr, 8);
+	buf_add(&b, &len, 4);
+	buf_add(&b, &type, 2);
+	buf_add(&b, &flags, 2);
+	add_padded(&b, name, 512);
+	add_trailer(&b, a, (uint32_t)-1, 0, id);
+	int ret = finish(&b, fn, arg);
+	buf_release(&b);
+	return ret;
+}
+
+/*
+ * A KSYMBOL for each function of each loaded BPF program (its JITed
+ * address and length from BPF_OBJ_GET_INFO_BY_FD), named as kallsyms names
+ * it, or "bpf_prog_TAG_NAME" for a main program kallsyms does not list.
+ * Without the right to walk programs (CAP_SYS_ADMIN), nothing, as perf.
+ */
+static int synth_bpf(const bpf_names *names, const struct perf_event_attr *a, uint64_t id,
+		     live_record_fn fn, void *arg)
+{
+	uint32_t next = 0;
+	int ret = 0;
+	for (int guard = 0; !ret && guard < BPF_SYNTH_PROGS; guard++) {
+		union bpf_attr at;
+		memset(&at, 0, sizeof(at));
+		at.start_id = next;
+		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &at))
+			break; /* ENOENT: the last one; EPERM: not allowed */
+		next = at.next_id;
+		memset(&at, 0, sizeof(at));
+		at.prog_id = next;
+		int fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &at);
+		if (fd < 0)
+			continue; /* unloaded meanwhile */
+		struct bpf_prog_info info;
+		memset(&info, 0, sizeof(info));
+		uint32_t n = 0;
+		if (!prog_info(fd, &info))
+			n = info.nr_jited_ksyms < info.nr_jited_func_lens ? info.nr_jited_ksyms
+									  : info.nr_jited_func_lens;
+		if (n > BPF_SYNTH_FUNCS)
+			n = BPF_SYNTH_FUNCS;
+		uint64_t addrs[BPF_SYNTH_FUNCS];
+		uint32_t lens[BPF_SYNTH_FUNCS];
+		if (n) {
+			memset(&info, 0, sizeof(info));
+			info.nr_jited_ksyms = n;
+			info.jited_ksyms = (uint64_t)(uintptr_t)addrs;
+			info.nr_jited_func_lens = n;
+			info.jited_func_lens = (uint64_t)(uintptr_t)lens;
+			if (prog_info(fd, &info))
+				n = 0;
+		}
+		close(fd);
+		for (uint32_t i = 0; !ret && i < n; i++) {
+			if (!addrs[i] || !lens[i])
+				continue; /* addresses hidden */
+			const char *name = NULL;
+			for (size_t k = 0; !name && k < names->n; k++)
+				if (names->v[k].addr == addrs[i])
+					name = names->v[k].name;
+			char own[64];
+			if (!name && i == 0 && info.name[0]) {
+				int at_ = snprintf(own, sizeof(own), "bpf_prog_");
+				for (size_t t = 0; t < sizeof(info.tag); t++)
+					at_ += snprintf(own + at_, sizeof(own) - (size_t)at_, "%02x",
+							info.tag[t]);
+				snprintf(own + at_, sizeof(own) - (size_t)at_, "_%.*s",
+					 (int)sizeof(info.name), info.name);
+				name = own;
+			}
+			if (name)
+				ret = ksymbol(addrs[i], lens[i], name, a, id, fn, arg);
+		}
+	}
+	return ret;
+}
+
 int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, live_record_fn fn, void *arg)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
@@ -320,11 +437,17 @@ int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, live_record_
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long long text = 0, etext = 0, last = 0;
+	bpf_names bpf = { 0 };
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long addr;
 		char type, name[256];
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
+		if (strstr(line, "\t[bpf]") && !strncmp(name, "bpf_prog_", 9)) {
+			struct bpf_name *bn = VEC_PUSH_ZERO(&bpf);
+			bn->addr = addr;
+			bn->name = xstrdup(name);
+		}
 		if (strchr(line, '[')) /* module symbols follow the core kernel */
 			continue;
 		if (!strcmp(name, "_text"))
@@ -336,8 +459,12 @@ int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, live_record_
 	}
 	free(line);
 	fclose(f);
-	if (!text)
+	if (!text) {
+		for (size_t i = 0; i < bpf.n; i++)
+			free(bpf.v[i].name);
+		VEC_FREE(&bpf);
 		return 0; /* hidden by kptr_restrict: nothing trustworthy to say */
+	}
 	uint64_t end = etext > text ? etext : last, len = end > text ? end - text : 0;
 	uint32_t pid = (uint32_t)-1, tid = 0;
 	uint64_t start = text, pgoff = text;
@@ -353,5 +480,10 @@ int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, live_record_
 	add_trailer(&b, a, pid, tid, id);
 	int ret = finish(&b, fn, arg);
 	buf_release(&b);
+	if (!ret)
+		ret = synth_bpf(&bpf, a, id, fn, arg);
+	for (size_t i = 0; i < bpf.n; i++)
+		free(bpf.v[i].name);
+	VEC_FREE(&bpf);
 	return ret;
 }
