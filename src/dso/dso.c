@@ -324,7 +324,7 @@ const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d)
 		d->dbg_tried = true;
 		char *dbg_path = NULL;
 		struct elf_image *dbg = debugfile_find(s, d, img, &dbg_path);
-		if (dbg && elf_image_nsyms(dbg) > elf_image_nsyms(img)) {
+		if (dbg && elf_image_nsyms(dbg) > 0) { /* perf prefers a debug file's .symtab */
 			elf_image_add_plt_symbols(dbg, img);
 			d->symimg = dbg;
 			d->symimg_path = dbg_path;

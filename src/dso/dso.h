@@ -41,7 +41,7 @@ struct dso {
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	uint8_t build_id_size; /* 0: none recorded */
 	struct elf_image *img;    /* the binary itself: segments, build-id */
-	struct elf_image *symimg; /* its separate debug file, if found (richer symbols) */
+	struct elf_image *symimg; /* its separate debug file, if found with symbols */
 	char *symimg_path;        /* the path symimg was read from */
 	uint8_t *bytes; /* an in-memory image we own (the vDSO copy), or NULL */
 	struct perfmap *jit;     /* DSO_JIT: the perf map's symbols, once loaded */
@@ -99,8 +99,9 @@ void dso_set_expect_build_id(struct dso_set *s, const char *path, const uint8_t 
  * kallsyms may be used, see below), kiln's own vDSO, which is the same. */
 const struct elf_image *dso_image(struct dso_set *s, struct dso *d);
 /* The image to take symbols from: the debug file found by build-id or
- * .gnu_debuglink (see dso/debugfile.h) when it has more symbols, else the
- * binary (with its MiniDebugInfo symbols added). NULL when dso_image() is
+ * .gnu_debuglink (see dso/debugfile.h) when it has any symbols (perf
+ * prefers a debug file's .symtab: it holds the binary's functions and the
+ * static ones), with the binary's PLT stubs added, else the binary (with its MiniDebugInfo symbols added). NULL when dso_image() is
  * NULL. */
 const struct elf_image *dso_symbols(struct dso_set *s, struct dso *d);
 /*
