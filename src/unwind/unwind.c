@@ -1,6 +1,20 @@
 /* unwind: callchain splitting into kernel and user frames (unwind, L4). */
 #include "unwind/unwind.h"
 
+/*
+ * A marker perf does not know (a guest's, or a frame-pointer walk that
+ * read -1 as a return address) makes perf discard the whole chain
+ * ("invalid callchain context"): the sample keeps its ip alone, so
+ * every view counts it as perf report does.
+ */
+static void discard(const struct event *ev, struct unwind_stack *st, unsigned cpumode)
+{
+	st->n = 0;
+	st->truncated = false;
+	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_USER)
+		unwind_push(st, ev->u.sample.ip, cpumode == PERF_RECORD_MISC_KERNEL);
+}
+
 void unwind_sample(const struct event *ev, struct unwind_stack *st)
 {
 	const struct ev_sample *s = &ev->u.sample;
@@ -23,8 +37,10 @@ void unwind_sample(const struct event *ev, struct unwind_stack *st)
 				mode = 1;
 			else if (ip == PERF_CONTEXT_USER)
 				mode = 0;
+			else if (ip == PERF_CONTEXT_HV)
+				mode = -1; /* the hypervisor's: not ours to resolve */
 			else
-				mode = -1; /* hypervisor, guest: not ours to resolve */
+				return discard(ev, st, cpumode);
 			continue;
 		}
 		if (mode >= 0)

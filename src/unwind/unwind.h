@@ -44,7 +44,9 @@ static inline void unwind_push(struct unwind_stack *st, uint64_t ip, bool kernel
 	st->n++;
 }
 
-/* Fill 'st' from the sample in 'ev' (a decoded PERF_RECORD_SAMPLE). */
+/* Fill 'st' from the sample in 'ev' (a decoded PERF_RECORD_SAMPLE). As
+ * perf, a callchain holding a context marker other than the kernel's,
+ * user's or hypervisor's is discarded: the sample's ip alone. */
 void unwind_sample(const struct event *ev, struct unwind_stack *st);
 
 #endif
