@@ -625,7 +625,10 @@ static void text_frame(struct report_ctx *x, const struct scripttext_frame *f,
 	if (span_is(dso, "[unknown]") || !dso.n) {
 		out->dso = HIST_NONE;
 	} else {
-		out->kernel = dso.p[0] == '[' && !span_is(dso, "[vdso]") && !span_is(dso, "[vsyscall]");
+		/* Kernel: a bracketed dso but the vDSO's, or code in the kernel's
+		 * half named otherwise (BPF programs: "bpf_prog_TAG_NAME"). */
+		out->kernel = dso.p[0] == '[' ? !span_is(dso, "[vdso]") && !span_is(dso, "[vsyscall]")
+					      : f->addr >= 0xffff800000000000ull;
 		const char *b = memrchr(dso.p, '/', dso.n);
 		if (b && (size_t)(b + 1 - dso.p) < dso.n)
 			dso = (struct scripttext_span){ b + 1, dso.n - (size_t)(b + 1 - dso.p) };

@@ -7,7 +7,7 @@
 # records, so perf names the programs in kiln's file too), and for a
 # kiln record -a that starts while the programs are already loaded (kiln
 # record writes their KSYMBOL records first, as perf does); kiln report
-# gives them the rows perf report gives.
+# gives them the rows perf report gives, also from perf script's text.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_perf
@@ -48,3 +48,11 @@ for f in p k a; do
 		fail "$f.data: report rows of BPF programs differ: $(diff "$T/$f.krep" "$T/$f.prep" | head -6)"
 	echo "ok: $f.data: $(wc -l <"$T/$f.kiln") BPF frames and $(wc -l <"$T/$f.krep") report rows, as perf prints them"
 done
+# perf script's text of perf's file: the same rows, marked [k].
+perf script -i "$T/p.data" >"$T/p.txt" 2>/dev/null || fail "perf script failed"
+"$KILN" report --stdio --no-children -g none -s dso,sym -i "$T/p.txt" 2>/dev/null |
+	grep 'bpf_prog_' | sort >"$T/t.krep"
+cmp -s "$T/p.prep" "$T/t.krep" ||
+	fail "perf script text: report rows of BPF programs differ: $(diff "$T/t.krep" "$T/p.prep" | head -6)"
+echo "ok: perf script text: the BPF programs' report rows, as perf report's"
+
