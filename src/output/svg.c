@@ -53,6 +53,10 @@ struct clean {
 	char s[NAME_CAP + 1];
 };
 
+struct shown_name {
+	size_t clean_at, clean_len, ncp, esc_at, esc_len;
+};
+
 struct svg_ctx {
 	FILE *f;
 	struct wbuf w;          /* the frames' text, handed to 'f' in large pieces */
@@ -66,6 +70,14 @@ struct svg_ctx {
 	uint32_t rows;          /* frame rows drawn (deepest drawn depth + 1) */
 	struct clean countname; /* cleaned, parentheses made brackets */
 	struct clean name;      /* scratch for the frame being written */
+	/*
+	 * Names as written, by trie name id (a function appears in many
+	 * frames): the cleaned text (cut for labels), its code points and
+	 * the escaped text (title and whole labels), in 'names_text'.
+	 */
+	struct hashmap name_of; /* name id -> index in 'names' */
+	VEC(struct shown_name) names;
+	VEC(char) names_text;
 	uint64_t timemax;       /* samples across the whole width (the root's, or --total) */
 	double maxdelta;        /* largest |delta| of a differential graph, at least 1 */
 	uint64_t rng;           /* SVG_COLOR_RANDOM's state */
@@ -313,32 +325,33 @@ static size_t utf8_prefix(const char *s, size_t len, size_t k)
 }
 
 /* Write n bytes of clean text, escaped for XML text and attribute values. */
+/* XML's escape for a byte of text or attribute values, or NULL. */
+static const char *esc_of(char ch)
+{
+	switch (ch) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	case '\'':
+		return "&#39;";
+	default:
+		return NULL;
+	}
+}
+
 static void put_esc(struct wbuf *f, const char *s, size_t n)
 {
 	size_t start = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *rep;
-
-		switch (s[i]) {
-		case '&':
-			rep = "&amp;";
-			break;
-		case '<':
-			rep = "&lt;";
-			break;
-		case '>':
-			rep = "&gt;";
-			break;
-		case '"':
-			rep = "&quot;";
-			break;
-		case '\'':
-			rep = "&#39;";
-			break;
-		default:
+		const char *rep = esc_of(s[i]);
+		if (!rep)
 			continue;
-		}
 		wbuf_mem(f, s + start, i - start);
 		wbuf_str(f, rep);
 		start = i + 1;
@@ -705,6 +718,45 @@ static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
 	return fmt_hundredths(out, sign, h);
 }
 
+/* Keep bytes in names_text; their offset. */
+static size_t keep_text(struct svg_ctx *c, const char *s, size_t n)
+{
+	size_t at = c->names_text.n;
+	VEC_RESERVE(&c->names_text, at + n);
+	memcpy(c->names_text.v + at, s, n);
+	c->names_text.n = at + n;
+	return at;
+}
+
+/* A node's name cleaned and escaped, worked out once per name (the root's
+ * "all" included, under an id no name has). */
+static const struct shown_name *shown_name(struct svg_ctx *c, uint32_t id, const char *name,
+					   size_t len)
+{
+	uint64_t key = id == 0 ? UINT64_MAX : trie_node(c->t, id)->name;
+	bool inserted;
+	uint64_t *slot = hashmap_slot(&c->name_of, key, c->names.n, &inserted);
+	if (!inserted)
+		return &c->names.v[*slot];
+	struct shown_name sn;
+	clean_name(&c->name, name, id == 0 ? len : shown_len(name, len));
+	sn.clean_at = keep_text(c, c->name.s, c->name.len);
+	sn.clean_len = c->name.len;
+	sn.ncp = c->name.ncp;
+	sn.esc_at = c->names_text.n;
+	for (size_t i = 0, start = 0; i <= c->name.len; i++) {
+		const char *rep = i < c->name.len ? esc_of(c->name.s[i]) : "";
+		if (!rep)
+			continue;
+		keep_text(c, c->name.s + start, i - start);
+		keep_text(c, rep, strlen(rep));
+		start = i + 1;
+	}
+	sn.esc_len = c->names_text.n - sn.esc_at;
+	VEC_PUSH(&c->names, sn);
+	return &c->names.v[c->names.n - 1];
+}
+
 static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t depth)
 {
 	const struct trie_node *n = trie_node(c->t, id);
@@ -720,7 +772,9 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	node_name(c, id, &name, &len);
 	/* The root is coloured like code, not like the processes above it. */
 	col = frame_color(c, id, name, len, id == 0 ? FRAME_USER : n->kind);
-	clean_name(&c->name, name, id == 0 ? len : shown_len(name, len));
+	const struct shown_name *sn = shown_name(c, id, name, len);
+	const char *clean = c->names_text.v + sn->clean_at;
+	const char *esc = c->names_text.v + sn->esc_at;
 
 	struct wbuf *o = &c->w;
 
@@ -729,7 +783,7 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	wbuf_str(o, "\" k:n=\"");
 	wbuf_u64(o, width);
 	wbuf_str(o, "\"><title>");
-	put_esc(o, c->name.s, c->name.len);
+	wbuf_mem(o, esc, sn->esc_len);
 	wbuf_mem(o, " (", 2);
 	wbuf_str(o, fmt_shown(c, cnt, width));
 	wbuf_char(o, ' ');
@@ -767,11 +821,11 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	wbuf_str(o, fmt_px(b, y + ((double)c->o.frame_height - 1) / 2 + c->o.fontsize / 4));
 	wbuf_str(o, "\">");
 	if (chars >= 3) {
-		if (c->name.ncp <= chars) {
-			put_esc(o, c->name.s, c->name.len);
+		if (sn->ncp <= chars) {
+			wbuf_mem(o, esc, sn->esc_len);
 		} else {
-			lablen = utf8_prefix(c->name.s, c->name.len, chars - 2);
-			put_esc(o, c->name.s, lablen);
+			lablen = utf8_prefix(clean, sn->clean_len, chars - 2);
+			put_esc(o, clean, lablen);
 			wbuf_mem(o, "..", 2);
 		}
 	}
@@ -1037,6 +1091,9 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 	fputs("</svg>\n", f);
 	if (fflush(f) != 0 || ferror(f))
 		err = -EIO;
+	hashmap_release(&c->name_of);
+	VEC_FREE(&c->names);
+	VEC_FREE(&c->names_text);
 	free(c);
 	return err;
 }
