@@ -843,8 +843,10 @@ static uint64_t queued_floor(struct perf_reader *r, uint64_t upto)
  * still queued there, back to the kernel. */
 static void drop_pages(struct perf_reader *r)
 {
-	if (!r->map || r->pos < r->dropped + DROP_STEP + (1u << 20))
+	if (!r->map || r->pos < r->dropped + DROP_STEP + (1u << 20) ||
+	    r->pos < r->floor_scanned + DROP_STEP)
 		return;
+	r->floor_scanned = r->pos; /* the queue is scanned once per DROP_STEP read */
 	long psz = sysconf(_SC_PAGESIZE);
 	uint64_t upto = queued_floor(r, r->pos - (1u << 20)) & ~(uint64_t)(psz - 1);
 	if (upto > r->dropped) {

@@ -65,6 +65,7 @@ struct perf_reader {
 	uint64_t zoff; /* file offset of the record they came from */
 	uint8_t *last_owned; /* the owned record handed out last; freed on the next call */
 	uint64_t dropped;    /* file bytes before this offset were handed back (madvise) */
+	uint64_t floor_scanned; /* read position when the queue was last scanned (drop_pages) */
 	/* ordering */
 	VEC(struct qent) heap;
 	size_t queued_bytes, window;
