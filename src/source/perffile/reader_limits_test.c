@@ -47,15 +47,15 @@ static void sample(struct perf_writer *w, uint64_t ip, uint32_t pid, uint64_t ti
 	assert_int_equal(perf_writer_write(w, rec, sizeof(rec)), 0);
 }
 
-/* A perf.data with 'n' samples in decreasing time order and no
- * FINISHED_ROUND, so only the window bounds the queue. */
-static char *write_reversed(size_t n, size_t *len)
+/* A writer on 'dir'/t.data ('dir' made from its template) with one
+ * cpu-clock attr recording ip, tid, time, period and callchain; *path
+ * (to free) names the file. */
+static struct perf_writer *new_file(char *dir, char **path)
 {
-	char dir[] = "/tmp/kiln-rlimits-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	char *path = xasprintf("%s/t.data", dir);
+	*path = xasprintf("%s/t.data", dir);
 	struct perf_writer *w;
-	assert_int_equal(perf_writer_open(&w, path), 0);
+	assert_int_equal(perf_writer_open(&w, *path), 0);
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -66,6 +66,16 @@ static char *write_reversed(size_t n, size_t *len)
 	a.sample_id_all = 1;
 	uint64_t id = 1;
 	perf_writer_add_attr(w, &a, "cpu-clock:u", &id, 1);
+	return w;
+}
+
+/* A perf.data with 'n' samples in decreasing time order and no
+ * FINISHED_ROUND, so only the window bounds the queue. */
+static char *write_reversed(size_t n, size_t *len)
+{
+	char dir[] = "/tmp/kiln-rlimits-XXXXXX";
+	char *path;
+	struct perf_writer *w = new_file(dir, &path);
 	for (size_t i = 0; i < n; i++)
 		sample(w, 0x1000 + i, 7, 1000 - i);
 	struct perf_header_info info;
@@ -223,20 +233,8 @@ static void test_straggler_far_behind(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/kiln-rlimits-XXXXXX";
-	assert_non_null(mkdtemp(dir));
-	char *path = xasprintf("%s/t.data", dir);
-	struct perf_writer *w;
-	assert_int_equal(perf_writer_open(&w, path), 0);
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-			PERF_SAMPLE_CALLCHAIN;
-	a.sample_id_all = 1;
-	uint64_t id = 1;
-	perf_writer_add_attr(w, &a, "cpu-clock:u", &id, 1);
+	char *path;
+	struct perf_writer *w = new_file(dir, &path);
 	const size_t nr = 1000, n = 9000; /* 8 KiB a record, 72 MB in all */
 	big_sample(w, 0xdead0000, (uint64_t)1 << 40, nr);
 	for (size_t i = 0; i < n; i++)
