@@ -44,6 +44,7 @@
  */
 #define XPAD 10.0
 #define NAME_CAP 4096 /* bytes of a cleaned name, ".." included */
+#define NUM_MAX 48     /* bytes of a formatted number */
 #define SVG_NS "urn:kiln:flamegraph"
 
 /* A name made safe for XML 1.0: valid UTF-8, no control characters. */
@@ -55,6 +56,12 @@ struct clean {
 
 struct shown_name {
 	size_t clean_at, clean_len, ncp, esc_at, esc_len;
+};
+
+/* A row's two y coordinates as written ("%.1f"), worked out once per depth. */
+struct row_text {
+	char y[NUM_MAX], text_y[NUM_MAX];
+	uint8_t y_len, text_y_len; /* 0: not worked out yet */
 };
 
 struct svg_ctx {
@@ -78,6 +85,9 @@ struct svg_ctx {
 	struct hashmap name_of; /* name id -> index in 'names' */
 	VEC(struct shown_name) names;
 	VEC(char) names_text;
+	VEC(struct row_text) rows_text; /* by depth */
+	char height_text[NUM_MAX];      /* every frame's height, as written */
+	size_t height_len;
 	uint64_t timemax;       /* samples across the whole width (the root's, or --total) */
 	double maxdelta;        /* largest |delta| of a differential graph, at least 1 */
 	uint64_t rng;           /* SVG_COLOR_RANDOM's state */
@@ -148,7 +158,6 @@ static void opts_fix(struct svg_opts *o, const struct svg_opts *in)
  * Numbers are formatted with integer arithmetic so the output does not
  * depend on the C locale (LC_NUMERIC could turn "1.5" into "1,5").
  */
-#define NUM_MAX 48
 
 /* 't' tenths as a number with one decimal: 125 -> "12.5". */
 static const char *fmt_tenths(char *out, long long t)
@@ -757,10 +766,28 @@ static const struct shown_name *shown_name(struct svg_ctx *c, uint32_t id, const
 	return &c->names.v[c->names.n - 1];
 }
 
+/* The y coordinates of row 'depth' (the rectangle's and the label's). */
+static const struct row_text *row_text(struct svg_ctx *c, uint32_t depth, double y)
+{
+	while (c->rows_text.n <= depth)
+		VEC_PUSH_ZERO(&c->rows_text);
+	struct row_text *r = &c->rows_text.v[depth];
+	if (!r->y_len) {
+		char b[NUM_MAX];
+		const char *p = fmt_px(b, y);
+		r->y_len = (uint8_t)strlen(p);
+		memcpy(r->y, p, r->y_len);
+		p = fmt_px(b, y + ((double)c->o.frame_height - 1) / 2 + c->o.fontsize / 4);
+		r->text_y_len = (uint8_t)strlen(p);
+		memcpy(r->text_y, p, r->text_y_len);
+	}
+	return r;
+}
+
 static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t depth)
 {
 	const struct trie_node *n = trie_node(c->t, id);
-	char a[NUM_MAX], b[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
+	char a[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
 	uint64_t width = id == 0 ? c->timemax : n->total;
 	long long x1 = to_tenths(XPAD + (double)start * c->scale);
 	long long x2 = to_tenths(XPAD + (double)(start + width) * c->scale);
@@ -800,11 +827,17 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	wbuf_str(o, ")</title><rect x=\"");
 	wbuf_str(o, fmt_tenths(a, x1));
 	wbuf_str(o, "\" y=\"");
-	wbuf_str(o, fmt_px(b, y));
+	const struct row_text *rt = row_text(c, depth, y);
+	wbuf_mem(o, rt->y, rt->y_len);
 	wbuf_str(o, "\" width=\"");
 	wbuf_str(o, fmt_tenths(d, x2 - x1));
 	wbuf_str(o, "\" height=\"");
-	wbuf_str(o, fmt_px(e, (double)c->o.frame_height - 1));
+	if (!c->height_len) {
+		const char *p = fmt_px(e, (double)c->o.frame_height - 1);
+		c->height_len = strlen(p);
+		memcpy(c->height_text, p, c->height_len);
+	}
+	wbuf_mem(o, c->height_text, c->height_len);
 	wbuf_str(o, "\" fill=\"rgb(");
 	wbuf_int(o, col.r);
 	wbuf_char(o, ',');
@@ -818,7 +851,7 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	wbuf_str(o, "<text x=\"");
 	wbuf_str(o, fmt_tenths(a, x1 + 30));
 	wbuf_str(o, "\" y=\"");
-	wbuf_str(o, fmt_px(b, y + ((double)c->o.frame_height - 1) / 2 + c->o.fontsize / 4));
+	wbuf_mem(o, rt->text_y, rt->text_y_len);
 	wbuf_str(o, "\">");
 	if (chars >= 3) {
 		if (sn->ncp <= chars) {
@@ -1094,6 +1127,7 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 	hashmap_release(&c->name_of);
 	VEC_FREE(&c->names);
 	VEC_FREE(&c->names_text);
+	VEC_FREE(&c->rows_text);
 	free(c);
 	return err;
 }
