@@ -67,6 +67,7 @@ struct parser {
 	struct span filter;    /* event to keep; n == 0: not chosen yet */
 	struct buf pname;      /* process frame of the sample being read */
 	bool has_pname;
+	bool java;             /* pname starts with "java" (set with it) */
 	bool truncated;        /* this sample lost frames */
 	uint64_t period;
 	VEC(uint32_t) frames;  /* leaf first (strtab ids) */
@@ -309,7 +310,7 @@ static bool is_kernel_dso(struct span d)
 
 static bool is_java(const struct parser *ps)
 {
-	return ps->pname.len >= 4 && !memcmp(ps->pname.p, "java", 4);
+	return ps->java;
 }
 
 static bool has_suffix(const struct buf *b, const char *s)
@@ -520,6 +521,7 @@ static void on_header(struct parser *ps, const char *s, size_t n, const struct h
 	for (size_t i = 0; i < b->len; i++)
 		if (b->p[i] == ' ')
 			b->p[i] = '_';
+	ps->java = b->len >= 4 && !memcmp(b->p, "java", 4);
 	ps->has_pname = true;
 }
 
