@@ -101,29 +101,46 @@ static uint64_t sat_add(uint64_t a, uint64_t b, uint64_t *saturated)
 	return a + b;
 }
 
+/* The most fraction digits in one line's counts (both columns of a
+ * differential line), at most FOLDEDTEXT_MAX_DIGITS. */
+static unsigned line_frac_digits(const char *s, size_t n)
+{
+	unsigned best = 0;
+	n = lines_drop_cr(s, n);
+	for (int col = 0; col < 2 && n; col++) {
+		size_t at;
+		if (!split_count(s, n, &at))
+			break;
+		const char *dot = memchr(s + at, '.', n - at);
+		if (dot) {
+			size_t d = n - (size_t)(dot + 1 - s);
+			if (d > best)
+				best = d > FOLDEDTEXT_MAX_DIGITS ? FOLDEDTEXT_MAX_DIGITS : (unsigned)d;
+		}
+		n = at - 1;
+	}
+	return best;
+}
+
 unsigned foldedtext_frac_digits(const char *data, size_t len)
 {
 	unsigned best = 0;
-	struct lines it;
-	const char *s;
-	size_t n;
-	lines_init(&it, data, len);
-	while (best < FOLDEDTEXT_MAX_DIGITS && lines_next(&it, &s, &n)) {
-		n = lines_drop_cr(s, n);
-		/* Both columns of a differential line may have fractions. */
-		for (int col = 0; col < 2 && n; col++) {
-			size_t at;
-			if (!split_count(s, n, &at))
-				break;
-			const char *dot = memchr(s + at, '.', n - at);
-			if (dot) {
-				size_t d = n - (size_t)(dot + 1 - s);
-				if (d > best)
-					best = d > FOLDEDTEXT_MAX_DIGITS ? FOLDEDTEXT_MAX_DIGITS
-									 : (unsigned)d;
-			}
-			n = at - 1;
-		}
+	size_t pos = 0; /* always at the start of a line */
+	/* Only a line with a '.' can have a fraction: lines are looked at from
+	 * each '.' found, the others skipped a vector at a time. */
+	while (best < FOLDEDTEXT_MAX_DIGITS && pos < len) {
+		const char *dot = memchr(data + pos, '.', len - pos);
+		if (!dot)
+			break;
+		size_t at = (size_t)(dot - data);
+		const char *prev = at > pos ? memrchr(data + pos, '\n', at - pos) : NULL;
+		size_t start = prev ? (size_t)(prev - data) + 1 : pos;
+		const char *nl = memchr(dot, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		unsigned d = line_frac_digits(data + start, end - start);
+		if (d > best)
+			best = d;
+		pos = nl ? end + 1 : len;
 	}
 	return best;
 }
@@ -222,22 +239,23 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 	p->frames.n = keep;
 	if (n == 0)
 		return true;
-	if (start <= n) {
-		for (size_t i = start; i <= n; i++) {
-			if (i < n && s[i] != ';')
-				continue;
-			if (p->frames.n == FOLDEDTEXT_MAX_FRAMES) {
-				cut = true;
-				break;
-			}
-			size_t fl = i - start;
-			struct trie_frame f = { strtab_intern(p->strs, s + start, fl),
-						p->frames.n == 0
-							? FRAME_PROCESS
-							: frame_kind_of_name(s + start, fl) };
-			VEC_PUSH(&p->frames, f);
-			start = i + 1;
+	/* A frame ends at each ';' and at the end (an empty last frame after
+	 * a trailing ';'); memchr finds them a vector at a time. */
+	while (start <= n) {
+		const char *semi = memchr(s + start, ';', n - start);
+		size_t i = semi ? (size_t)(semi - s) : n;
+		if (p->frames.n == FOLDEDTEXT_MAX_FRAMES) {
+			cut = true;
+			break;
 		}
+		size_t fl = i - start;
+		struct trie_frame f = { strtab_intern(p->strs, s + start, fl),
+					p->frames.n == 0 ? FRAME_PROCESS
+							 : frame_kind_of_name(s + start, fl) };
+		VEC_PUSH(&p->frames, f);
+		if (!semi)
+			break;
+		start = i + 1;
 	}
 	/* Perl's split drops empty trailing fields. */
 	while (p->frames.n && strtab_len(p->strs, p->frames.v[p->frames.n - 1].name) == 0)

@@ -94,6 +94,26 @@ static void test_fractions(void **state)
 	const char *text = "a;b 1.25\na;c 2.\na;d 0.125\na;e 3.1234567\n";
 	unsigned d = foldedtext_frac_digits(text, strlen(text));
 	assert_int_equal(d, FOLDEDTEXT_MAX_DIGITS);
+	/* Only a count's '.' counts: dots in names, lines without counts,
+	 * CRLF, a differential line, the last line without its newline. */
+	static const struct {
+		const char *text;
+		unsigned digits;
+	} cases[] = {
+		{ "a.b;c 1\n", 0 },
+		{ "a.b;c 1.5\nx 2\n", 1 },
+		{ "x 1\ny.z 2.25\r\n", 2 },
+		{ "p;q 1.5 2.125", 3 },
+		{ "a;b 7\n.\n..\nc.d 3\n", 0 },
+		{ "a 1.\n", 0 },
+		{ "x.y 1\nx.y 1\nz 1.25\n", 2 },
+		{ "a 1\nb 2.5", 1 },
+		{ "a.b 1.5\nc.d 1.75\n", 2 },
+		{ "", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(foldedtext_frac_digits(cases[i].text, strlen(cases[i].text)),
+				 cases[i].digits);
 	struct foldedtext_opts o = { .frac_digits = 3 };
 	struct run r;
 	parse(&r, text, &o);

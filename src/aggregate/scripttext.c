@@ -67,6 +67,7 @@ struct parser {
 	struct span filter;    /* event to keep; n == 0: not chosen yet */
 	struct buf pname;      /* process frame of the sample being read */
 	bool has_pname;
+	bool java;             /* pname starts with "java" (set with it) */
 	bool truncated;        /* this sample lost frames */
 	uint64_t period;
 	VEC(uint32_t) frames;  /* leaf first (strtab ids) */
@@ -309,7 +310,7 @@ static bool is_kernel_dso(struct span d)
 
 static bool is_java(const struct parser *ps)
 {
-	return ps->pname.len >= 4 && !memcmp(ps->pname.p, "java", 4);
+	return ps->java;
 }
 
 static bool has_suffix(const struct buf *b, const char *s)
@@ -413,6 +414,27 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 		push_frame(ps, ps->group.v[i]);
 }
 
+/*
+ * The cache's key for a frame line: its length, its first 32 bytes (the
+ * address, perf's "\t%16lx", and the symbol's start) and its last 16 (the
+ * dso's end), not every byte: equal keys are confirmed by comparing the
+ * whole line (cached_frame), so lines that share these bytes are only
+ * matched again, never confused.
+ */
+static uint64_t line_key(const char *s, size_t n)
+{
+	if (n <= 48)
+		return hash_str(s, n);
+	uint64_t w[6];
+	memcpy(w, s, 32);
+	memcpy(w + 4, s + n - 16, 16);
+	/* Independent multiplies (no chain through the words); the map
+	 * mixes the key again. */
+	return (w[0] ^ w[4]) * 0x9e3779b97f4a7c15ULL + (w[1] ^ w[5]) * 0xc2b2ae3d27d4eb4fULL +
+	       (w[2] ^ (w[4] >> 7)) * 0x165667b19e3779f9ULL +
+	       (w[3] ^ (w[5] >> 7)) * 0xd6e8feb86659fd93ULL + n;
+}
+
 /* A frame line seen before: push its ids and return true. */
 static bool cached_frame(struct parser *ps, const char *s, size_t n, uint64_t key)
 {
@@ -499,6 +521,7 @@ static void on_header(struct parser *ps, const char *s, size_t n, const struct h
 	for (size_t i = 0; i < b->len; i++)
 		if (b->p[i] == ' ')
 			b->p[i] = '_';
+	ps->java = b->len >= 4 && !memcmp(b->p, "java", 4);
 	ps->has_pname = true;
 }
 
@@ -562,18 +585,20 @@ static void on_line(struct parser *ps, const char *s, size_t n)
 	}
 	struct header h;
 	struct frame_line fl;
-	if (match_header(s, n, &h)) {
-		ps->st->headers++;
-		on_header(ps, s, n, &h);
-		return;
-	}
+	/* The cache first: only lines that failed match_header and passed
+	 * match_frame are in it, so a header is never found there. */
 	uint64_t key = 0;
 	if (ps->has_pname) {
-		key = hash_str(s, n) ^ (is_java(ps) ? 0x6a617661u : 0); /* "java" */
+		key = line_key(s, n) ^ (is_java(ps) ? 0x6a617661u : 0); /* "java" */
 		if (cached_frame(ps, s, n, key)) {
 			ps->st->frame_lines++;
 			return;
 		}
+	}
+	if (match_header(s, n, &h)) {
+		ps->st->headers++;
+		on_header(ps, s, n, &h);
+		return;
 	}
 	if (match_frame(s, n, &fl)) {
 		ps->st->frame_lines++;

@@ -6,17 +6,18 @@
  * operands are written here from Capstone's operand details in
  * objdump's forms; the mnemonic is Capstone's, with the size suffix
  * dropped where objdump drops it (see x86_mnemonic). One Capstone handle
- * per call, one instruction buffer reused for the whole range.
+ * per call, one instruction buffer reused for the whole range; Capstone
+ * is loaded on the first call (annotate/csload.h).
  */
 #include "annotate/disasm.h"
 
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "annotate/csload.h"
 #include "base/err.h"
 #include "base/search.h"
 
@@ -130,14 +131,14 @@ static uint64_t size_mask(unsigned size)
 /* A general-purpose (or segment) register, not a vector, mask or x87 one. */
 static bool is_gpr(csh h, x86_reg r)
 {
-	const char *n = cs_reg_name(h, r);
+	const char *n = csl_reg_name(h, r);
 	return n && strncmp(n, "xmm", 3) && strncmp(n, "ymm", 3) && strncmp(n, "zmm", 3) &&
 	       strncmp(n, "st", 2) && strncmp(n, "mm", 2) && !(n[0] == 'k' && n[1] && !n[2]);
 }
 
 static bool x86_is_branch(csh h, const cs_insn *in)
 {
-	return cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL);
+	return csl_insn_group(h, in, CS_GRP_JUMP) || csl_insn_group(h, in, CS_GRP_CALL);
 }
 
 /*
@@ -154,14 +155,14 @@ static void x86_mnemonic(csh h, const cs_insn *in, bool has_reg, unsigned nops, 
 	const char *mn = in->mnemonic;
 	const char *word = strrchr(mn, ' ');
 	word = word ? word + 1 : mn;
-	const char *name = cs_insn_name(h, in->id);
+	const char *name = csl_insn_name(h, in->id);
 	size_t wl = strlen(word), nl = name ? strlen(name) : 0;
 	bool suffixed = name && wl == nl + 1 && !strncmp(word, name, nl) && strchr("bwlq", word[nl]);
 	bool strip = false;
 
 	if (suffixed)
 		strip = has_reg || nops == 0 || x86_is_branch(h, in) ||
-			cs_insn_group(h, in, CS_GRP_RET) || !strncmp(name, "push", 4) ||
+			csl_insn_group(h, in, CS_GRP_RET) || !strncmp(name, "push", 4) ||
 			!strncmp(name, "pop", 3);
 	/* stos/lods/scas name their register operand: objdump drops the suffix. */
 	if (!suffixed && has_reg && wl == 5 &&
@@ -193,7 +194,7 @@ static void x86_mem(csh h, const cs_insn *in, const cs_x86_op *op, bool mode64, 
 	bool has_disp = x->encoding.disp_offset != 0;
 
 	if (m->segment != X86_REG_INVALID && !seg_as_word)
-		sb_put(b, "%%%s:", cs_reg_name(h, m->segment));
+		sb_put(b, "%%%s:", csl_reg_name(h, m->segment));
 	if (m->base == X86_REG_INVALID && m->index == X86_REG_INVALID) {
 		uint64_t a = (uint64_t)m->disp;
 		sb_put(b, "0x%" PRIx64, mode64 ? a : (a & 0xffffffffu));
@@ -207,9 +208,9 @@ static void x86_mem(csh h, const cs_insn *in, const cs_x86_op *op, bool mode64, 
 	}
 	sb_put(b, "(");
 	if (m->base != X86_REG_INVALID)
-		sb_put(b, "%%%s", cs_reg_name(h, m->base));
+		sb_put(b, "%%%s", csl_reg_name(h, m->base));
 	if (m->index != X86_REG_INVALID)
-		sb_put(b, ",%%%s,%d", cs_reg_name(h, m->index), m->scale);
+		sb_put(b, ",%%%s,%d", csl_reg_name(h, m->index), m->scale);
 	sb_put(b, ")");
 }
 
@@ -330,7 +331,7 @@ static void x86_format(csh h, const cs_insn *in, bool mode64, disasm_sym_fn sym,
 				has_gpr = true;
 			else
 				has_vreg = true;
-			sb_put(&ob, "%s%%%s", branch ? "*" : "", cs_reg_name(h, op->reg));
+			sb_put(&ob, "%s%%%s", branch ? "*" : "", csl_reg_name(h, op->reg));
 			break;
 		case X86_OP_IMM:
 			if (branch) {
@@ -378,7 +379,7 @@ static void arm_format(csh h, const cs_insn *in, bool a64, disasm_sym_fn sym, vo
 	int64_t imm = 0;
 
 	sb_put(&mb, "%s", in->mnemonic);
-	if (cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL)) {
+	if (csl_insn_group(h, in, CS_GRP_JUMP) || csl_insn_group(h, in, CS_GRP_CALL)) {
 		if (a64) {
 			const cs_arm64 *x = &in->detail->arm64;
 			for (unsigned i = 0; i < x->op_count; i++)
@@ -416,7 +417,7 @@ static bool is_call(csh h, enum disasm_arch arch, const cs_insn *in)
 		return in->id == ARM64_INS_BL || in->id == ARM64_INS_BLR;
 	if (arch == DISASM_ARM)
 		return in->id == ARM_INS_BL || in->id == ARM_INS_BLX;
-	return cs_insn_group(h, in, CS_GRP_CALL);
+	return csl_insn_group(h, in, CS_GRP_CALL);
 }
 
 static int open_handle(enum disasm_arch arch, csh *h)
@@ -440,12 +441,15 @@ static int open_handle(enum disasm_arch arch, csh *h)
 	default:
 		return err_set(-ENOTSUP, "no disassembler for architecture %d", (int)arch);
 	}
-	cs_err e = cs_open(a, m, h);
+	int err = csl_load();
+	if (err)
+		return err;
+	cs_err e = csl_open(a, m, h);
 	if (e != CS_ERR_OK)
-		return err_set(-ENOTSUP, "capstone: %s", cs_strerror(e));
-	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+		return err_set(-ENOTSUP, "capstone: %s", csl_strerror(e));
+	csl_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
 	if (a == CS_ARCH_X86)
-		cs_option(*h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+		csl_option(*h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	return 0;
 }
 
@@ -478,14 +482,14 @@ int disasm_bytes(struct disasm *d, enum disasm_arch arch, const uint8_t *code, u
 	err = open_handle(arch, &h);
 	if (err)
 		return err;
-	cs_insn *in = cs_malloc(h);
+	cs_insn *in = csl_malloc(h);
 	const uint8_t *p = code;
 	size_t left = size;
 	uint64_t addr = start;
 	while (left) {
 		struct disasm_insn *o = VEC_PUSH_ZERO(&d->insns);
 		const uint8_t *at = p;
-		if (!cs_disasm_iter(h, &p, &left, &addr, in)) {
+		if (!csl_disasm_iter(h, &p, &left, &addr, in)) {
 			/* Undecodable: one byte, as objdump's "(bad)". */
 			o->addr = addr;
 			o->len = 1;
@@ -500,17 +504,17 @@ int disasm_bytes(struct disasm *d, enum disasm_arch arch, const uint8_t *code, u
 		o->len = (uint8_t)in->size;
 		if (is_call(h, arch, in))
 			o->flags |= DISASM_CALL;
-		else if (cs_insn_group(h, in, CS_GRP_JUMP))
+		else if (csl_insn_group(h, in, CS_GRP_JUMP))
 			o->flags |= DISASM_JUMP;
-		if (cs_insn_group(h, in, CS_GRP_RET))
+		if (csl_insn_group(h, in, CS_GRP_RET))
 			o->flags |= DISASM_RET;
 		if (arch == DISASM_X86_64 || arch == DISASM_I386)
 			x86_format(h, in, arch == DISASM_X86_64, sym, sym_ctx, o);
 		else
 			arm_format(h, in, arch == DISASM_AARCH64, sym, sym_ctx, o);
 	}
-	cs_free(in, 1);
-	cs_close(&h);
+	csl_free(in, 1);
+	csl_close(&h);
 	mark_labels(d);
 	return 0;
 }

@@ -44,6 +44,7 @@
  */
 #define XPAD 10.0
 #define NAME_CAP 4096 /* bytes of a cleaned name, ".." included */
+#define NUM_MAX 48     /* bytes of a formatted number */
 #define SVG_NS "urn:kiln:flamegraph"
 
 /* A name made safe for XML 1.0: valid UTF-8, no control characters. */
@@ -51,6 +52,16 @@ struct clean {
 	size_t len; /* bytes */
 	size_t ncp; /* code points */
 	char s[NAME_CAP + 1];
+};
+
+struct shown_name {
+	size_t clean_at, clean_len, ncp, esc_at, esc_len;
+};
+
+/* A row's two y coordinates as written ("%.1f"), worked out once per depth. */
+struct row_text {
+	char y[NUM_MAX], text_y[NUM_MAX];
+	uint8_t y_len, text_y_len; /* 0: not worked out yet */
 };
 
 struct svg_ctx {
@@ -66,6 +77,17 @@ struct svg_ctx {
 	uint32_t rows;          /* frame rows drawn (deepest drawn depth + 1) */
 	struct clean countname; /* cleaned, parentheses made brackets */
 	struct clean name;      /* scratch for the frame being written */
+	/*
+	 * Names as written, by trie name id (a function appears in many
+	 * frames): the cleaned text (cut for labels), its code points and
+	 * the escaped text (title and whole labels), in 'names_text'.
+	 */
+	struct hashmap name_of; /* name id -> index in 'names' */
+	VEC(struct shown_name) names;
+	VEC(char) names_text;
+	VEC(struct row_text) rows_text; /* by depth */
+	char height_text[NUM_MAX];      /* every frame's height, as written */
+	size_t height_len;
 	uint64_t timemax;       /* samples across the whole width (the root's, or --total) */
 	double maxdelta;        /* largest |delta| of a differential graph, at least 1 */
 	uint64_t rng;           /* SVG_COLOR_RANDOM's state */
@@ -136,7 +158,6 @@ static void opts_fix(struct svg_opts *o, const struct svg_opts *in)
  * Numbers are formatted with integer arithmetic so the output does not
  * depend on the C locale (LC_NUMERIC could turn "1.5" into "1,5").
  */
-#define NUM_MAX 48
 
 /* 't' tenths as a number with one decimal: 125 -> "12.5". */
 static const char *fmt_tenths(char *out, long long t)
@@ -313,32 +334,33 @@ static size_t utf8_prefix(const char *s, size_t len, size_t k)
 }
 
 /* Write n bytes of clean text, escaped for XML text and attribute values. */
+/* XML's escape for a byte of text or attribute values, or NULL. */
+static const char *esc_of(char ch)
+{
+	switch (ch) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	case '\'':
+		return "&#39;";
+	default:
+		return NULL;
+	}
+}
+
 static void put_esc(struct wbuf *f, const char *s, size_t n)
 {
 	size_t start = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *rep;
-
-		switch (s[i]) {
-		case '&':
-			rep = "&amp;";
-			break;
-		case '<':
-			rep = "&lt;";
-			break;
-		case '>':
-			rep = "&gt;";
-			break;
-		case '"':
-			rep = "&quot;";
-			break;
-		case '\'':
-			rep = "&#39;";
-			break;
-		default:
+		const char *rep = esc_of(s[i]);
+		if (!rep)
 			continue;
-		}
 		wbuf_mem(f, s + start, i - start);
 		wbuf_str(f, rep);
 		start = i + 1;
@@ -705,10 +727,67 @@ static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
 	return fmt_hundredths(out, sign, h);
 }
 
+/* Keep bytes in names_text; their offset. */
+static size_t keep_text(struct svg_ctx *c, const char *s, size_t n)
+{
+	size_t at = c->names_text.n;
+	VEC_RESERVE(&c->names_text, at + n);
+	memcpy(c->names_text.v + at, s, n);
+	c->names_text.n = at + n;
+	return at;
+}
+
+/* A node's name cleaned and escaped, worked out once per name (the root's
+ * "all" included, under an id no name has). */
+static const struct shown_name *shown_name(struct svg_ctx *c, uint32_t id, const char *name,
+					   size_t len)
+{
+	uint64_t key = id == 0 ? UINT64_MAX : trie_node(c->t, id)->name;
+	bool inserted;
+	uint64_t *slot = hashmap_slot(&c->name_of, key, c->names.n, &inserted);
+	if (!inserted)
+		return &c->names.v[*slot];
+	struct shown_name sn;
+	clean_name(&c->name, name, id == 0 ? len : shown_len(name, len));
+	sn.clean_at = keep_text(c, c->name.s, c->name.len);
+	sn.clean_len = c->name.len;
+	sn.ncp = c->name.ncp;
+	sn.esc_at = c->names_text.n;
+	for (size_t i = 0, start = 0; i <= c->name.len; i++) {
+		const char *rep = i < c->name.len ? esc_of(c->name.s[i]) : "";
+		if (!rep)
+			continue;
+		keep_text(c, c->name.s + start, i - start);
+		keep_text(c, rep, strlen(rep));
+		start = i + 1;
+	}
+	sn.esc_len = c->names_text.n - sn.esc_at;
+	VEC_PUSH(&c->names, sn);
+	return &c->names.v[c->names.n - 1];
+}
+
+/* The y coordinates of row 'depth' (the rectangle's and the label's). */
+static const struct row_text *row_text(struct svg_ctx *c, uint32_t depth, double y)
+{
+	while (c->rows_text.n <= depth)
+		VEC_PUSH_ZERO(&c->rows_text);
+	struct row_text *r = &c->rows_text.v[depth];
+	if (!r->y_len) {
+		char b[NUM_MAX];
+		const char *p = fmt_px(b, y);
+		r->y_len = (uint8_t)strlen(p);
+		memcpy(r->y, p, r->y_len);
+		p = fmt_px(b, y + ((double)c->o.frame_height - 1) / 2 + c->o.fontsize / 4);
+		r->text_y_len = (uint8_t)strlen(p);
+		memcpy(r->text_y, p, r->text_y_len);
+	}
+	return r;
+}
+
 static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t depth)
 {
 	const struct trie_node *n = trie_node(c->t, id);
-	char a[NUM_MAX], b[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
+	char a[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
 	uint64_t width = id == 0 ? c->timemax : n->total;
 	long long x1 = to_tenths(XPAD + (double)start * c->scale);
 	long long x2 = to_tenths(XPAD + (double)(start + width) * c->scale);
@@ -720,7 +799,9 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	node_name(c, id, &name, &len);
 	/* The root is coloured like code, not like the processes above it. */
 	col = frame_color(c, id, name, len, id == 0 ? FRAME_USER : n->kind);
-	clean_name(&c->name, name, id == 0 ? len : shown_len(name, len));
+	const struct shown_name *sn = shown_name(c, id, name, len);
+	const char *clean = c->names_text.v + sn->clean_at;
+	const char *esc = c->names_text.v + sn->esc_at;
 
 	struct wbuf *o = &c->w;
 
@@ -729,7 +810,7 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	wbuf_str(o, "\" k:n=\"");
 	wbuf_u64(o, width);
 	wbuf_str(o, "\"><title>");
-	put_esc(o, c->name.s, c->name.len);
+	wbuf_mem(o, esc, sn->esc_len);
 	wbuf_mem(o, " (", 2);
 	wbuf_str(o, fmt_shown(c, cnt, width));
 	wbuf_char(o, ' ');
@@ -746,11 +827,17 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	wbuf_str(o, ")</title><rect x=\"");
 	wbuf_str(o, fmt_tenths(a, x1));
 	wbuf_str(o, "\" y=\"");
-	wbuf_str(o, fmt_px(b, y));
+	const struct row_text *rt = row_text(c, depth, y);
+	wbuf_mem(o, rt->y, rt->y_len);
 	wbuf_str(o, "\" width=\"");
 	wbuf_str(o, fmt_tenths(d, x2 - x1));
 	wbuf_str(o, "\" height=\"");
-	wbuf_str(o, fmt_px(e, (double)c->o.frame_height - 1));
+	if (!c->height_len) {
+		const char *p = fmt_px(e, (double)c->o.frame_height - 1);
+		c->height_len = strlen(p);
+		memcpy(c->height_text, p, c->height_len);
+	}
+	wbuf_mem(o, c->height_text, c->height_len);
 	wbuf_str(o, "\" fill=\"rgb(");
 	wbuf_int(o, col.r);
 	wbuf_char(o, ',');
@@ -764,14 +851,14 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	wbuf_str(o, "<text x=\"");
 	wbuf_str(o, fmt_tenths(a, x1 + 30));
 	wbuf_str(o, "\" y=\"");
-	wbuf_str(o, fmt_px(b, y + ((double)c->o.frame_height - 1) / 2 + c->o.fontsize / 4));
+	wbuf_mem(o, rt->text_y, rt->text_y_len);
 	wbuf_str(o, "\">");
 	if (chars >= 3) {
-		if (c->name.ncp <= chars) {
-			put_esc(o, c->name.s, c->name.len);
+		if (sn->ncp <= chars) {
+			wbuf_mem(o, esc, sn->esc_len);
 		} else {
-			lablen = utf8_prefix(c->name.s, c->name.len, chars - 2);
-			put_esc(o, c->name.s, lablen);
+			lablen = utf8_prefix(clean, sn->clean_len, chars - 2);
+			put_esc(o, clean, lablen);
 			wbuf_mem(o, "..", 2);
 		}
 	}
@@ -1037,6 +1124,10 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 	fputs("</svg>\n", f);
 	if (fflush(f) != 0 || ferror(f))
 		err = -EIO;
+	hashmap_release(&c->name_of);
+	VEC_FREE(&c->names);
+	VEC_FREE(&c->names_text);
+	VEC_FREE(&c->rows_text);
 	free(c);
 	return err;
 }

@@ -9,6 +9,7 @@
 #  - a kernel function: a note in its block; left out with --skip-missing
 #    (exit 0, not "no such symbol");
 #  - a symbol without samples: exit 3; a usage error: exit 2;
+#  - Capstone's library not loadable: a note in the block, exit 0;
 #  - a recording on standard input (a file, and perf's pipe mode).
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -24,6 +25,16 @@ export HOME="$T/home"
 	fail "kiln annotate failed: $(cat "$T/err")"
 grep -q '^ Percent |.* of prog for ' "$T/ok.txt" || fail "no annotation of prog: $(head -3 "$T/ok.txt")"
 grep -Eq '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+:   ' "$T/ok.txt" || fail "no instruction rows"
+
+# Capstone is loaded when annotate first disassembles: a library of that
+# name that does not load gives a note naming it in the block, exit 0.
+mkdir -p "$T/badlib"
+: >"$T/badlib/libcapstone.so.4"
+: >"$T/badlib/libcapstone.so.5"
+LD_LIBRARY_PATH="$T/badlib" "$KILN" annotate -i "$T/p.data" outer >"$T/nocs.txt" 2>"$T/err" ||
+	fail "capstone not loadable: exit $?: $(cat "$T/err")"
+grep -Eq 'note: cannot load libcapstone\.so\.[0-9]+ \(Capstone [0-9]+\): ' "$T/nocs.txt" ||
+	fail "capstone not loadable: no note: $(head -5 "$T/nocs.txt")"
 
 # A kernel function (when one was sampled and named): its block holds a
 # note instead of code; --skip-missing leaves it out, exit 0.

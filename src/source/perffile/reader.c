@@ -145,7 +145,6 @@ int perf_reader_open_mem(struct perf_reader **out, const void *data, size_t len,
 	r->fd = -1;
 	r->guard = -1;
 	r->map_fd = -1;
-	r->last_chunk = NO_CHUNK;
 	ev_attrs_init(&r->attrs);
 	reader_header_info_init(&r->info);
 	*out = NULL;
@@ -342,9 +341,6 @@ void perf_reader_free(struct perf_reader *r)
 			free((void *)r->heap.v[i].rec);
 	VEC_FREE(&r->heap);
 	free(r->last_owned);
-	for (size_t i = 0; i < r->chunks.n; i++)
-		free(r->chunks.v[i].data);
-	VEC_FREE(&r->chunks);
 	free(r->zdata);
 	free(r->owned_data);
 	if (r->zs)
@@ -816,49 +812,43 @@ static int raw_next(struct perf_reader *r, const uint8_t **rec, uint32_t *len, u
 	}
 }
 
-/* Copy a record into the arena; returns the copy and its chunk. */
-static const uint8_t *arena_copy(struct perf_reader *r, const uint8_t *rec, uint32_t len,
-				 uint32_t *chunk)
+/*
+ * Queued records stay where they were read, in the file mapping; a record
+ * queued more than PIN_MAX bytes behind the read position (its time far
+ * ahead of the others') is copied out, so that it does not hold the pages
+ * between it and the read position. The lowest offset still queued in the
+ * mapping, or 'upto' when none is below it.
+ */
+static uint64_t queued_floor(struct perf_reader *r, uint64_t upto)
 {
-	struct arena_chunk *c = r->chunks.n ? &r->chunks.v[r->chunks.n - 1] : NULL;
-	if (!c || !c->data || ARENA_CHUNK - c->used < len) {
-		if (c && c->data && c->live == 0) { /* the old chunk emptied while current */
-			free(c->data);
-			c->data = NULL;
+	uint64_t pin = r->pos > PIN_MAX ? r->pos - PIN_MAX : 0;
+	for (size_t i = 0; i < r->heap.n; i++) {
+		struct qent *q = &r->heap.v[i];
+		if (q->owned)
+			continue;
+		if (q->offset < pin) {
+			uint8_t *copy = xmalloc(q->len);
+			memcpy(copy, q->rec, q->len);
+			q->rec = copy;
+			q->owned = true;
+			continue;
 		}
-		c = VEC_PUSH_ZERO(&r->chunks);
-		c->data = xmalloc(ARENA_CHUNK);
+		if (q->offset < upto)
+			upto = q->offset;
 	}
-	uint8_t *p = c->data + c->used;
-	memcpy(p, rec, len);
-	c->used += (len + 7) & ~7u;
-	if (c->used > ARENA_CHUNK)
-		c->used = ARENA_CHUNK;
-	c->live++;
-	*chunk = (uint32_t)(r->chunks.n - 1);
-	return p;
+	return upto;
 }
 
-/* One record of 'chunk' was delivered; free the chunk once it is empty
- * (the chunk still being filled is kept). */
-static void arena_release(struct perf_reader *r, uint32_t chunk)
-{
-	if (chunk == NO_CHUNK)
-		return;
-	struct arena_chunk *c = &r->chunks.v[chunk];
-	if (--c->live == 0 && chunk != r->chunks.n - 1) {
-		free(c->data);
-		c->data = NULL;
-	}
-}
-
-/* Give file pages well behind the read position back to the kernel. */
+/* Give file pages well behind the read position, and behind every record
+ * still queued there, back to the kernel. */
 static void drop_pages(struct perf_reader *r)
 {
-	if (!r->map || r->pos < r->dropped + DROP_STEP + (1u << 20))
+	if (!r->map || r->pos < r->dropped + DROP_STEP + (1u << 20) ||
+	    r->pos < r->floor_scanned + DROP_STEP)
 		return;
+	r->floor_scanned = r->pos; /* the queue is scanned once per DROP_STEP read */
 	long psz = sysconf(_SC_PAGESIZE);
-	uint64_t upto = (r->pos - (1u << 20)) & ~(uint64_t)(psz - 1);
+	uint64_t upto = queued_floor(r, r->pos - (1u << 20)) & ~(uint64_t)(psz - 1);
 	if (upto > r->dropped) {
 		madvise((uint8_t *)r->map + r->dropped, (size_t)(upto - r->dropped), MADV_DONTNEED);
 		r->dropped = upto;
@@ -879,8 +869,6 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 {
 	free(r->last_owned); /* the previous event's bytes */
 	r->last_owned = NULL;
-	arena_release(r, r->last_chunk);
-	r->last_chunk = NO_CHUNK;
 	drop_pages(r);
 	for (;;) {
 		/* 1. Anything in the queue old enough to go? */
@@ -888,14 +876,11 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 			struct qent q = q_pop(r);
 			if (q.owned)
 				r->last_owned = (uint8_t *)q.rec;
-			r->last_chunk = q.chunk;
 			int err = deliver(r, &q, ev);
 			if (err == 1)
 				return 1;
 			free(r->last_owned);
 			r->last_owned = NULL;
-			arena_release(r, r->last_chunk);
-			r->last_chunk = NO_CHUNK;
 			log_repeat(LOG_REPEAT_RECORD, "%s: %s at offset 0x%llx; record skipped", r->name,
 				   err_last()->msg, (unsigned long long)err_last()->offset);
 			continue;
@@ -969,25 +954,19 @@ int perf_reader_next(struct perf_reader *r, struct event *ev)
 			r->stats.out_of_order++;
 		if (t > r->max_time)
 			r->max_time = t;
-		/* Queued records are copied out of the file mapping, so its pages
-		 * can be dropped behind the read position. */
-		uint32_t chunk = NO_CHUNK;
-		if (!owned)
-			rec = arena_copy(r, rec, len, &chunk);
+		/* Queued as they are: in the file mapping (or the memory input),
+		 * whose pages behind them are kept (drop_pages), or owned. */
 		q_push(r, (struct qent){ .time = t, .seq = r->seq++, .rec = rec, .offset = off,
-					 .len = len, .owned = owned, .chunk = chunk });
+					 .len = len, .owned = owned });
 		while (r->queued_bytes > r->window && r->heap.n) {
 			struct qent q = q_pop(r);
 			r->stats.reorder_overflows++;
 			if (q.owned)
 				r->last_owned = (uint8_t *)q.rec;
-			r->last_chunk = q.chunk;
 			if (deliver(r, &q, ev) == 1)
 				return 1;
 			free(r->last_owned);
 			r->last_owned = NULL;
-			arena_release(r, r->last_chunk);
-			r->last_chunk = NO_CHUNK;
 		}
 		continue;
 drop:

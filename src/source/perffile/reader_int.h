@@ -23,22 +23,16 @@ struct qent {
 	const uint8_t *rec;
 	uint64_t offset;
 	uint32_t len;
-	bool owned; /* rec is a heap copy (decompressed data): freed after delivery */
-	uint32_t chunk; /* rec lives in arena chunk 'chunk', or NO_CHUNK */
+	bool owned; /* rec is a heap copy (decompressed or streamed data, or
+		     * copied out of the mapping): freed after delivery */
 };
 
-#define NO_CHUNK UINT32_MAX
-/* Queued records are copied into chunks of this size, freed when empty. */
-#define ARENA_CHUNK (1u << 20)
+/* A record queued this far behind the read position is copied out of the
+ * file mapping (reader.c, queued_floor). */
+#define PIN_MAX (64u << 20)
 /* File pages behind the read position are handed back to the kernel in
  * steps of this size, keeping resident memory bounded on big files. */
 #define DROP_STEP (4u << 20)
-
-struct arena_chunk {
-	uint8_t *data;
-	size_t used;
-	size_t live; /* records in it not yet delivered */
-};
 
 /* Caps on zstd output: per COMPRESSED record, and bytes pending a record's end. */
 #define ZSTD_RECORD_MAX (64u << 20)
@@ -70,9 +64,8 @@ struct perf_reader {
 	size_t zlen, zpos, zcap;
 	uint64_t zoff; /* file offset of the record they came from */
 	uint8_t *last_owned; /* the owned record handed out last; freed on the next call */
-	VEC(struct arena_chunk) chunks;
-	uint32_t last_chunk; /* chunk of the record handed out last; released on the next call */
 	uint64_t dropped;    /* file bytes before this offset were handed back (madvise) */
+	uint64_t floor_scanned; /* read position when the queue was last scanned (drop_pages) */
 	/* ordering */
 	VEC(struct qent) heap;
 	size_t queued_bytes, window;

@@ -3,7 +3,8 @@
  * reorder window (records past it are delivered early and counted, none
  * is lost) and the cap on what one COMPRESSED record may expand to (64
  * MiB: exactly that much is read; one record more is an error naming the
- * record, and the result is partial).
+ * record, and the result is partial); and a record queued far behind
+ * the read position, copied out of the file mapping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,15 +47,15 @@ static void sample(struct perf_writer *w, uint64_t ip, uint32_t pid, uint64_t ti
 	assert_int_equal(perf_writer_write(w, rec, sizeof(rec)), 0);
 }
 
-/* A perf.data with 'n' samples in decreasing time order and no
- * FINISHED_ROUND, so only the window bounds the queue. */
-static char *write_reversed(size_t n, size_t *len)
+/* A writer on 'dir'/t.data ('dir' made from its template) with one
+ * cpu-clock attr recording ip, tid, time, period and callchain; *path
+ * (to free) names the file. */
+static struct perf_writer *new_file(char *dir, char **path)
 {
-	char dir[] = "/tmp/kiln-rlimits-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	char *path = xasprintf("%s/t.data", dir);
+	*path = xasprintf("%s/t.data", dir);
 	struct perf_writer *w;
-	assert_int_equal(perf_writer_open(&w, path), 0);
+	assert_int_equal(perf_writer_open(&w, *path), 0);
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -65,6 +66,16 @@ static char *write_reversed(size_t n, size_t *len)
 	a.sample_id_all = 1;
 	uint64_t id = 1;
 	perf_writer_add_attr(w, &a, "cpu-clock:u", &id, 1);
+	return w;
+}
+
+/* A perf.data with 'n' samples in decreasing time order and no
+ * FINISHED_ROUND, so only the window bounds the queue. */
+static char *write_reversed(size_t n, size_t *len)
+{
+	char dir[] = "/tmp/kiln-rlimits-XXXXXX";
+	char *path;
+	struct perf_writer *w = new_file(dir, &path);
 	for (size_t i = 0; i < n; i++)
 		sample(w, 0x1000 + i, 7, 1000 - i);
 	struct perf_header_info info;
@@ -191,11 +202,84 @@ static void test_zstd_record_cap(void **state)
 	buf_release(&f);
 }
 
+/* A sample of 'nr' callchain entries, entry k being ip + k. */
+static void big_sample(struct perf_writer *w, uint64_t ip, uint64_t time, size_t nr)
+{
+	size_t words = 6 + nr;
+	uint64_t *rec = xcalloc(words, 8);
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+				       (uint16_t)(words * 8) };
+	memcpy(&rec[0], &h, 8);
+	rec[1] = ip;
+	rec[2] = 7 | (uint64_t)7 << 32;
+	rec[3] = time;
+	rec[4] = 1000;
+	rec[5] = nr;
+	for (size_t k = 0; k < nr; k++)
+		rec[6 + k] = ip + k;
+	assert_int_equal(perf_writer_write(w, rec, words * 8), 0);
+	free(rec);
+}
+
+/*
+ * Queued records stay in the file mapping, whose pages behind them are
+ * handed back as the reader goes on; one that waits while more than 64
+ * MiB are read after it is copied out of the mapping. Without
+ * FINISHED_ROUND every record waits for the end (the window is 256 MiB):
+ * the first 8 MB are copied out, and every record, the first one with its
+ * time far ahead of the others', arrives whole and in time order.
+ */
+static void test_straggler_far_behind(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/kiln-rlimits-XXXXXX";
+	char *path;
+	struct perf_writer *w = new_file(dir, &path);
+	const size_t nr = 1000, n = 9000; /* 8 KiB a record, 72 MB in all */
+	big_sample(w, 0xdead0000, (uint64_t)1 << 40, nr);
+	for (size_t i = 0; i < n; i++)
+		big_sample(w, 0x100000 + i * 0x10000, 1000 + i, nr);
+	struct perf_header_info info;
+	memset(&info, 0, sizeof(info));
+	uint64_t kept;
+	assert_int_equal(perf_writer_finish(w, &info, &kept), 0);
+
+	struct perf_reader *r;
+	assert_int_equal(perf_reader_open(&r, path, NULL), 0);
+	struct event ev;
+	size_t seen = 0;
+	uint64_t last = 0;
+	int rc;
+	while ((rc = perf_reader_next(r, &ev)) == 1) {
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		assert_true(ev.sid.time >= last);
+		last = ev.sid.time;
+		uint64_t want = seen < n ? 0x100000 + seen * 0x10000 : 0xdead0000;
+		assert_int_equal(ev.u.sample.ip, want);
+		assert_int_equal(ev.u.sample.callchain_nr, nr);
+		uint64_t first, end;
+		memcpy(&first, ev.u.sample.callchain, 8);
+		memcpy(&end, ev.u.sample.callchain + (nr - 1) * 8, 8);
+		assert_int_equal(first, want);
+		assert_int_equal(end, want + nr - 1);
+		seen++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(seen, n + 1);
+	assert_int_equal(last, (uint64_t)1 << 40);
+	perf_reader_free(r);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reorder_window),
 		cmocka_unit_test(test_zstd_record_cap),
+		cmocka_unit_test(test_straggler_far_behind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
