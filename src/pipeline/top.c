@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,7 +21,12 @@
 #include "base/xalloc.h"
 #include "pipeline/session.h"
 #include "source/live/live.h"
+#include "pipeline/symhist.h"
 #include "symbolize/symbolize.h"
+
+struct top_count {
+	uint64_t samples, period;
+};
 
 /* A byte queue of whole records. */
 struct rbuf {
@@ -64,9 +71,13 @@ struct top {
 	bool frozen_ok;
 	struct hist_remap remap; /* the last refresh's moves (decay mode) */
 	bool remap_ok;
+	/* The first event's samples by symbolizer cache entry (the address they
+	 * resolved to), for annotating live: decayed as the entries (-z: the
+	 * last period's in 'at_shown'). */
+	VEC(struct top_count) at, at_shown;
 	/* processes that exited: pid -> the refresh it exited in + 1 (0: it came back) */
 	struct hashmap exited;
-	uint64_t refreshes, reaped;
+	uint64_t refreshes, reaped, retired_dsos;
 };
 
 static void rbuf_add(struct rbuf *b, const void *p, size_t n)
@@ -163,6 +174,8 @@ static int on_event(void *ctx, struct session *s, const struct event *ev)
 	return t->rep.on_event ? t->rep.on_event(t->rep.ctx, s, ev) : 0;
 }
 
+static void count_addr(struct top *t, struct session *s, const struct event *ev, bool kernel);
+
 static int on_sample(void *ctx, struct session *s, const struct session_sample *smp)
 {
 	struct top *t = ctx;
@@ -175,7 +188,23 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		t->cur.exact++;
 	if ((kernel && t->o.hide_kernel) || (!kernel && t->o.hide_user))
 		return 0;
+	if (smp->ev->attr == s->attrs->v.v) /* the first event's: count its address */
+		count_addr(t, s, smp->ev, kernel);
 	return t->rep.on_sample(t->rep.ctx, s, smp);
+}
+
+static void count_addr(struct top *t, struct session *s, const struct event *ev, bool kernel)
+{
+	struct sym sym;
+	session_symbolize(s, ev->sid.pid, ev->u.sample.ip, kernel, &sym);
+	if (sym.entry == SYM_NONE || sym.name == SYM_NONE)
+		return;
+	while (t->at.n <= sym.entry)
+		(void)VEC_PUSH_ZERO(&t->at);
+	const struct perf_event_attr *a = &ev->attr->attr;
+	t->at.v[sym.entry].samples++;
+	t->at.v[sym.entry].period += (a->sample_type & PERF_SAMPLE_PERIOD) ? ev->u.sample.period
+									 : a->sample_period;
 }
 
 static void now(struct timespec *ts)
@@ -322,9 +351,14 @@ void top_refresh(struct top *t, struct top_stats *st)
 {
 	t->refreshes++;
 	reap(t);
-	if (t->s.sz.entries.n > TOP_SYMCACHE_MAX) { /* every address ever sampled: start over */
-		symbolizer_forget(&t->s.sz);
+	/* The binaries no process known maps any longer: their symbols go. */
+	t->retired_dsos += session_retire_dsos(&t->s);
+	if (t->s.sz.entries.n > TOP_SYMCACHE_MAX || dso_set_nretired(&t->s.dsos) > TOP_RETIRED_MAX) {
+		/* every address ever sampled, or many binaries gone: start over */
+		session_reuse_dsos(&t->s);
 		report_consumer_forget(&t->rep);
+		VEC_FREE(&t->at); /* by cache entry */
+		VEC_FREE(&t->at_shown);
 	}
 	struct timespec t1;
 	now(&t1);
@@ -349,6 +383,9 @@ void top_refresh(struct top *t, struct top_stats *st)
 		t->frozen_ok = true;
 		hist_init(h, &t->frozen.o, t->frozen.strs);
 		hist_finish(&t->frozen);
+		VEC_FREE(&t->at_shown);
+		t->at_shown = t->at;
+		memset(&t->at, 0, sizeof(t->at));
 	} else if (h) {
 		/*
 		 * perf top decays what it showed by 7/8 and adds the period's
@@ -356,6 +393,11 @@ void top_refresh(struct top *t, struct top_stats *st)
 		 * are the same. Entries that decayed to nothing are dropped.
 		 */
 		hist_decay(h, TOP_DECAY_NUM, TOP_DECAY_DEN);
+		for (size_t i = 0; i < t->at.n; i++) {
+			struct top_count *c = &t->at.v[i];
+			c->samples = (uint64_t)((unsigned __int128)c->samples * TOP_DECAY_NUM / TOP_DECAY_DEN);
+			c->period = (uint64_t)((unsigned __int128)c->period * TOP_DECAY_NUM / TOP_DECAY_DEN);
+		}
 		if (t->remap_ok)
 			hist_remap_release(&t->remap);
 		t->dropped_entries += hist_drop_decayed(h, &t->remap);
@@ -369,8 +411,13 @@ void top_refresh(struct top *t, struct top_stats *st)
 	t->cur.dropped_entries = t->dropped_entries;
 	t->cur.reaped = t->reaped;
 	t->cur.threads = t->s.m.threads.n;
+	t->cur.retired_dsos = t->retired_dsos;
 	*st = t->cur;
 	memset(&t->cur, 0, sizeof(t->cur));
+#ifdef __GLIBC__
+	/* The hists rebuilt, the symbols dropped: give the freed pages back. */
+	malloc_trim(0);
+#endif
 }
 
 const struct hist *top_hist(const struct top *t)
@@ -378,6 +425,72 @@ const struct hist *top_hist(const struct top *t)
 	if (t->o.zero)
 		return t->frozen_ok ? &t->frozen : NULL;
 	return live_hist(t);
+}
+
+struct session *top_session(struct top *t)
+{
+	return &t->s;
+}
+
+int top_symhist(struct top *t, uint32_t dso, uint32_t sym, struct symhist *out)
+{
+	const struct hist *h = top_hist(t);
+	const struct symbolizer *sz = &t->s.sz;
+	const struct top_count *at = t->o.zero ? t->at_shown.v : t->at.v;
+	size_t n = t->o.zero ? t->at_shown.n : t->at.n;
+	if (n > sz->entries.n)
+		n = sz->entries.n;
+	/* the binary of that name with the most of the symbol's period */
+	uint32_t best = SYM_NONE;
+	uint64_t best_period = 0;
+	struct hashmap per_dso;
+	hashmap_init(&per_dso);
+	for (size_t i = 0; i < n; i++) {
+		const struct sym *e = &sz->entries.v[i];
+		if (!at[i].samples || e->name != sym || e->dso == SYM_NONE ||
+		    (dso != UINT32_MAX && report_consumer_dso_name(&t->rep, &t->s, e->dso, 0) != dso))
+			continue;
+		uint64_t *p = hashmap_slot(&per_dso, e->dso, 0, NULL);
+		*p += at[i].period;
+		if (best == SYM_NONE || *p > best_period) {
+			best = e->dso;
+			best_period = *p;
+		}
+	}
+	hashmap_release(&per_dso);
+	if (best == SYM_NONE || !h)
+		return err_set(-ENOENT, "no samples on its addresses now");
+	struct symhist_event *ev = VEC_PUSH_ZERO(&out->events);
+	snprintf(ev->name, sizeof(ev->name), "%s", top_event(t));
+	ev->period = h->total;
+	struct symhist_group g = { .dso = best, .name = sym, .raw = SYM_NONE, .first = 0 };
+	for (size_t i = 0; i < n; i++) {
+		const struct sym *e = &sz->entries.v[i];
+		if (!at[i].samples || e->name != sym || e->dso != best)
+			continue;
+		if (!g.samples) {
+			g.kernel = e->kernel;
+			g.raw = e->raw;
+			g.start = e->addr - e->symoff;
+		}
+		struct annotate_sample *a = VEC_PUSH_ZERO(&out->samples);
+		a->addr = e->addr;
+		a->samples = at[i].samples;
+		a->period = at[i].period;
+		g.samples += at[i].samples;
+		g.period += at[i].period;
+	}
+	const struct elf_image *img =
+		g.kernel ? NULL : dso_symbols(&t->s.dsos, dso_set_get(&t->s.dsos, best));
+	uint64_t start, end;
+	if (img && elf_image_lookup_range(img, g.start, &start, &end) && start == g.start)
+		g.end = end;
+	g.n = out->samples.n;
+	g.rank = g.period;
+	ev->samples = g.samples;
+	VEC_PUSH(&out->groups, g);
+	out->nsamples = g.samples;
+	return 0;
 }
 
 const struct hist_remap *top_remap(const struct top *t)
@@ -455,6 +568,8 @@ void top_free(struct top *t)
 		close(t->stop_pipe[1]);
 	}
 	hashmap_release(&t->exited);
+	VEC_FREE(&t->at);
+	VEC_FREE(&t->at_shown);
 	pthread_mutex_destroy(&t->mu);
 	pthread_cond_destroy(&t->cv);
 	free(t);

@@ -42,9 +42,12 @@
 #define TOP_DECAY_DEN 8
 /* Resolved addresses cached at most (about 100 bytes each); past it the
  * cache starts over. */
-#define TOP_SYMCACHE_MAX ((size_t)1 << 18)
+#define TOP_SYMCACHE_MAX ((size_t)1 << 16)
 /* An exited process is forgotten this many refreshes after its exit. */
 #define TOP_REAP_AFTER 2
+/* Binaries no process maps are unloaded at each refresh; once this many
+ * wait, the address cache starts over and their slots are reused. */
+#define TOP_RETIRED_MAX 4096
 
 struct top_opts {
 	struct record_opts rec;       /* targets, events, output (NULL: no file) */
@@ -64,6 +67,7 @@ struct top_stats {
 	size_t entries, nodes;   /* the hist's size after the refresh */
 	uint64_t dropped_entries; /* entries dropped after decaying to nothing, in all */
 	uint64_t reaped;         /* exited processes forgotten, in all */
+	uint64_t retired_dsos;   /* binaries unloaded (no process mapped them), in all */
 	size_t threads;          /* threads known now */
 };
 
@@ -96,6 +100,19 @@ const char *top_event(const struct top *t);
 /* The sampling frequency (0: a period, -c) and the CPUs sampled. */
 unsigned top_freq(const struct top *t);
 unsigned top_ncpus(const struct top *t);
+/* The live session (its dsos and symbols: annotate_view's). */
+struct session *top_session(struct top *t);
+/*
+ * Annotating live: the shown event's samples of symbol 'sym' (strtab id)
+ * in the binary the entries name 'dso' (strtab id, the dso key;
+ * UINT32_MAX: the one with most of its samples), by
+ * address as they stand at the last refresh (decayed as the entries; -z:
+ * the last period's), into 'out' (symhist_init'ed): one event (its period
+ * the entries' total) and one group. 0, or -ENOENT (err_last() says so):
+ * none of its addresses has samples now.
+ */
+struct symhist;
+int top_symhist(struct top *t, uint32_t dso, uint32_t sym, struct symhist *out);
 /* The strings the entries' names are interned in. */
 struct strtab *top_strs(struct top *t);
 /* Stop (if not done), finish -o's file and join the sampler: record_run's
