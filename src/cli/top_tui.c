@@ -133,6 +133,8 @@ static int m_refresh(void *ctx)
 		return 0;
 	m->next_ms = now_ms() + m->o->delay_ms;
 	top_refresh(t, &m->st);
+	if (m->o->refreshed)
+		m->o->refreshed(m->o->arg, &m->st);
 	m->h = top_hist(t);
 	remap_nodes(m, top_remap(t));
 	lay_out(m);

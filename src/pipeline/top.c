@@ -50,6 +50,7 @@ struct top {
 	struct err_report err; /* its error */
 	struct record_result res;
 	uint64_t drop;        /* samples dropped: the queue was full */
+	uint64_t taken;       /* samples drained from the rings */
 	struct perf_event_attr *attrs; /* from the tap's 'opened' */
 	char **names;
 	uint64_t **ids;
@@ -65,7 +66,7 @@ struct top {
 	struct session_consumer rep;
 	struct session_consumer c; /* ours: counts, -K/-U, then rep */
 	struct top_stats cur;
-	uint64_t lost_total, drop_seen, dropped_entries;
+	uint64_t lost_total, drop_seen, taken_seen, dropped_entries;
 	struct timespec t0;
 	struct hist frozen; /* -z: the last period's entries, shown until the next */
 	bool frozen_ok;
@@ -75,6 +76,10 @@ struct top {
 	 * resolved to), for annotating live: decayed as the entries (-z: the
 	 * last period's in 'at_shown'). */
 	VEC(struct top_count) at, at_shown;
+	/* the CPUs sampled (sorted) and which of them were offline at the last refresh */
+	int *cpus;
+	size_t ncpu_list;
+	uint8_t *cpu_off;
 	/* processes that exited: pid -> the refresh it exited in + 1 (0: it came back) */
 	struct hashmap exited;
 	uint64_t refreshes, reaped, retired_dsos;
@@ -126,6 +131,8 @@ static int tap_record(void *arg, const void *rec, size_t len)
 	struct perf_event_header h;
 	memcpy(&h, rec, sizeof(h));
 	pthread_mutex_lock(&t->mu);
+	if (h.type == PERF_RECORD_SAMPLE)
+		t->taken++;
 	size_t max = t->o.queue_max ? t->o.queue_max : TOP_QUEUE_MAX;
 	if (h.type == PERF_RECORD_SAMPLE && t->in.n + len > max) {
 		t->drop++;
@@ -207,6 +214,52 @@ static void count_addr(struct top *t, struct session *s, const struct event *ev,
 									 : a->sample_period;
 }
 
+/* The online CPUs, from sysfs: 0, or -errno. */
+static int online_cpus(int **cpus, size_t *n)
+{
+	char list[4096];
+	*cpus = NULL;
+	*n = 0;
+	int err = live_read_small("/sys/devices/system/cpu/online", list, sizeof(list));
+	return err ? err : live_parse_cpus(list, cpus, n);
+}
+
+/* Append CPU 'cpu' to the list 'out' ("1,3"), cut with "..." when full. */
+static void cpulist_add(char *out, int cpu)
+{
+	size_t len = strlen(out);
+	if (len && !strcmp(out + len - 3, "..."))
+		return;
+	char one[16];
+	snprintf(one, sizeof(one), "%s%d", len ? "," : "", cpu);
+	if (len + strlen(one) + 4 > TOP_CPULIST_MAX)
+		snprintf(out + len, TOP_CPULIST_MAX - len, ",...");
+	else
+		memcpy(out + len, one, strlen(one) + 1);
+}
+
+/* The sampled CPUs that went offline or came back since the last refresh. */
+static void check_cpus(struct top *t, struct top_stats *st)
+{
+	int *on;
+	size_t non;
+	if (!t->ncpu_list || online_cpus(&on, &non))
+		return;
+	for (size_t i = 0; i < t->ncpu_list; i++) {
+		bool off = true;
+		for (size_t j = 0; j < non && off; j++)
+			off = on[j] != t->cpus[i];
+		if (off && !t->cpu_off[i])
+			cpulist_add(st->went_offline, t->cpus[i]);
+		else if (!off && t->cpu_off[i])
+			cpulist_add(st->came_back, t->cpus[i]);
+		t->cpu_off[i] = off;
+		if (off)
+			cpulist_add(st->offline, t->cpus[i]);
+	}
+	free(on);
+}
+
 static void now(struct timespec *ts)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);
@@ -270,6 +323,14 @@ int top_start(struct top **out, const struct top_opts *o, struct record_result *
 		return t->rc ? t->rc : -ECANCELED;
 	}
 	now(&t->t0);
+	if (o->rec.cpus) {
+		t->ncpu_list = o->rec.ncpus;
+		XALLOC_ARRAY(t->cpus, t->ncpu_list ? t->ncpu_list : 1);
+		memcpy(t->cpus, o->rec.cpus, t->ncpu_list * sizeof(*t->cpus));
+	} else if (o->rec.system_wide || !o->rec.ntids) {
+		online_cpus(&t->cpus, &t->ncpu_list); /* none known when it fails */
+	}
+	t->cpu_off = xcalloc(t->ncpu_list ? t->ncpu_list : 1, 1);
 	err = open_session(t);
 	if (err) {
 		struct err_report e = *err_last();
@@ -299,8 +360,10 @@ bool top_poll(struct top *t, int timeout_ms)
 	t->in = t->out;
 	t->out = tmp;
 	bool done = t->done && !t->in.n;
-	uint64_t drop = t->drop;
+	uint64_t drop = t->drop, taken = t->taken;
 	pthread_mutex_unlock(&t->mu);
+	t->cur.taken += taken - t->taken_seen;
+	t->taken_seen = taken;
 	t->cur.drop += drop - t->drop_seen;
 	t->drop_seen = drop;
 	session_feed_batch(&t->s, &t->c, t->out.p, t->out.n);
@@ -412,6 +475,7 @@ void top_refresh(struct top *t, struct top_stats *st)
 	t->cur.reaped = t->reaped;
 	t->cur.threads = t->s.m.threads.n;
 	t->cur.retired_dsos = t->retired_dsos;
+	check_cpus(t, &t->cur);
 	*st = t->cur;
 	memset(&t->cur, 0, sizeof(t->cur));
 #ifdef __GLIBC__
@@ -570,6 +634,8 @@ void top_free(struct top *t)
 	hashmap_release(&t->exited);
 	VEC_FREE(&t->at);
 	VEC_FREE(&t->at_shown);
+	free(t->cpus);
+	free(t->cpu_off);
 	pthread_mutex_destroy(&t->mu);
 	pthread_cond_destroy(&t->cv);
 	free(t);

@@ -37,6 +37,8 @@
 
 /* Records waiting for the resolving thread, at most (bytes). */
 #define TOP_QUEUE_MAX ((size_t)64 << 20)
+/* The CPU lists in top_stats, at most (longer ones end in "..."). */
+#define TOP_CPULIST_MAX 64
 /* perf top's decay per refresh. */
 #define TOP_DECAY_NUM 7
 #define TOP_DECAY_DEN 8
@@ -59,7 +61,8 @@ struct top_opts {
 
 /* What one refresh period saw (perf top's header). */
 struct top_stats {
-	uint64_t samples;        /* samples taken in the period */
+	uint64_t taken;          /* samples drained from the rings in the period */
+	uint64_t samples;        /* samples resolved in the period */
 	uint64_t kernel, exact;  /* ... in kernel mode, with an exact IP */
 	uint64_t lost, lost_total; /* samples the kernel lost (ring full) */
 	uint64_t drop, drop_total; /* samples dropped here (queue full) */
@@ -69,6 +72,11 @@ struct top_stats {
 	uint64_t reaped;         /* exited processes forgotten, in all */
 	uint64_t retired_dsos;   /* binaries unloaded (no process mapped them), in all */
 	size_t threads;          /* threads known now */
+	/* CPUs sampled that went offline in the period, came back online in
+	 * it, and are offline now: lists as "1,3" ("" none). A CPU that went
+	 * offline lost its events (the kernel's hotplug): it is not sampled
+	 * again, also once back online. */
+	char went_offline[TOP_CPULIST_MAX], came_back[TOP_CPULIST_MAX], offline[TOP_CPULIST_MAX];
 };
 
 struct top;

@@ -8,7 +8,8 @@
 #     row under it), and it stays expanded across refreshes;
 #  3. 'd' zooms to the selected entry's DSO and back, 't' to its command;
 #  4. 'a' annotates shade_pixels live (shares, refreshed), q goes back;
-#  5. q quits with status 0; SIGTERM, SIGHUP and Ctrl-C end it with
+#  5. a 20-column terminal: drawn again, keys work, and back;
+#  6. q quits with status 0; SIGTERM, SIGHUP and Ctrl-C end it with
 #     143, 129 and 130; each time the terminal has its modes back (stty -g
 #     unchanged) and the alternate screen is off.
 . "$(dirname "$0")/lib.sh"
@@ -100,7 +101,20 @@ keys q
 expect 1 '^   PerfTop: ' "q did not go back to the list"
 screen | sed -n '3,6p' | grep -q 'shade_pixels' || fail "the list after the annotation"
 
-# 5. q, SIGTERM, SIGHUP, Ctrl-C: the status and the terminal.
+# 5. The terminal resized to 20 columns: the list is drawn again (header,
+# rows with their shares), keys still work ('a', q), and back at 160
+# columns the rows are whole again.
+tm resize-window -t k -x 20 -y 10
+expect 1 '^   PerfTop: ' "no header at 20 columns"
+expect 3 '^[-+ ] +[0-9.]+%' "no row at 20 columns"
+keys a
+expect 1 '^Annotate: ' "no annotation at 20 columns"
+keys q
+expect 1 '^   PerfTop: ' "q at 20 columns"
+tm resize-window -t k -x 160 -y 30
+expect 3 'shade_pixels$' "the rows after the terminal grew again"
+
+# 6. q, SIGTERM, SIGHUP, Ctrl-C: the status and the terminal.
 keys q
 after 0
 run -d 1 -p "$busy"
