@@ -39,10 +39,10 @@ if grep -q 'no hardware PMU' "$T/t.err"; then
 	head -1 "$T/t.out" | grep -q 'Hz cpu-clock:ppp\],' || fail "the event not named as perf top names it: $(head -1 "$T/t.out")"
 fi
 # The rate is of the samples taken in the period: burn keeps a CPU busy,
-# at 4000 Hz the tables after the first say at least 50 (a loaded
-# machine gives burn less of a CPU).
-awk '/^   PerfTop:/ { t++; if (t >= 2 && $2 + 0 < 50) bad++ } END { exit bad > 0 }' "$T/t.out" ||
-	fail "a table's irqs/sec is too low: $(grep '^   PerfTop:' "$T/t.out")"
+# at 4000 Hz a table says at least 50 (a loaded machine gives burn less
+# of a CPU, a slow start may leave the first tables empty).
+awk '/^   PerfTop:/ { if ($2 + 0 >= 50) ok++ } END { exit !ok }' "$T/t.out" ||
+	fail "no table's irqs/sec is 50 or more: $(grep '^   PerfTop:' "$T/t.out")"
 [ "$(grep -c '^-\{79\}$' "$T/t.out")" = "$n" ] || fail "not one line of dashes per table"
 grep -q "$(printf '\033')" "$T/t.out" && fail "escape sequences in a table written to a file"
 rows=$(grep -E '^ +[0-9]+\.[0-9]+%' "$T/t.out")

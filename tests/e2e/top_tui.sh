@@ -79,7 +79,9 @@ keys t
 # header grows at the refreshes; q goes back to the list.
 keys /
 tm send-keys -t k -l shade_pixels
-keys Enter Home a
+keys Enter Home
+tm resize-window -t k -x 160 -y 60 # the whole function on the page (longer under ASan)
+keys a
 wait_for '^Annotate: shade_pixels +[0-9.]+% +burn +\(live' "the annotation's title"
 wait_for '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+: +[a-z]' "instruction lines with shares"
 screen | awk '/^ +[0-9]+\.[0-9]+ : +[0-9a-f]+: / { s += $1; if ($1 >= 5) hot++ }
@@ -100,6 +102,7 @@ done
 keys q
 expect 1 '^   PerfTop: ' "q did not go back to the list"
 screen | sed -n '3,6p' | grep -q 'shade_pixels' || fail "the list after the annotation"
+tm resize-window -t k -x 160 -y 30
 
 # 5. The terminal resized to 20 columns: the list is drawn again (header,
 # rows with their shares), keys still work ('a', q), and back at 160
