@@ -23,9 +23,18 @@ void dso_set_init(struct dso_set *s)
 	hashmap_init(&s->jitdumps);
 }
 
-/* Free what d loaded; the next lookup loads it again. */
+/* Free what d loaded (a file that shrank while mapped is said first);
+ * the next lookup loads it again. */
 static void unload(struct dso *d)
 {
+	uint64_t off;
+	if (elf_image_shrank(d->img, &off))
+		log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
+			 "and unwinding may be wrong", d->file ? d->file : d->path,
+			 (unsigned long long)off);
+	if (elf_image_shrank(d->symimg, &off))
+		log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
+			 "may be wrong", d->symimg_path, (unsigned long long)off);
 	elf_image_free(d->img);
 	elf_image_free(d->symimg);
 	free(d->symimg_path);
@@ -43,15 +52,6 @@ static void unload(struct dso *d)
 void dso_set_release(struct dso_set *s)
 {
 	for (size_t i = 0; i < s->v.n; i++) {
-		const struct dso *d = s->v.v[i];
-		uint64_t off;
-		if (elf_image_shrank(d->img, &off))
-			log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
-				 "and unwinding may be wrong", d->file ? d->file : d->path,
-				 (unsigned long long)off);
-		if (elf_image_shrank(d->symimg, &off))
-			log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
-				 "may be wrong", d->symimg_path, (unsigned long long)off);
 		unload(s->v.v[i]);
 		free(s->v.v[i]->path);
 		free(s->v.v[i]);
