@@ -113,9 +113,10 @@ const struct opts_cmd top_cmd = {
 		"refresh (perf top's rule), or are zeroed with -z.\n"
 		"\n"
 		"On a terminal the entries open in the browser of kiln report: Enter\n"
-		"unfolds an entry's callchain (-g), '/' filters by symbol, 'h' lists the\n"
-		"keys, 'q' quits. --stdio prints a table per refresh instead (the\n"
-		"default when standard output is not a terminal).\n"
+		"unfolds an entry's callchain (-g), '/' filters by symbol, 'a' annotates\n"
+		"the selected symbol live, 'h' lists the keys, 'q' quits. --stdio prints\n"
+		"a table per refresh instead (the default when standard output is not a\n"
+		"terminal).\n"
 		"\n"
 		"Samples are resolved as they arrive, on a thread apart from the one\n"
 		"that drains the ring buffers, so processes that exit, exec or map\n"
@@ -248,7 +249,9 @@ static void header(void *arg, const struct top_stats *st, struct buf *out)
 {
 	const struct view *v = arg;
 	const struct top_args *a = v->a;
-	double rate = st->secs > 0 ? (double)st->samples / st->secs : 0;
+	/* the rate of sampling (what the rings gave in the period), not of
+	 * resolving, which lags after a burst or a slow start */
+	double rate = st->secs > 0 ? (double)st->taken / st->secs : 0;
 	double kpct = st->samples ? 100.0 * (double)st->kernel / (double)st->samples : 0;
 	double epct = st->samples ? 100.0 * (double)st->exact / (double)st->samples : 0;
 	buf_addf(out,
@@ -260,7 +263,10 @@ static void header(void *arg, const struct top_stats *st, struct buf *out)
 		buf_addf(out, "%uHz ", freq);
 	else if (a->rc.o.period)
 		buf_addf(out, "%" PRIu64 " ", a->rc.o.period);
-	buf_addf(out, "%s],  ", top_event(v->t));
+	/* perf top's default event keeps its precise modifier through the
+	 * fallback to cpu-clock: "cpu-clock:ppp" */
+	const char *ev = top_event(v->t);
+	buf_addf(out, "%s%s],  ", ev, !a->rc.x.nevents && strcmp(ev, "cycles") ? ":ppp" : "");
 	if (a->rc.x.npids) {
 		buf_addstr(out, "(target_pid: ");
 		for (size_t i = 0; i < a->rc.x.npids; i++)
@@ -281,6 +287,20 @@ static void header(void *arg, const struct top_stats *st, struct buf *out)
 		buf_addstr(out, ")");
 	else
 		buf_addf(out, ", %u CPU%s)", n, n > 1 ? "s" : "");
+	if (st->offline[0])
+		buf_addf(out, "  [offline: CPU %s]", st->offline);
+}
+
+/* Said once per change: a sampled CPU went offline, or came back. */
+static void cpus_changed(void *arg, const struct top_stats *st)
+{
+	(void)arg;
+	if (st->went_offline[0])
+		cli_err("warning: CPU %s went offline: the kernel dropped its events, no samples "
+			"from it from now on\n", st->went_offline);
+	if (st->came_back[0])
+		cli_err("note: CPU %s is online again; kiln top samples it again when restarted\n",
+			st->came_back);
 }
 
 static void print_table(const struct view *v, const struct top_stats *st,
@@ -331,6 +351,7 @@ static void stdio_loop(const struct view *v, const struct report_text_opts *text
 			next = now_ms() + period;
 		struct top_stats st;
 		top_refresh(v->t, &st);
+		cpus_changed(NULL, &st);
 		print_table(v, &st, text, tty, entries);
 		if (ferror(stdout))
 			break; /* a closed pipe: stop */
@@ -391,7 +412,7 @@ static int run(struct top_args *a, const struct kiln_env *env)
 	if (use_tui) {
 		struct top_tui tt = { .t = t, .delay_ms = (int)(a->delay * 1000), .threshold = 0.5,
 				      .percent_limit = a->percent_limit, .term = env->term,
-				      .header = header, .arg = &v };
+				      .header = header, .refreshed = cpus_changed, .arg = &v };
 		tui_err = top_tui_run(&tt);
 		if (tui_err)
 			cli_err("note: kiln top: the terminal (TERM=%s) cannot show the browser; "

@@ -10,7 +10,9 @@
 #include "base/buf.h"
 #include "base/hashmap.h"
 #include "base/xalloc.h"
+#include "base/err.h"
 #include "cli/annotate_tui.h"
+#include "cli/annotate_view.h"
 #include "cli/hist_cols.h"
 #include "output/report_text.h"
 #include "tui/browser.h"
@@ -131,6 +133,8 @@ static int m_refresh(void *ctx)
 		return 0;
 	m->next_ms = now_ms() + m->o->delay_ms;
 	top_refresh(t, &m->st);
+	if (m->o->refreshed)
+		m->o->refreshed(m->o->arg, &m->st);
 	m->h = top_hist(t);
 	remap_nodes(m, top_remap(t));
 	lay_out(m);
@@ -292,11 +296,138 @@ static void m_status(void *ctx, struct buf *out)
 	}
 }
 
+/* ---- annotate ('a'): the selected symbol, live ---- */
+
+/* A page over the symbol's annotation, built again at every refresh. */
+struct live_page {
+	struct model *m;
+	uint32_t dso, sym;        /* the row's keys (strtab ids; dso HIST_NONE: any) */
+	struct textview_src text; /* the annotation as of the last refresh */
+};
+
+static int build_page(struct live_page *lp, struct buf *msg)
+{
+	struct top *t = lp->m->o->t;
+	struct symhist h;
+	symhist_init(&h);
+	err_clear();
+	int err = top_symhist(t, lp->dso, lp->sym, &h);
+	if (err) {
+		buf_addf(msg, "%s: %s", strtab_get(top_strs(t), lp->sym), err_last()->msg);
+		symhist_release(&h);
+		return err;
+	}
+	struct annotate_view v = { .s = top_session(t), .h = &h, .ao = { .no_source = true } };
+	struct textview_src page;
+	err = annotate_view_page(&v, &h.groups.v[0], &page, msg);
+	symhist_release(&h);
+	if (err)
+		return err;
+	if (lp->text.release)
+		lp->text.release(lp->text.ctx);
+	lp->text = page;
+	return 0;
+}
+
+static size_t lp_n_lines(void *ctx)
+{
+	struct live_page *lp = ctx;
+	return lp->text.n_lines(lp->text.ctx);
+}
+
+static const char *lp_line(void *ctx, size_t i, size_t *len)
+{
+	struct live_page *lp = ctx;
+	return lp->text.line(lp->text.ctx, i, len);
+}
+
+static double lp_line_pct(void *ctx, size_t i)
+{
+	struct live_page *lp = ctx;
+	return lp->text.line_pct ? lp->text.line_pct(lp->text.ctx, i) : -1;
+}
+
+static void lp_title(void *ctx, struct buf *out)
+{
+	struct live_page *lp = ctx;
+	lp->text.title(lp->text.ctx, out);
+	if (lp->m->ended)
+		buf_addstr(out, "  (sampling ended)");
+	else
+		buf_addf(out, "  (live: every %.1fs)", lp->m->o->delay_ms / 1000.0);
+}
+
+/* The list's refresh; at a new period the annotation is built again (kept
+ * as it was if the symbol has no samples left). */
+static int lp_refresh(void *ctx)
+{
+	struct live_page *lp = ctx;
+	int r = m_refresh(lp->m);
+	if (r != 1)
+		return 0;
+	struct buf msg;
+	buf_init(&msg, 4096);
+	r = build_page(lp, &msg) == 0;
+	buf_release(&msg);
+	return r;
+}
+
+static void lp_release(void *ctx)
+{
+	struct live_page *lp = ctx;
+	if (lp->text.release)
+		lp->text.release(lp->text.ctx);
+	free(lp);
+}
+
+static int m_annotate(void *ctx, uint64_t entry, uint64_t node, struct textview_src *page,
+		      struct buf *msg)
+{
+	struct model *m = ctx;
+	(void)entry;
+	uint32_t sym = HIST_NONE, dso = HIST_NONE;
+	if (m->h && (node & NODE_BIT)) {
+		uint32_t n = tree_of(m, node);
+		if (n < m->h->nodes.n) {
+			sym = hist_node_frame(m->h, n)->sym;
+			dso = hist_node_frame(m->h, n)->dso;
+		}
+	} else if (has_key(m, HIST_SYM)) {
+		const struct hist_entry *e = entry_of(m, node);
+		if (e) {
+			sym = e->k.sym;
+			dso = has_key(m, HIST_DSO) ? e->k.dso : HIST_NONE;
+		}
+	}
+	if (sym == HIST_NONE) {
+		buf_addstr(msg, has_key(m, HIST_SYM) || (node & NODE_BIT)
+					? "no symbol here to annotate"
+					: "annotation needs the sym sort key (-s ...,sym)");
+		return -ENOENT;
+	}
+	struct live_page *lp = xcalloc(1, sizeof(*lp));
+	lp->m = m;
+	lp->dso = dso;
+	lp->sym = sym;
+	int err = build_page(lp, msg);
+	if (err) {
+		lp_release(lp);
+		return err;
+	}
+	*page = (struct textview_src){ .ctx = lp, .n_lines = lp_n_lines, .line = lp_line,
+				       .title = lp_title, .line_pct = lp_line_pct,
+				       .refresh = lp_refresh, .release = lp_release };
+	return 0;
+}
+
 static void m_help(void *ctx, struct buf *out)
 {
 	(void)ctx;
 	buf_addstr(out, "Top\n\n"
 			"  Enter, +            the selected entry's callchain (-g)\n"
+			"  a                   annotate the selected row's symbol, live: its\n"
+			"                      instructions with their shares, built again at\n"
+			"                      every refresh (q or Esc: back to the list)\n"
 			"  d, t                only the selected entry's DSO, thread (-s pid) or\n"
 			"                      command (-s comm); again: all\n"
 			"  q, Ctrl-C           quit (a -o file is finished first)\n");
@@ -329,6 +460,7 @@ int top_tui_run(const struct top_tui *o)
 		.columns = m_columns,
 		.refresh = m_refresh,
 		.zoom = m_zoom,
+		.annotate = m_annotate,
 		.status = m_status,
 		.help = m_help,
 	};

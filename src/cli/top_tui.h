@@ -30,6 +30,8 @@ struct top_tui {
 	const char *term;  /* $TERM, or NULL */
 	/* perf top's header line for a period's stats, appended to 'out' */
 	void (*header)(void *arg, const struct top_stats *st, struct buf *out);
+	/* called once per refresh with its stats (NULL: not) */
+	void (*refreshed)(void *arg, const struct top_stats *st);
 	void *arg;
 };
 

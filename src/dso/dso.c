@@ -23,29 +23,42 @@ void dso_set_init(struct dso_set *s)
 	hashmap_init(&s->jitdumps);
 }
 
+/* Free what d loaded (a file that shrank while mapped is said first);
+ * the next lookup loads it again. */
+static void unload(struct dso *d)
+{
+	uint64_t off;
+	if (elf_image_shrank(d->img, &off))
+		log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
+			 "and unwinding may be wrong", d->file ? d->file : d->path,
+			 (unsigned long long)off);
+	if (elf_image_shrank(d->symimg, &off))
+		log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
+			 "may be wrong", d->symimg_path, (unsigned long long)off);
+	elf_image_free(d->img);
+	elf_image_free(d->symimg);
+	free(d->symimg_path);
+	free(d->bytes);
+	perfmap_free(d->jit);
+	perfmap_free(d->jitdump);
+	free(d->file);
+	d->img = d->symimg = NULL;
+	d->symimg_path = d->file = NULL;
+	d->bytes = NULL;
+	d->jit = d->jitdump = NULL;
+	d->tried = d->dbg_tried = false;
+}
+
 void dso_set_release(struct dso_set *s)
 {
 	for (size_t i = 0; i < s->v.n; i++) {
-		const struct dso *d = s->v.v[i];
-		uint64_t off;
-		if (elf_image_shrank(d->img, &off))
-			log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
-				 "and unwinding may be wrong", d->file ? d->file : d->path,
-				 (unsigned long long)off);
-		if (elf_image_shrank(d->symimg, &off))
-			log_warn("%s: file shrank while being read (at offset 0x%llx); its symbols "
-				 "may be wrong", d->symimg_path, (unsigned long long)off);
-		elf_image_free(s->v.v[i]->img);
-		elf_image_free(s->v.v[i]->symimg);
-		free(s->v.v[i]->symimg_path);
-		free(s->v.v[i]->bytes);
-		perfmap_free(s->v.v[i]->jit);
-		perfmap_free(s->v.v[i]->jitdump);
+		unload(s->v.v[i]);
 		free(s->v.v[i]->path);
-		free(s->v.v[i]->file);
 		free(s->v.v[i]);
 	}
 	VEC_FREE(&s->v);
+	VEC_FREE(&s->retired);
+	VEC_FREE(&s->free_ids);
 	hashmap_release(&s->by_path);
 	hashmap_release(&s->jitdumps);
 	kallsyms_free(s->ksyms);
@@ -85,6 +98,15 @@ static bool anon_path(const char *p)
 	       !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]");
 }
 
+/* Index dso 'id' under its path's hash h (probing h, h+1, ...). */
+static void index_path(struct dso_set *s, uint32_t id, uint64_t h)
+{
+	uint64_t k = h;
+	while (hashmap_get(&s->by_path, k, NULL))
+		k++;
+	hashmap_put(&s->by_path, k, id);
+}
+
 uint32_t dso_set_intern(struct dso_set *s, const char *path)
 {
 	uint64_t h = hash_bytes(path, strlen(path));
@@ -96,23 +118,30 @@ uint32_t dso_set_intern(struct dso_set *s, const char *path)
 		if (!strcmp(s->v.v[id]->path, path))
 			return (uint32_t)id;
 	}
-	struct dso *d = xcalloc(1, sizeof(*d));
+	uint32_t id;
+	struct dso *d;
+	if (s->free_ids.n) { /* a retired one's struct, emptied (dso_set_retire) */
+		id = s->free_ids.v[--s->free_ids.n];
+		d = s->v.v[id];
+		unload(d); /* it may have been loaded again since (an annotation) */
+		free(d->path);
+		memset(d, 0, sizeof(*d));
+	} else {
+		d = xcalloc(1, sizeof(*d));
+		id = (uint32_t)s->v.n;
+		VEC_PUSH(&s->v, d);
+	}
 	d->path = xstrdup(path);
 	const char *slash = strrchr(d->path, '/');
 	d->base = slash ? slash + 1 : d->path;
 	d->kind = kind_of(path);
 	d->anon_code = anon_path(d->path);
-	uint32_t id = (uint32_t)s->v.n;
-	VEC_PUSH(&s->v, d);
 	unsigned jpid;
 	int end = 0;
 	if (sscanf(d->base, "jit-%u.dump%n", &jpid, &end) == 1 && end > 0 && !d->base[end] &&
 	    d->base[4] >= '0' && d->base[4] <= '9')
 		hashmap_put(&s->jitdumps, jpid, (uint64_t)id + 1);
-	uint64_t k = h;
-	while (hashmap_get(&s->by_path, k, NULL))
-		k++;
-	hashmap_put(&s->by_path, k, id);
+	index_path(s, id, h);
 	return id;
 }
 
@@ -123,6 +152,48 @@ uint32_t dso_set_intern_ksym(struct dso_set *s, const char *name)
 	if (d->kind == DSO_ANON && !d->anon_code)
 		d->kind = DSO_KSYM; /* a mapping's path never has this shape (no '/', no '[') */
 	return id;
+}
+
+size_t dso_set_retire(struct dso_set *s, const uint8_t *used)
+{
+	size_t n = 0;
+	for (uint32_t id = 0; id < s->v.n; id++) {
+		struct dso *d = s->v.v[id];
+		if (d->retired)
+			unload(d); /* loaded again since (an annotation): not for long */
+		if (used[id] || d->retired || d->kind == DSO_KERNEL || d->kind == DSO_VDSO ||
+		    d->kind == DSO_KSYM) /* the kernel's: loads nothing, mapped in no process */
+			continue;
+		unload(d);
+		d->retired = true;
+		VEC_PUSH(&s->retired, id);
+		n++;
+	}
+	if (!n)
+		return 0;
+	/* The paths' index and the jitdump files' without them. */
+	hashmap_release(&s->by_path);
+	hashmap_init(&s->by_path);
+	for (uint32_t id = 0; id < s->v.n; id++)
+		if (!s->v.v[id]->retired)
+			index_path(s, id, hash_bytes(s->v.v[id]->path, strlen(s->v.v[id]->path)));
+	struct hashmap dumps;
+	hashmap_init(&dumps);
+	size_t pos = 0;
+	uint64_t pid, v;
+	while (hashmap_next(&s->jitdumps, &pos, &pid, &v))
+		if (!s->v.v[v - 1]->retired)
+			hashmap_put(&dumps, pid, v);
+	hashmap_release(&s->jitdumps);
+	s->jitdumps = dumps;
+	return n;
+}
+
+void dso_set_reuse_retired(struct dso_set *s)
+{
+	for (size_t i = 0; i < s->retired.n; i++)
+		VEC_PUSH(&s->free_ids, s->retired.v[i]);
+	s->retired.n = 0;
 }
 
 void dso_set_expect_build_id(struct dso_set *s, const char *path, const uint8_t *id, size_t n)
@@ -354,7 +425,9 @@ uint32_t dso_set_jit(struct dso_set *s, uint32_t pid)
 {
 	char name[64];
 	snprintf(name, sizeof(name), "/tmp/perf-%u.map", pid);
-	return dso_set_intern(s, name);
+	uint32_t id = dso_set_intern(s, name);
+	dso_set_note_pid(s, id, pid); /* the process whose JIT it names */
+	return id;
 }
 
 /* A perf map's size, -1 when it cannot be read. */

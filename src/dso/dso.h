@@ -51,6 +51,7 @@ struct dso {
 	bool anon_code; /* dso_is_anon_code(), worked out from the path once */
 	bool tried;     /* img load was attempted */
 	bool dbg_tried; /* the debug file search was done */
+	bool retired;   /* dso_set_retire: no longer interned, its id waits for reuse */
 };
 
 struct dso_set {
@@ -75,6 +76,10 @@ struct dso_set {
 	/* The environment (HOME for ~/.debug, the cache directory), or NULL:
 	 * no home directory and no cache. */
 	const struct kiln_env *env;
+	/* A live view's eviction (dso_set_retire): ids retired and not yet
+	 * free, and ids free for dso_set_intern to hand out again. */
+	VEC(uint32_t) retired;
+	VEC(uint32_t) free_ids;
 };
 
 void dso_set_init(struct dso_set *s);
@@ -129,6 +134,29 @@ const char *dso_jit_lookup(struct dso_set *s, struct dso *d, uint64_t ip, uint64
  * file or the binary, with the symfs prefix), written to buf; NULL when
  * dso_symbols() is NULL. The file DWARF line tables are read from. */
 const char *dso_symbols_path(struct dso_set *s, struct dso *d, char *buf, size_t len);
+/*
+ * A live view's eviction (kiln top), off the sampling path: every dso not
+ * marked in used[id] (used has one byte per id, s->v.n of them) but
+ * kernel, vDSO and KSYMBOL ones (the kernel's, loading nothing) is
+ * retired: what it loaded (images, perf maps, the vDSO copy) is freed and its path no longer interns to it, so a later
+ * mapping of the path gets another id and reads the file as it is then.
+ * The ids retired are appended to s->retired (the caller drops what it
+ * keyed by them: the unwinder's tables). Returns how many were retired.
+ */
+size_t dso_set_retire(struct dso_set *s, const uint8_t *used);
+/* How many retired ids wait (dso_set_reuse_retired frees them). */
+static inline size_t dso_set_nretired(const struct dso_set *s)
+{
+	return s->retired.n;
+}
+/*
+ * Let dso_set_intern hand the retired ids out again (their structs reused
+ * for new paths). Only once nothing keyed by them remains: the
+ * symbolizer's cache (symbolizer_forget), the unwinder's (unwinder_forget)
+ * and what consumers keyed by dso id.
+ */
+void dso_set_reuse_retired(struct dso_set *s);
+
 /* Allow or forbid /proc/kallsyms (true only when the recorded kernel is
  * the running one). */
 void dso_set_use_kallsyms(struct dso_set *s, bool allowed);

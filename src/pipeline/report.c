@@ -570,6 +570,14 @@ void report_consumer_forget(struct session_consumer *c)
 	struct report_ctx *x = c->ctx;
 	VEC_FREE(&x->inl_at);
 	VEC_FREE(&x->inl);
+	VEC_FREE(&x->src_at);
+	VEC_FREE(&x->dso_names);
+}
+
+uint32_t report_consumer_dso_name(struct session_consumer *c, struct session *s, uint32_t id,
+				  uint32_t pid)
+{
+	return dso_name(c->ctx, s, id, pid);
 }
 
 void report_data_init(struct report_data *d, struct strtab *shared)

@@ -71,11 +71,17 @@ struct report_data {
  * context with report_consumer_free, d with report_data_release.
  */
 struct session_consumer;
+struct session;
 int report_consumer_init(const struct report_load_opts *o, struct report_data *d,
 			 struct session_consumer *c);
 void report_consumer_free(struct session_consumer *c);
-/* After symbolizer_forget: drop what the consumer keyed by cache entry. */
+/* After symbolizer_forget (session_reuse_dsos): drop what the consumer
+ * keyed by cache entry or dso id. */
 void report_consumer_forget(struct session_consumer *c);
+/* The strtab id of the name the consumer's entries give dso 'id' (their
+ * dso key: "libc.so.6", "[kernel.kallsyms]", "[snd_pcm]", "perf-PID.map"). */
+uint32_t report_consumer_dso_name(struct session_consumer *c, struct session *s, uint32_t id,
+				  uint32_t pid);
 /* d before the first load or consumer (names interned in 'shared' when non-NULL). */
 void report_data_init(struct report_data *d, struct strtab *shared);
 

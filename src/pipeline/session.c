@@ -237,6 +237,27 @@ static int cmp_batch(const void *pa, const void *pb)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
+size_t session_retire_dsos(struct session *s)
+{
+	size_t n = s->dsos.v.n, first = s->dsos.retired.n;
+	uint8_t *used = xcalloc(n ? n : 1, 1);
+	machine_dsos_used(&s->m, used, n);
+	size_t retired = dso_set_retire(&s->dsos, used);
+	for (size_t i = first; i < s->dsos.retired.n; i++) {
+		unwinder_forget_dso(&s->uw, s->dsos.retired.v[i]);
+		srclines_forget_dso(&s->sz.src, s->dsos.retired.v[i]);
+	}
+	free(used);
+	return retired;
+}
+
+void session_reuse_dsos(struct session *s)
+{
+	symbolizer_forget(&s->sz);
+	unwinder_forget(&s->uw);
+	dso_set_reuse_retired(&s->dsos);
+}
+
 int session_feed_batch(struct session *s, const struct session_consumer *c, const void *recs,
 		       size_t len)
 {

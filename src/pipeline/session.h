@@ -191,6 +191,19 @@ int session_live_ready(struct session *s);
  * may come before the MMAP on another that it needs. */
 int session_feed_batch(struct session *s, const struct session_consumer *c, const void *recs,
 		       size_t len);
+/*
+ * A live session's eviction, between batches: the dsos no process known
+ * maps (machine_dsos_used) are retired (dso_set_retire: images, perf maps
+ * and their CFI and source-line files freed). Returns how many. Their ids
+ * are reused after session_reuse_dsos.
+ */
+size_t session_retire_dsos(struct session *s);
+/*
+ * The symbolizer's cache and the unwinder's start over and the retired
+ * dso ids become free for new paths. What a consumer keyed by symbolizer
+ * entry or dso id must go too (report_consumer_forget).
+ */
+void session_reuse_dsos(struct session *s);
 /* The current sample's stack, kernel and user frames leaf first (the
  * unwinder's, unwind/unwind.h); valid until the next sample. */
 const struct unwind_stack *session_stack(struct session *s, const struct session_sample *smp);

@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,7 +21,12 @@
 #include "base/xalloc.h"
 #include "pipeline/session.h"
 #include "source/live/live.h"
+#include "pipeline/symhist.h"
 #include "symbolize/symbolize.h"
+
+struct top_count {
+	uint64_t samples, period;
+};
 
 /* A byte queue of whole records. */
 struct rbuf {
@@ -43,6 +50,7 @@ struct top {
 	struct err_report err; /* its error */
 	struct record_result res;
 	uint64_t drop;        /* samples dropped: the queue was full */
+	uint64_t taken;       /* samples drained from the rings */
 	struct perf_event_attr *attrs; /* from the tap's 'opened' */
 	char **names;
 	uint64_t **ids;
@@ -58,15 +66,23 @@ struct top {
 	struct session_consumer rep;
 	struct session_consumer c; /* ours: counts, -K/-U, then rep */
 	struct top_stats cur;
-	uint64_t lost_total, drop_seen, dropped_entries;
+	uint64_t lost_total, drop_seen, taken_seen, dropped_entries;
 	struct timespec t0;
 	struct hist frozen; /* -z: the last period's entries, shown until the next */
 	bool frozen_ok;
 	struct hist_remap remap; /* the last refresh's moves (decay mode) */
 	bool remap_ok;
+	/* The first event's samples by symbolizer cache entry (the address they
+	 * resolved to), for annotating live: decayed as the entries (-z: the
+	 * last period's in 'at_shown'). */
+	VEC(struct top_count) at, at_shown;
+	/* the CPUs sampled (sorted) and which of them were offline at the last refresh */
+	int *cpus;
+	size_t ncpu_list;
+	uint8_t *cpu_off;
 	/* processes that exited: pid -> the refresh it exited in + 1 (0: it came back) */
 	struct hashmap exited;
-	uint64_t refreshes, reaped;
+	uint64_t refreshes, reaped, retired_dsos;
 };
 
 static void rbuf_add(struct rbuf *b, const void *p, size_t n)
@@ -115,6 +131,8 @@ static int tap_record(void *arg, const void *rec, size_t len)
 	struct perf_event_header h;
 	memcpy(&h, rec, sizeof(h));
 	pthread_mutex_lock(&t->mu);
+	if (h.type == PERF_RECORD_SAMPLE)
+		t->taken++;
 	size_t max = t->o.queue_max ? t->o.queue_max : TOP_QUEUE_MAX;
 	if (h.type == PERF_RECORD_SAMPLE && t->in.n + len > max) {
 		t->drop++;
@@ -163,6 +181,8 @@ static int on_event(void *ctx, struct session *s, const struct event *ev)
 	return t->rep.on_event ? t->rep.on_event(t->rep.ctx, s, ev) : 0;
 }
 
+static void count_addr(struct top *t, struct session *s, const struct event *ev, bool kernel);
+
 static int on_sample(void *ctx, struct session *s, const struct session_sample *smp)
 {
 	struct top *t = ctx;
@@ -175,7 +195,69 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		t->cur.exact++;
 	if ((kernel && t->o.hide_kernel) || (!kernel && t->o.hide_user))
 		return 0;
+	if (smp->ev->attr == s->attrs->v.v) /* the first event's: count its address */
+		count_addr(t, s, smp->ev, kernel);
 	return t->rep.on_sample(t->rep.ctx, s, smp);
+}
+
+static void count_addr(struct top *t, struct session *s, const struct event *ev, bool kernel)
+{
+	struct sym sym;
+	session_symbolize(s, ev->sid.pid, ev->u.sample.ip, kernel, &sym);
+	if (sym.entry == SYM_NONE || sym.name == SYM_NONE)
+		return;
+	while (t->at.n <= sym.entry)
+		(void)VEC_PUSH_ZERO(&t->at);
+	const struct perf_event_attr *a = &ev->attr->attr;
+	t->at.v[sym.entry].samples++;
+	t->at.v[sym.entry].period += (a->sample_type & PERF_SAMPLE_PERIOD) ? ev->u.sample.period
+									 : a->sample_period;
+}
+
+/* The online CPUs, from sysfs: 0, or -errno. */
+static int online_cpus(int **cpus, size_t *n)
+{
+	char list[4096];
+	*cpus = NULL;
+	*n = 0;
+	int err = live_read_small("/sys/devices/system/cpu/online", list, sizeof(list));
+	return err ? err : live_parse_cpus(list, cpus, n);
+}
+
+/* Append CPU 'cpu' to the list 'out' ("1,3"), cut with "..." when full. */
+static void cpulist_add(char *out, int cpu)
+{
+	size_t len = strlen(out);
+	if (len && !strcmp(out + len - 3, "..."))
+		return;
+	char one[16];
+	snprintf(one, sizeof(one), "%s%d", len ? "," : "", cpu);
+	if (len + strlen(one) + 4 > TOP_CPULIST_MAX)
+		snprintf(out + len, TOP_CPULIST_MAX - len, ",...");
+	else
+		memcpy(out + len, one, strlen(one) + 1);
+}
+
+/* The sampled CPUs that went offline or came back since the last refresh. */
+static void check_cpus(struct top *t, struct top_stats *st)
+{
+	int *on;
+	size_t non;
+	if (!t->ncpu_list || online_cpus(&on, &non))
+		return;
+	for (size_t i = 0; i < t->ncpu_list; i++) {
+		bool off = true;
+		for (size_t j = 0; j < non && off; j++)
+			off = on[j] != t->cpus[i];
+		if (off && !t->cpu_off[i])
+			cpulist_add(st->went_offline, t->cpus[i]);
+		else if (!off && t->cpu_off[i])
+			cpulist_add(st->came_back, t->cpus[i]);
+		t->cpu_off[i] = off;
+		if (off)
+			cpulist_add(st->offline, t->cpus[i]);
+	}
+	free(on);
 }
 
 static void now(struct timespec *ts)
@@ -241,6 +323,14 @@ int top_start(struct top **out, const struct top_opts *o, struct record_result *
 		return t->rc ? t->rc : -ECANCELED;
 	}
 	now(&t->t0);
+	if (o->rec.cpus) {
+		t->ncpu_list = o->rec.ncpus;
+		XALLOC_ARRAY(t->cpus, t->ncpu_list ? t->ncpu_list : 1);
+		memcpy(t->cpus, o->rec.cpus, t->ncpu_list * sizeof(*t->cpus));
+	} else if (o->rec.system_wide || !o->rec.ntids) {
+		online_cpus(&t->cpus, &t->ncpu_list); /* none known when it fails */
+	}
+	t->cpu_off = xcalloc(t->ncpu_list ? t->ncpu_list : 1, 1);
 	err = open_session(t);
 	if (err) {
 		struct err_report e = *err_last();
@@ -270,8 +360,10 @@ bool top_poll(struct top *t, int timeout_ms)
 	t->in = t->out;
 	t->out = tmp;
 	bool done = t->done && !t->in.n;
-	uint64_t drop = t->drop;
+	uint64_t drop = t->drop, taken = t->taken;
 	pthread_mutex_unlock(&t->mu);
+	t->cur.taken += taken - t->taken_seen;
+	t->taken_seen = taken;
 	t->cur.drop += drop - t->drop_seen;
 	t->drop_seen = drop;
 	session_feed_batch(&t->s, &t->c, t->out.p, t->out.n);
@@ -322,9 +414,14 @@ void top_refresh(struct top *t, struct top_stats *st)
 {
 	t->refreshes++;
 	reap(t);
-	if (t->s.sz.entries.n > TOP_SYMCACHE_MAX) { /* every address ever sampled: start over */
-		symbolizer_forget(&t->s.sz);
+	/* The binaries no process known maps any longer: their symbols go. */
+	t->retired_dsos += session_retire_dsos(&t->s);
+	if (t->s.sz.entries.n > TOP_SYMCACHE_MAX || dso_set_nretired(&t->s.dsos) > TOP_RETIRED_MAX) {
+		/* every address ever sampled, or many binaries gone: start over */
+		session_reuse_dsos(&t->s);
 		report_consumer_forget(&t->rep);
+		VEC_FREE(&t->at); /* by cache entry */
+		VEC_FREE(&t->at_shown);
 	}
 	struct timespec t1;
 	now(&t1);
@@ -349,6 +446,9 @@ void top_refresh(struct top *t, struct top_stats *st)
 		t->frozen_ok = true;
 		hist_init(h, &t->frozen.o, t->frozen.strs);
 		hist_finish(&t->frozen);
+		VEC_FREE(&t->at_shown);
+		t->at_shown = t->at;
+		memset(&t->at, 0, sizeof(t->at));
 	} else if (h) {
 		/*
 		 * perf top decays what it showed by 7/8 and adds the period's
@@ -356,6 +456,11 @@ void top_refresh(struct top *t, struct top_stats *st)
 		 * are the same. Entries that decayed to nothing are dropped.
 		 */
 		hist_decay(h, TOP_DECAY_NUM, TOP_DECAY_DEN);
+		for (size_t i = 0; i < t->at.n; i++) {
+			struct top_count *c = &t->at.v[i];
+			c->samples = (uint64_t)((unsigned __int128)c->samples * TOP_DECAY_NUM / TOP_DECAY_DEN);
+			c->period = (uint64_t)((unsigned __int128)c->period * TOP_DECAY_NUM / TOP_DECAY_DEN);
+		}
 		if (t->remap_ok)
 			hist_remap_release(&t->remap);
 		t->dropped_entries += hist_drop_decayed(h, &t->remap);
@@ -369,8 +474,14 @@ void top_refresh(struct top *t, struct top_stats *st)
 	t->cur.dropped_entries = t->dropped_entries;
 	t->cur.reaped = t->reaped;
 	t->cur.threads = t->s.m.threads.n;
+	t->cur.retired_dsos = t->retired_dsos;
+	check_cpus(t, &t->cur);
 	*st = t->cur;
 	memset(&t->cur, 0, sizeof(t->cur));
+#ifdef __GLIBC__
+	/* The hists rebuilt, the symbols dropped: give the freed pages back. */
+	malloc_trim(0);
+#endif
 }
 
 const struct hist *top_hist(const struct top *t)
@@ -378,6 +489,72 @@ const struct hist *top_hist(const struct top *t)
 	if (t->o.zero)
 		return t->frozen_ok ? &t->frozen : NULL;
 	return live_hist(t);
+}
+
+struct session *top_session(struct top *t)
+{
+	return &t->s;
+}
+
+int top_symhist(struct top *t, uint32_t dso, uint32_t sym, struct symhist *out)
+{
+	const struct hist *h = top_hist(t);
+	const struct symbolizer *sz = &t->s.sz;
+	const struct top_count *at = t->o.zero ? t->at_shown.v : t->at.v;
+	size_t n = t->o.zero ? t->at_shown.n : t->at.n;
+	if (n > sz->entries.n)
+		n = sz->entries.n;
+	/* the binary of that name with the most of the symbol's period */
+	uint32_t best = SYM_NONE;
+	uint64_t best_period = 0;
+	struct hashmap per_dso;
+	hashmap_init(&per_dso);
+	for (size_t i = 0; i < n; i++) {
+		const struct sym *e = &sz->entries.v[i];
+		if (!at[i].samples || e->name != sym || e->dso == SYM_NONE ||
+		    (dso != UINT32_MAX && report_consumer_dso_name(&t->rep, &t->s, e->dso, 0) != dso))
+			continue;
+		uint64_t *p = hashmap_slot(&per_dso, e->dso, 0, NULL);
+		*p += at[i].period;
+		if (best == SYM_NONE || *p > best_period) {
+			best = e->dso;
+			best_period = *p;
+		}
+	}
+	hashmap_release(&per_dso);
+	if (best == SYM_NONE || !h)
+		return err_set(-ENOENT, "no samples on its addresses now");
+	struct symhist_event *ev = VEC_PUSH_ZERO(&out->events);
+	snprintf(ev->name, sizeof(ev->name), "%s", top_event(t));
+	ev->period = h->total;
+	struct symhist_group g = { .dso = best, .name = sym, .raw = SYM_NONE, .first = 0 };
+	for (size_t i = 0; i < n; i++) {
+		const struct sym *e = &sz->entries.v[i];
+		if (!at[i].samples || e->name != sym || e->dso != best)
+			continue;
+		if (!g.samples) {
+			g.kernel = e->kernel;
+			g.raw = e->raw;
+			g.start = e->addr - e->symoff;
+		}
+		struct annotate_sample *a = VEC_PUSH_ZERO(&out->samples);
+		a->addr = e->addr;
+		a->samples = at[i].samples;
+		a->period = at[i].period;
+		g.samples += at[i].samples;
+		g.period += at[i].period;
+	}
+	const struct elf_image *img =
+		g.kernel ? NULL : dso_symbols(&t->s.dsos, dso_set_get(&t->s.dsos, best));
+	uint64_t start, end;
+	if (img && elf_image_lookup_range(img, g.start, &start, &end) && start == g.start)
+		g.end = end;
+	g.n = out->samples.n;
+	g.rank = g.period;
+	ev->samples = g.samples;
+	VEC_PUSH(&out->groups, g);
+	out->nsamples = g.samples;
+	return 0;
 }
 
 const struct hist_remap *top_remap(const struct top *t)
@@ -455,6 +632,10 @@ void top_free(struct top *t)
 		close(t->stop_pipe[1]);
 	}
 	hashmap_release(&t->exited);
+	VEC_FREE(&t->at);
+	VEC_FREE(&t->at_shown);
+	free(t->cpus);
+	free(t->cpu_off);
 	pthread_mutex_destroy(&t->mu);
 	pthread_cond_destroy(&t->cv);
 	free(t);

@@ -37,14 +37,19 @@
 
 /* Records waiting for the resolving thread, at most (bytes). */
 #define TOP_QUEUE_MAX ((size_t)64 << 20)
+/* The CPU lists in top_stats, at most (longer ones end in "..."). */
+#define TOP_CPULIST_MAX 64
 /* perf top's decay per refresh. */
 #define TOP_DECAY_NUM 7
 #define TOP_DECAY_DEN 8
 /* Resolved addresses cached at most (about 100 bytes each); past it the
  * cache starts over. */
-#define TOP_SYMCACHE_MAX ((size_t)1 << 18)
+#define TOP_SYMCACHE_MAX ((size_t)1 << 16)
 /* An exited process is forgotten this many refreshes after its exit. */
 #define TOP_REAP_AFTER 2
+/* Binaries no process maps are unloaded at each refresh; once this many
+ * wait, the address cache starts over and their slots are reused. */
+#define TOP_RETIRED_MAX 4096
 
 struct top_opts {
 	struct record_opts rec;       /* targets, events, output (NULL: no file) */
@@ -56,7 +61,8 @@ struct top_opts {
 
 /* What one refresh period saw (perf top's header). */
 struct top_stats {
-	uint64_t samples;        /* samples taken in the period */
+	uint64_t taken;          /* samples drained from the rings in the period */
+	uint64_t samples;        /* samples resolved in the period */
 	uint64_t kernel, exact;  /* ... in kernel mode, with an exact IP */
 	uint64_t lost, lost_total; /* samples the kernel lost (ring full) */
 	uint64_t drop, drop_total; /* samples dropped here (queue full) */
@@ -64,7 +70,13 @@ struct top_stats {
 	size_t entries, nodes;   /* the hist's size after the refresh */
 	uint64_t dropped_entries; /* entries dropped after decaying to nothing, in all */
 	uint64_t reaped;         /* exited processes forgotten, in all */
+	uint64_t retired_dsos;   /* binaries unloaded (no process mapped them), in all */
 	size_t threads;          /* threads known now */
+	/* CPUs sampled that went offline in the period, came back online in
+	 * it, and are offline now: lists as "1,3" ("" none). A CPU that went
+	 * offline lost its events (the kernel's hotplug): it is not sampled
+	 * again, also once back online. */
+	char went_offline[TOP_CPULIST_MAX], came_back[TOP_CPULIST_MAX], offline[TOP_CPULIST_MAX];
 };
 
 struct top;
@@ -96,6 +108,19 @@ const char *top_event(const struct top *t);
 /* The sampling frequency (0: a period, -c) and the CPUs sampled. */
 unsigned top_freq(const struct top *t);
 unsigned top_ncpus(const struct top *t);
+/* The live session (its dsos and symbols: annotate_view's). */
+struct session *top_session(struct top *t);
+/*
+ * Annotating live: the shown event's samples of symbol 'sym' (strtab id)
+ * in the binary the entries name 'dso' (strtab id, the dso key;
+ * UINT32_MAX: the one with most of its samples), by
+ * address as they stand at the last refresh (decayed as the entries; -z:
+ * the last period's), into 'out' (symhist_init'ed): one event (its period
+ * the entries' total) and one group. 0, or -ENOENT (err_last() says so):
+ * none of its addresses has samples now.
+ */
+struct symhist;
+int top_symhist(struct top *t, uint32_t dso, uint32_t sym, struct symhist *out);
 /* The strings the entries' names are interned in. */
 struct strtab *top_strs(struct top *t);
 /* Stop (if not done), finish -o's file and join the sampler: record_run's

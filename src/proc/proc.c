@@ -78,6 +78,26 @@ void machine_forget(struct machine *m, const uint32_t *pids, size_t n)
 	hashmap_release(&gone);
 }
 
+static void mark_maps(const struct addr_space *as, uint8_t *used, size_t n)
+{
+	for (size_t i = 0; i < as->maps.n; i++)
+		if (as->maps.v[i].dso < n)
+			used[as->maps.v[i].dso] = 1;
+}
+
+void machine_dsos_used(const struct machine *m, uint8_t *used, size_t n)
+{
+	mark_maps(&m->kernel, used, n);
+	for (size_t i = 0; i < m->procs.n; i++)
+		mark_maps(&m->procs.v[i].as, used, n);
+	uint64_t v;
+	for (size_t id = 0; id < n && id < m->dsos->v.n; id++) {
+		const struct dso *d = m->dsos->v.v[id];
+		if (d->kind == DSO_JIT && d->pid && hashmap_get(&m->pid_index, d->pid, &v))
+			used[id] = 1;
+	}
+}
+
 void addr_space_insert(struct addr_space *as, const struct mapping *nm)
 {
 	if (nm->end <= nm->start)

@@ -90,6 +90,12 @@ const struct mapping *machine_find(struct machine *m, uint32_t pid, uint64_t add
  * Indices of the others change (pointers from machine_thread are stale).
  */
 void machine_forget(struct machine *m, const uint32_t *pids, size_t n);
+/*
+ * Mark in used[id] (one byte per dso id, n of them) the dsos a mapping of
+ * a process or of the kernel refers to, and the JIT dsos (perf maps) of
+ * the processes known: what a live view must keep loaded.
+ */
+void machine_dsos_used(const struct machine *m, uint8_t *used, size_t n);
 
 /* Address-space primitives (exposed for tests). */
 void addr_space_insert(struct addr_space *as, const struct mapping *m);

@@ -163,6 +163,75 @@ static void test_forget(void **state)
 	strtab_release(&strs);
 }
 
+/*
+ * A live view's eviction: machine_dsos_used marks what processes map (and
+ * the perf maps of known processes), dso_set_retire unloads the rest but
+ * kernel dsos, and their paths intern to new ids until
+ * dso_set_reuse_retired hands the old ids out again, emptied.
+ */
+static void test_retire(void **state)
+{
+	(void)state;
+	struct strtab strs;
+	struct dso_set dsos;
+	struct machine m;
+	strtab_init(&strs);
+	dso_set_init(&dsos);
+	machine_init(&m, &strs, &dsos);
+	char path[32];
+	for (uint32_t pid = 10; pid < 14; pid++) {
+		snprintf(path, sizeof(path), "/bin/a%u", pid);
+		struct event ev = make_mmap2(pid, 0x400000, 0x1000, path);
+		machine_apply(&m, &ev);
+		ev = make_mmap2(pid, 0x7f0000000000, 0x1000, "/lib/shared");
+		machine_apply(&m, &ev);
+	}
+	struct event self = make_mmap2(10, 0x500000, 0x1000, "/proc/self/exe");
+	machine_apply(&m, &self);
+	uint32_t exe = dso_set_intern(&dsos, "/proc/self/exe");
+	assert_non_null(dso_image(&dsos, dso_set_get(&dsos, exe))); /* loaded: to be freed */
+	uint32_t jit12 = dso_set_jit(&dsos, 12), jit99 = dso_set_jit(&dsos, 99);
+	uint32_t kern = dso_set_intern(&dsos, "[kernel.kallsyms]");
+	uint32_t a10 = dso_set_intern(&dsos, "/bin/a10"), a11 = dso_set_intern(&dsos, "/bin/a11");
+	uint32_t shared = dso_set_intern(&dsos, "/lib/shared");
+	uint32_t gone[] = { 10, 11 };
+	machine_forget(&m, gone, 2);
+	size_t n = dsos.v.n;
+	uint8_t used[64] = { 0 };
+	assert_true(n <= sizeof(used));
+	machine_dsos_used(&m, used, n);
+	assert_true(used[shared] && used[jit12] && !used[jit99] && !used[a10] && !used[exe]);
+	assert_int_equal(dso_set_retire(&dsos, used), 4); /* a10, a11, exe, jit99 */
+	assert_int_equal(dso_set_nretired(&dsos), 4);
+	assert_true(dso_set_get(&dsos, exe)->retired);
+	assert_null(dso_set_get(&dsos, exe)->img);
+	assert_false(dso_set_get(&dsos, exe)->tried);
+	assert_false(dso_set_get(&dsos, kern)->retired);
+	assert_false(dso_set_get(&dsos, shared)->retired);
+	assert_int_equal(dso_set_retire(&dsos, used), 0); /* once */
+	/* Still known paths intern to themselves, retired ones to new ids. */
+	assert_int_equal(dso_set_intern(&dsos, "/lib/shared"), shared);
+	assert_int_equal(dso_set_jit(&dsos, 12), jit12);
+	uint32_t again = dso_set_intern(&dsos, "/bin/a10");
+	assert_int_equal(again, n);
+	assert_int_not_equal(again, a10);
+	/* Reused: the next new paths take the retired ids, emptied. */
+	dso_set_reuse_retired(&dsos);
+	assert_int_equal(dso_set_nretired(&dsos), 0);
+	uint32_t fresh = dso_set_intern(&dsos, "/bin/new");
+	assert_true(fresh == a10 || fresh == a11 || fresh == exe || fresh == jit99);
+	const struct dso *d = dso_set_get(&dsos, fresh);
+	assert_string_equal(d->path, "/bin/new");
+	assert_string_equal(d->base, "new");
+	assert_false(d->retired);
+	assert_null(d->img);
+	assert_int_equal(dso_set_intern(&dsos, "/bin/new"), fresh);
+	assert_int_equal(dsos.v.n, n + 1);
+	machine_release(&m);
+	dso_set_release(&dsos);
+	strtab_release(&strs);
+}
+
 /* KSYMBOL: a BPF program is a kernel mapping of its own dso, named as the
  * symbol, until it is unregistered; removing a range trims across it. */
 static void test_ksymbol(void **state)
@@ -289,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_fork_exec),
 		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_ksymbol),
+		cmocka_unit_test(test_retire),
 		cmocka_unit_test(test_find_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -176,6 +176,23 @@ void srclines_release(struct srclines *sl)
 	hashmap_release(&sl->cache);
 }
 
+void srclines_forget_dso(struct srclines *sl, uint32_t id)
+{
+	if (id < sl->files.n) {
+		srcfile_free(sl->files.v[id]);
+		sl->files.v[id] = NULL;
+	}
+}
+
+void srclines_forget(struct srclines *sl)
+{
+	struct srclines keep = *sl;
+	srclines_release(sl);
+	srclines_init(sl, keep.dsos, keep.strs);
+	sl->names_only = keep.names_only;
+	sl->uncached = keep.uncached;
+}
+
 /* ---- ELF: sections and the symbol table, as binutils reads them ---- */
 
 static void load_sections(struct srcfile *f)

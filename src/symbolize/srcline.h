@@ -77,6 +77,12 @@ struct srclines {
 
 void srclines_init(struct srclines *sl, struct dso_set *dsos, struct strtab *strs);
 void srclines_release(struct srclines *sl);
+/* Close dso 'id''s file (its image is about to go: dso_set_retire); its
+ * cached answers stay until srclines_forget. */
+void srclines_forget_dso(struct srclines *sl, uint32_t id);
+/* Drop every file and answer (dso ids are about to be reused); the
+ * names_only and uncached settings stay. */
+void srclines_forget(struct srclines *sl);
 /*
  * addr2line -i -f for link-time address 'vaddr' of file dso 'dso': the
  * number of records (0 when addr2line answers "??" / "??:0"), stored in

@@ -43,6 +43,9 @@ void symbolizer_forget(struct symbolizer *s)
 	hashmap_init(&s->cache);
 	VEC_FREE(&s->entries);
 	VEC_FREE(&s->entry_keys);
+	VEC_FREE(&s->a2l_fails); /* by dso id: ids may be reused after this */
+	VEC_FREE(&s->no_srcline);
+	srclines_forget(&s->src);
 }
 
 /* A kernel address through /proc/kallsyms, when it may be used. */

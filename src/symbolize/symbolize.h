@@ -54,8 +54,9 @@ struct symbolizer {
 
 void symbolizer_init(struct symbolizer *s, struct machine *m, struct strtab *strs);
 void symbolizer_release(struct symbolizer *s);
-/* Empty the (dso, address) cache, so a live view's stays bounded: entry
- * ids start again from 0 (data a caller keyed by them must go too). */
+/* Empty the (dso, address) cache and what is kept per dso (source lines),
+ * so a live view's stays bounded and dso ids may be reused: entry ids
+ * start again from 0 (data a caller keyed by them must go too). */
 void symbolizer_forget(struct symbolizer *s);
 /* Resolve 'ip' in pid's address space (or the kernel's). Always fills *out. */
 void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, struct sym *out);

@@ -59,13 +59,35 @@ void unwinder_release(struct unwinder *u)
 {
 	free(u->foreign_arch);
 	u->foreign_arch = NULL;
+	unwinder_forget(u);
+	hashmap_release(&u->tables);
+	hashmap_release(&u->rows);
+}
+
+void unwinder_forget_dso(struct unwinder *u, uint32_t id)
+{
+	uint64_t v;
+	if (u->memo_dso == id + 1)
+		u->memo_dso = 0;
+	if (!hashmap_get(&u->tables, id, &v) || !v)
+		return;
+	cfi_table_free(u->cfi.v[v - 1]);
+	u->cfi.v[v - 1] = NULL;
+	hashmap_put(&u->tables, id, 0);
+}
+
+void unwinder_forget(struct unwinder *u)
+{
 	for (size_t i = 0; i < u->cfi.n; i++)
 		cfi_table_free(u->cfi.v[i]);
 	VEC_FREE(&u->cfi);
 	hashmap_release(&u->tables);
+	hashmap_init(&u->tables);
 	hashmap_release(&u->rows);
+	hashmap_init(&u->rows);
 	VEC_FREE(&u->row_cache);
 	VEC_FREE(&u->row_keys);
+	u->memo_dso = 0;
 }
 
 /* The CFI of a dso (eh_frame first, else debug_frame), built on first use. */

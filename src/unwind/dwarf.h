@@ -62,6 +62,11 @@ struct unwinder {
 };
 
 void unwinder_init(struct unwinder *u, struct machine *m);
+/* Free dso 'id''s CFI table before its image goes (dso_set_retire): the id
+ * is not asked again until unwinder_forget. */
+void unwinder_forget_dso(struct unwinder *u, uint32_t id);
+/* Drop every table and cached row (dso ids are about to be reused). */
+void unwinder_forget(struct unwinder *u);
 void unwinder_release(struct unwinder *u);
 /* The architecture the profile was recorded on (perf's HEADER_ARCH, uname
  * -m; NULL if unknown: taken as x86_64). Register numbering and CFI

@@ -1,12 +1,15 @@
 #!/bin/sh
 # kiln top's memory stays flat over a minute of short-lived processes:
-# `kiln top --stdio -d 1 -- sh churn` follows a shell that starts about a
-# hundred processes a second (true, sh, a spinning program), each gone
-# within milliseconds. top's RSS (from /proc, every 2 s) in the second
-# half of the run may not exceed the first half's by more than 2 MB or
-# 10%: exited processes are forgotten and decayed entries dropped. Also
-# every table names the spinning program's function (they are resolved
-# although the processes are gone).
+# `kiln top --stdio -d 1 -s sym -- sh churn` follows a shell that starts
+# about a hundred processes a second (true, sh, a spinning program), each
+# gone within milliseconds; the spinning program is a new binary each
+# time (a copy at a new path, removed a few seconds later, as a build
+# makes and runs test programs). top's RSS (from /proc, every 2 s) in the
+# second half of the run may not exceed the first half's by more than 2
+# MB or 10%: exited processes are forgotten, decayed entries dropped and
+# the symbols of binaries no process maps any longer unloaded. Also every
+# table names the spinning program's function (they are resolved although
+# the processes are gone).
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v cc >/dev/null || skip "no C compiler for the spinning program"
@@ -15,16 +18,20 @@ cc -O1 -DNAME=kiln_churn_fn -o "$T/spin" "$T/spin.c" || fail "cannot build the s
 secs=${KILN_TOP_MEMORY_SECS:-60}
 cat >"$T/churn.sh" <<'EOF'
 end=$(($(date +%s) + $1))
+n=0
 while [ "$(date +%s)" -lt $end ]; do
 	for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; sh -c 'exit 0'; done
-	"$2" 0.05
+	n=$((n + 1))
+	cp "$2" "$2.$n"
+	"$2.$n" 0.05
+	rm -f "$2.$((n - 20))"
 done
 EOF
 # Under AddressSanitizer freed memory waits in a quarantine (256 MB):
 # keep it small, or every free would look like growth.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1
 export ASAN_OPTIONS
-sh -c 'echo $$ >"$0"; exec "$@"' "$T/kpid" "$KILN" top --stdio -d 1 -E 5 -- sh "$T/churn.sh" "$secs" "$T/spin" \
+sh -c 'echo $$ >"$0"; exec "$@"' "$T/kpid" "$KILN" top --stdio -d 1 -E 5 -s sym -- sh "$T/churn.sh" "$secs" "$T/spin" \
 	>"$T/out" 2>"$T/err" &
 k=$!
 sleep 0.5

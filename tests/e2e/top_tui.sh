@@ -7,7 +7,9 @@
 #  2. Enter expands the selected entry's callchain (a '-' and an indented
 #     row under it), and it stays expanded across refreshes;
 #  3. 'd' zooms to the selected entry's DSO and back, 't' to its command;
-#  4. q quits with status 0; SIGTERM, SIGHUP and Ctrl-C end it with
+#  4. 'a' annotates shade_pixels live (shares, refreshed), q goes back;
+#  5. a 20-column terminal: drawn again, keys work, and back;
+#  6. q quits with status 0; SIGTERM, SIGHUP and Ctrl-C end it with
 #     143, 129 and 130; each time the terminal has its modes back (stty -g
 #     unchanged) and the alternate screen is off.
 . "$(dirname "$0")/lib.sh"
@@ -71,7 +73,51 @@ keys t
 wait_for 'Command: burn' "the command zoom's status"
 keys t
 
-# 4. q, SIGTERM, SIGHUP, Ctrl-C: the status and the terminal.
+# 4. 'a' on shade_pixels (the '/' filter selects it): its annotation,
+# live: the instructions with their shares of the function's samples
+# (they add up to 100%, its loop's lines hot), the sample count in the
+# header grows at the refreshes; q goes back to the list.
+keys /
+tm send-keys -t k -l shade_pixels
+keys Enter Home
+tm resize-window -t k -x 160 -y 60 # the whole function on the page (longer under ASan)
+keys a
+wait_for '^Annotate: shade_pixels +[0-9.]+% +burn +\(live' "the annotation's title"
+wait_for '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+: +[a-z]' "instruction lines with shares"
+screen | awk '/^ +[0-9]+\.[0-9]+ : +[0-9a-f]+: / { s += $1; if ($1 >= 5) hot++ }
+	END { printf "%.2f %d\n", s, hot }' >"$T/ann"
+read sum hot <"$T/ann"
+awk -v s="$sum" 'BEGIN { exit !(s >= 99 && s <= 101) }' || { screen >&2; fail "the shares add up to $sum%"; }
+[ "$hot" -ge 1 ] || { screen >&2; fail "no instruction with 5% or more"; }
+n1=$(screen | sed -n 's/.* for cpu-clock (\([0-9]*\) samples.*/\1/p')
+[ -n "$n1" ] || { screen >&2; fail "no sample count in the annotation's header"; }
+i=0
+while [ $i -lt 100 ]; do
+	n2=$(screen | sed -n 's/.* for cpu-clock (\([0-9]*\) samples.*/\1/p')
+	[ -n "$n2" ] && [ "$n2" != "$n1" ] && break
+	sleep 0.2
+	i=$((i + 1))
+done
+[ -n "$n2" ] && [ "$n2" != "$n1" ] || fail "the annotation was not refreshed ($n1 samples)"
+keys q
+expect 1 '^   PerfTop: ' "q did not go back to the list"
+screen | sed -n '3,6p' | grep -q 'shade_pixels' || fail "the list after the annotation"
+tm resize-window -t k -x 160 -y 30
+
+# 5. The terminal resized to 20 columns: the list is drawn again (header,
+# rows with their shares), keys still work ('a', q), and back at 160
+# columns the rows are whole again.
+tm resize-window -t k -x 20 -y 10
+expect 1 '^   PerfTop: ' "no header at 20 columns"
+expect 3 '^[-+ ] +[0-9.]+%' "no row at 20 columns"
+keys a
+expect 1 '^Annotate: ' "no annotation at 20 columns"
+keys q
+expect 1 '^   PerfTop: ' "q at 20 columns"
+tm resize-window -t k -x 160 -y 30
+expect 3 'shade_pixels$' "the rows after the terminal grew again"
+
+# 6. q, SIGTERM, SIGHUP, Ctrl-C: the status and the terminal.
 keys q
 after 0
 run -d 1 -p "$busy"
