@@ -138,8 +138,9 @@ const char *dso_symbols_path(struct dso_set *s, struct dso *d, char *buf, size_t
  * A live view's eviction (kiln top), off the sampling path: every dso not
  * marked in used[id] (used has one byte per id, s->v.n of them) but
  * kernel, vDSO and KSYMBOL ones (the kernel's, loading nothing) is
- * retired: what it loaded (images, perf maps, the vDSO copy) is freed and its path no longer interns to it, so a later
- * mapping of the path gets another id and reads the file as it is then.
+ * retired: what it loaded (images, perf maps, the vDSO copy) is freed
+ * and its path no longer interns to it, so a later mapping of the path
+ * gets another id and reads the file as it is then.
  * The ids retired are appended to s->retired (the caller drops what it
  * keyed by them: the unwinder's tables). Returns how many were retired.
  */
