@@ -475,6 +475,10 @@ const struct opt record_cli_opts[] = {
 		  "sched:sched_switch tracepoint with callchains, paired at the end of the "
 		  "recording (needs root, CAP_PERFMON or kernel.perf_event_paranoid <= -1, and "
 		  "tracefs readable)" },
+	OPT_BOOL(0, "user-callchains", RC_OFF(o.user_callchains),
+		 "callchains without their kernel part (perf's exclude_callchain_kernel), in "
+		 "samples and --off-cpu stacks; with --off-cpu=bpf no kernel stack is walked "
+		 "at each switch, which is most of the method's cost"),
 	OPT_CALLBACK(0, "off-cpu-thresh", RC_OFF(o.off_cpu_thresh_ns), "TIME",
 		     "with --off-cpu, leave out blocked intervals shorter than TIME (ns, us, ms, "
 		     "s; a bare number is milliseconds; default 0: all)",

@@ -129,6 +129,7 @@ static void build_attrs(const struct record_opts *o, struct perf_event_attr *att
 				 PERF_SAMPLE_PERIOD;
 		if (o->callgraph)
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_kernel = o->user_callchains;
 		if (o->dwarf) {
 			/* As perf: kernel callchain, user regs and stack; the user part is
 			 * unwound later from the copy. */
@@ -285,7 +286,8 @@ static int choose_offcpu(struct session *s)
 	if (o->off_cpu == RECORD_OFFCPU_SCHED)
 		return 0;
 	struct offcpubpf_opts bo = { .system_wide = o->system_wide,
-				     .thresh_ns = o->off_cpu_thresh_ns };
+				     .thresh_ns = o->off_cpu_thresh_ns,
+				     .user_only = o->user_callchains };
 	int err = offcpubpf_open(&s->ob, &bo);
 	if (!err) {
 		res->offcpu_method = RECORD_OFFCPU_BPF;

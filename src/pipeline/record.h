@@ -74,6 +74,7 @@ struct record_opts {
 	bool system_wide;       /* -a */
 	bool callgraph;         /* -g: call graphs */
 	bool dwarf;             /* --call-graph dwarf: user regs + stack copies */
+	bool user_callchains;   /* --user-callchains: no kernel part in callchains */
 	unsigned stack_size;    /* bytes of user stack per sample (dwarf), 0: 8192 */
 	const char *const *events; /* -e specs; NULL/0: default (cycles, else cpu-clock) */
 	size_t nevents;

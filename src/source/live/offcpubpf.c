@@ -163,6 +163,7 @@ int offcpubpf_open(struct offcpubpf **out, const struct offcpubpf_opts *o)
 	b->skel->rodata->follow_all = o->system_wide;
 	b->skel->rodata->self_tgid = (uint32_t)getpid();
 	b->skel->rodata->thresh_ns = o->thresh_ns;
+	b->skel->rodata->user_only = o->user_only;
 	int err = kiln_offcpu__load(b->skel);
 	if (err)
 		return fail(b, err, "loading the off-CPU BPF program");

@@ -25,6 +25,7 @@
 struct offcpubpf_opts {
 	bool system_wide;   /* every thread but kiln's */
 	uint64_t thresh_ns; /* intervals shorter than this are left out */
+	bool user_only;     /* user stacks only: no kernel stack walk per switch */
 };
 
 struct offcpubpf_stats {

@@ -5,7 +5,7 @@
  * running kernel's BTF). See offcpu_bpf.h for the maps.
  *
  * sched_switch (tp_btf): the thread switched out (prev) gets its start
- * time, state and stacks noted; the thread switched in (next), if it has
+ * time, state and stacks (the user stack only with user_only) noted; the thread switched in (next), if it has
  * a start, gets the time since added to its sum. A thread's last switch
  * (it is exiting) notes nothing and drops its start. sched_process_fork
  * follows the children of followed processes; sched_process_exec turns a
@@ -23,6 +23,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 follow_all = 0; /* every thread of the machine but kiln's */
 const volatile __u32 self_tgid = 0;  /* kiln's own, never followed */
 const volatile __u64 thresh_ns = 0;  /* shorter intervals are left out */
+const volatile __u32 user_only = 0;  /* --user-callchains: no kernel stack walk */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -127,9 +128,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		if (!st) {
 			bpf_map_delete_elem(&start, &ptid);
 		} else {
-			__s32 kst = bpf_get_stackid(ctx, &stacks, 0), ust = -1;
-			if (kst < 0)
-				count(OB_KSTACK_LOST, 1);
+			__s32 kst = -1, ust = -1;
+			if (!user_only) {
+				kst = bpf_get_stackid(ctx, &stacks, 0);
+				if (kst < 0)
+					count(OB_KSTACK_LOST, 1);
+			}
 			if (prev->mm) {
 				ust = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 				if (ust < 0 && ust != -14 /* EFAULT: no user stack */)
@@ -154,6 +158,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 	__u32 ntid = next->pid;
+	if (!ntid)
+		return 0; /* the idle task: never followed */
 	struct ob_start *s = bpf_map_lookup_elem(&start, &ntid);
 	if (!s || !s->time)
 		return 0;
