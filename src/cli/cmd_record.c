@@ -66,6 +66,8 @@ int record_cli_failed(const struct record_opts *o, const struct record_result *r
 	}
 	if (r->offcpu_refused) {
 		cli_error_last(NULL);
+		if (r->offcpu_unbuilt)
+			return KILN_EXIT_FAIL; /* the error says it all; no hint helps */
 		if (r->offcpu_method == RECORD_OFFCPU_SCHED && r->offcpu_bpf_why[0])
 			cli_err("note: --off-cpu=bpf was tried first: %s\n", r->offcpu_bpf_why);
 		cli_err("hint: --off-cpu=bpf loads a BPF program: it needs root, or CAP_BPF and "
@@ -105,6 +107,11 @@ static void offcpu_bpf_report(const struct offcpubpf_stats *b)
 		cli_err("warning: off-CPU: %llu stacks were not kept (the BPF stack map's bucket "
 				"was taken by another stack): their time is kept without them\n",
 			(unsigned long long)b->stacks_lost);
+	if (b->threads_over)
+		cli_err("warning: off-CPU: %llu switch-outs could not be noted (no memory for "
+				"the thread's BPF task storage, or the storage busy on that CPU): their "
+				"blocked time is left out\n",
+			(unsigned long long)b->threads_over);
 	if (b->follow_over)
 		cli_err("warning: off-CPU: over %u processes: %llu child processes were not "
 				"followed\n",

@@ -299,6 +299,7 @@ static int choose_offcpu(struct session *s)
 	if (o->off_cpu == RECORD_OFFCPU_BPF) {
 		res->offcpu_method = RECORD_OFFCPU_BPF;
 		res->offcpu_refused = true;
+		res->offcpu_unbuilt = !offcpubpf_built();
 		return err;
 	}
 	err_clear();
@@ -489,6 +490,8 @@ static void setup_offcpu(struct session *s)
 	perf_writer_add_attr(s->w, &oa, OFFCPU_EVENT, ids, offcpu_ids(ids, 16));
 	struct offcpu_opts oo = { .lay = s->lay, .thresh_ns = s->o->off_cpu_thresh_ns,
 				  .system_wide = s->o->system_wide };
+	if (s->sched_idx)
+		schedsw_sched_text(&oo.sched_lo, &oo.sched_hi);
 	s->oc = offcpu_new(&oo);
 	if (!s->sched_idx)
 		return;
@@ -722,7 +725,6 @@ static int finish(struct session *s)
 			st->intervals = b->intervals;
 			st->below_thresh = b->below_thresh;
 			st->at_end = b->at_end;
-			st->threads_over = b->threads_over;
 		}
 	}
 	if (s->sink.err) {

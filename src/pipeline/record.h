@@ -105,6 +105,7 @@ struct record_result {
 	int open_errno;     /* perf_event_open's errno when it failed */
 	int paranoid;       /* kernel.perf_event_paranoid, -100 if unknown */
 	bool offcpu_refused;  /* --off-cpu: the method (forced, or the last tried) was refused */
+	bool offcpu_unbuilt;  /* --off-cpu=bpf in a kiln built without BPF */
 	bool offcpu;          /* off-CPU time was recorded: offcpu_stats says what */
 	int offcpu_method;    /* the method used or refused: RECORD_OFFCPU_SCHED or _BPF */
 	char offcpu_bpf_why[512]; /* why the BPF method is not used ("" when it is) */
