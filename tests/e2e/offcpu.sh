@@ -296,6 +296,11 @@ for th in waiter0 waiter1; do
 	sl=$(awk -v t=$th 'index($0, t ";") == 1 && /nanosleep/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/uc.folded")
 	awk -v v="$sl" 'BEGIN { exit !(v >= 0.98) }' || fail "--user-callchains: $th: $sl s under nanosleep, not 1.0 s"
 done
+# the sampling event says so, as perf's --user-callchains writes it
+"$KILN" script --header-only -i "$T/uc.data" >"$T/uc.header" 2>/dev/null ||
+	fail "kiln script --header-only failed on the --user-callchains file"
+grep -q 'exclude_callchain_kernel = 1' "$T/uc.header" ||
+	fail "--user-callchains: no exclude_callchain_kernel in the attrs: $(grep -m2 attr "$T/uc.header")"
 # --off-cpu-thresh: the 0.5 s sleeps are under 600ms, the whole time is not.
 krec -q $OC --off-cpu-thresh 600ms -o "$T/th.data" -- "$T/waiter" >/dev/null ||
 	fail "record --off-cpu-thresh failed"
