@@ -513,7 +513,9 @@ static int add_bpf_sum(void *arg, uint32_t pid, uint32_t tid, char state, const 
 static void read_offcpu_bpf(struct session *s)
 {
 	struct offcpubpf_stats *b = &s->res->offcpu_bpf_stats;
-	offcpubpf_read(s->ob, add_bpf_sum, s->oc, b);
+	if (offcpubpf_read(s->ob, add_bpf_sum, s->oc, b))
+		log_warn("off-CPU: %s: the intervals still open at the end are left out",
+			 err_last()->msg);
 }
 
 static int write_offcpu(void *arg, const void *rec, size_t len)
