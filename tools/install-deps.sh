@@ -6,7 +6,7 @@ set -e
 PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev libiberty-dev \
 libncurses-dev zlib1g-dev libdeflate-dev liblzma-dev libcapstone-dev xz-utils binutils golang-go chromium \
 linux-perf tmux libxml2-utils python3 util-linux procps bc man-db groff-base zsh \
-libc6-dbg binutils-x86-64-linux-gnu-dbg libbinutils-dbg clang libbpf-dev bpftool $*"
+libc6-dbg binutils-x86-64-linux-gnu-dbg libbinutils-dbg clang libbpf-dev bpftool libcap2-bin $*"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

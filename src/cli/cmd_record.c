@@ -66,6 +66,8 @@ int record_cli_failed(const struct record_opts *o, const struct record_result *r
 	}
 	if (r->offcpu_refused) {
 		cli_error_last(NULL);
+		if (r->offcpu_unbuilt)
+			return KILN_EXIT_FAIL; /* the error says it all; no hint helps */
 		if (r->offcpu_method == RECORD_OFFCPU_SCHED && r->offcpu_bpf_why[0])
 			cli_err("note: --off-cpu=bpf was tried first: %s\n", r->offcpu_bpf_why);
 		cli_err("hint: --off-cpu=bpf loads a BPF program: it needs root, or CAP_BPF and "
@@ -105,6 +107,11 @@ static void offcpu_bpf_report(const struct offcpubpf_stats *b)
 		cli_err("warning: off-CPU: %llu stacks were not kept (the BPF stack map's bucket "
 				"was taken by another stack): their time is kept without them\n",
 			(unsigned long long)b->stacks_lost);
+	if (b->threads_over)
+		cli_err("warning: off-CPU: %llu switch-outs could not be noted (no memory for "
+				"the thread's BPF task storage, or the storage busy on that CPU): their "
+				"blocked time is left out\n",
+			(unsigned long long)b->threads_over);
 	if (b->follow_over)
 		cli_err("warning: off-CPU: over %u processes: %llu child processes were not "
 				"followed\n",
@@ -475,6 +482,10 @@ const struct opt record_cli_opts[] = {
 		  "sched:sched_switch tracepoint with callchains, paired at the end of the "
 		  "recording (needs root, CAP_PERFMON or kernel.perf_event_paranoid <= -1, and "
 		  "tracefs readable)" },
+	OPT_BOOL(0, "user-callchains", RC_OFF(o.user_callchains),
+		 "callchains without their kernel part (perf's exclude_callchain_kernel), in "
+		 "samples and --off-cpu stacks; with --off-cpu=bpf no kernel stack is walked "
+		 "at each switch, which is most of the method's cost"),
 	OPT_CALLBACK(0, "off-cpu-thresh", RC_OFF(o.off_cpu_thresh_ns), "TIME",
 		     "with --off-cpu, leave out blocked intervals shorter than TIME (ns, us, ms, "
 		     "s; a bare number is milliseconds; default 0: all)",

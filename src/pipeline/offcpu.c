@@ -172,6 +172,8 @@ static void take_sample(struct offcpu *oc, const uint8_t *p, const uint8_t *end)
 		e->chain_n = (uint32_t)nr;
 		VEC_RESERVE(&oc->pool, oc->pool.n + nr);
 		memcpy(oc->pool.v + oc->pool.n, chain, nr * 8);
+		nr = schedsw_trim(oc->pool.v + oc->pool.n, nr, oc->o.sched_lo, oc->o.sched_hi);
+		e->chain_n = (uint32_t)nr;
 		oc->pool.n += nr;
 	}
 	if (oc->o.system_wide && next > 0)

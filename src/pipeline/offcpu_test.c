@@ -286,6 +286,37 @@ static void test_state_letters(void **state)
 /* The BPF method's sums (offcpu_add): the same samples as paired ones,
  * equal keys merged, sorted by (pid, tid, state, stack), the state in
  * the id, a kernel leaf marked as such, and the stack cap applied. */
+/* The kernel part starts at the scheduler: the frames before __schedule
+ * (__traceiter_sched_switch, when another program shares the tracepoint)
+ * are dropped; a chain without a scheduler frame is kept whole. */
+static void test_trim_to_schedule(void **state)
+{
+	(void)state;
+	struct offcpu_opts op = { .sched_lo = 0xffffffff81000100ULL,
+				  .sched_hi = 0xffffffff81000200ULL };
+	assert_int_equal(schedsw_parse_format(format, &op.lay), 0);
+	struct offcpu *oc = offcpu_new(&op);
+	offcpu_add_id(oc, SCHED_ID);
+	const uint64_t traced[] = { K, 0xffffffff81000900ULL, 0xffffffff81000150ULL,
+				    0xffffffff81000010ULL, U, 0x401000 };
+	const uint64_t want[] = { K, 0xffffffff81000150ULL, 0xffffffff81000010ULL, U, 0x401000 };
+	sched(oc, 1, 11, 100, 1, 0, traced, 6);
+	sched(oc, 1, 12, 100, 1, 0, chain_a, 4);
+	switch_in(oc, 1, 11, 200);
+	switch_in(oc, 1, 12, 300);
+	offcpu_round(oc);
+	struct outs o = { .n = 0 };
+	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.v[0].tid, 11);
+	assert_int_equal(o.v[0].n, 5);
+	assert_memory_equal(o.v[0].chain, want, sizeof(want));
+	assert_int_equal(o.v[0].ip, want[1]);
+	assert_int_equal(o.v[1].n, 4);
+	assert_memory_equal(o.v[1].chain, chain_a, sizeof(chain_a));
+	offcpu_free(oc);
+}
+
 static void test_bpf_sums(void **state)
 {
 	(void)state;
@@ -340,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_records),
 		cmocka_unit_test(test_state_letters),
 		cmocka_unit_test(test_bpf_sums),
+		cmocka_unit_test(test_trim_to_schedule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,6 +129,7 @@ static void build_attrs(const struct record_opts *o, struct perf_event_attr *att
 				 PERF_SAMPLE_PERIOD;
 		if (o->callgraph)
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_kernel = o->user_callchains;
 		if (o->dwarf) {
 			/* As perf: kernel callchain, user regs and stack; the user part is
 			 * unwound later from the copy. */
@@ -286,7 +287,8 @@ static int choose_offcpu(struct session *s)
 	if (o->off_cpu == RECORD_OFFCPU_SCHED)
 		return 0;
 	struct offcpubpf_opts bo = { .system_wide = o->system_wide,
-				     .thresh_ns = o->off_cpu_thresh_ns };
+				     .thresh_ns = o->off_cpu_thresh_ns,
+				     .user_only = o->user_callchains };
 	int err = offcpubpf_open(&s->ob, &bo);
 	if (!err) {
 		res->offcpu_method = RECORD_OFFCPU_BPF;
@@ -298,6 +300,7 @@ static int choose_offcpu(struct session *s)
 	if (o->off_cpu == RECORD_OFFCPU_BPF) {
 		res->offcpu_method = RECORD_OFFCPU_BPF;
 		res->offcpu_refused = true;
+		res->offcpu_unbuilt = !offcpubpf_built();
 		return err;
 	}
 	err_clear();
@@ -488,6 +491,8 @@ static void setup_offcpu(struct session *s)
 	perf_writer_add_attr(s->w, &oa, OFFCPU_EVENT, ids, offcpu_ids(ids, 16));
 	struct offcpu_opts oo = { .lay = s->lay, .thresh_ns = s->o->off_cpu_thresh_ns,
 				  .system_wide = s->o->system_wide };
+	if (s->sched_idx)
+		schedsw_sched_text(&oo.sched_lo, &oo.sched_hi);
 	s->oc = offcpu_new(&oo);
 	if (!s->sched_idx)
 		return;
@@ -509,7 +514,9 @@ static int add_bpf_sum(void *arg, uint32_t pid, uint32_t tid, char state, const 
 static void read_offcpu_bpf(struct session *s)
 {
 	struct offcpubpf_stats *b = &s->res->offcpu_bpf_stats;
-	offcpubpf_read(s->ob, add_bpf_sum, s->oc, b);
+	if (offcpubpf_read(s->ob, add_bpf_sum, s->oc, b))
+		log_warn("off-CPU: %s: the intervals still open at the end are left out",
+			 err_last()->msg);
 }
 
 static int write_offcpu(void *arg, const void *rec, size_t len)
@@ -721,7 +728,6 @@ static int finish(struct session *s)
 			st->intervals = b->intervals;
 			st->below_thresh = b->below_thresh;
 			st->at_end = b->at_end;
-			st->threads_over = b->threads_over;
 		}
 	}
 	if (s->sink.err) {

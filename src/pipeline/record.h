@@ -74,6 +74,7 @@ struct record_opts {
 	bool system_wide;       /* -a */
 	bool callgraph;         /* -g: call graphs */
 	bool dwarf;             /* --call-graph dwarf: user regs + stack copies */
+	bool user_callchains;   /* --user-callchains: no kernel part in callchains */
 	unsigned stack_size;    /* bytes of user stack per sample (dwarf), 0: 8192 */
 	const char *const *events; /* -e specs; NULL/0: default (cycles, else cpu-clock) */
 	size_t nevents;
@@ -104,6 +105,7 @@ struct record_result {
 	int open_errno;     /* perf_event_open's errno when it failed */
 	int paranoid;       /* kernel.perf_event_paranoid, -100 if unknown */
 	bool offcpu_refused;  /* --off-cpu: the method (forced, or the last tried) was refused */
+	bool offcpu_unbuilt;  /* --off-cpu=bpf in a kiln built without BPF */
 	bool offcpu;          /* off-CPU time was recorded: offcpu_stats says what */
 	int offcpu_method;    /* the method used or refused: RECORD_OFFCPU_SCHED or _BPF */
 	char offcpu_bpf_why[512]; /* why the BPF method is not used ("" when it is) */

@@ -9,21 +9,17 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "source/live/schedsw.h"
 
 size_t offcpubpf_chain(uint64_t *out, size_t max, const uint64_t *k, size_t nk,
 		       const uint64_t *u, size_t nu, uint64_t sched_lo, uint64_t sched_hi)
 {
-	size_t n = 0, from = 0, kn = 0, un = 0;
+	size_t n = 0, kn = 0, un = 0;
 	while (kn < nk && k[kn])
 		kn++;
 	while (un < nu && u[un])
 		un++;
-	if (sched_lo < sched_hi) {
-		while (from < kn && (k[from] < sched_lo || k[from] >= sched_hi))
-			from++;
-		if (from == kn)
-			from = 0; /* no scheduler frame: keep them all */
-	}
+	size_t from = schedsw_sched_from(k, kn, sched_lo, sched_hi);
 	if (from < kn && n + 1 < max) {
 		out[n++] = PERF_CONTEXT_KERNEL;
 		for (size_t i = from; i < kn && n < max; i++)
@@ -38,6 +34,11 @@ size_t offcpubpf_chain(uint64_t *out, size_t max, const uint64_t *k, size_t nk,
 }
 
 #ifndef KILN_HAVE_BPF
+
+bool offcpubpf_built(void)
+{
+	return false;
+}
 
 int offcpubpf_open(struct offcpubpf **out, const struct offcpubpf_opts *o)
 {
@@ -91,6 +92,11 @@ void offcpubpf_close(struct offcpubpf *b)
 
 _Static_assert(OB_MAX_FOLLOW == OFFCPUBPF_MAX_FOLLOW, "the follow map's size");
 
+bool offcpubpf_built(void)
+{
+	return true;
+}
+
 struct offcpubpf {
 	struct kiln_offcpu *skel;
 	uint64_t thresh_ns;
@@ -119,37 +125,6 @@ static int fail(struct offcpubpf *b, int err, const char *what)
 	return err_set(err, "BPF is not usable here (%s: %s)", what, strerror(-err));
 }
 
-/* __schedule's start and the next symbol's, or 0s (addresses hidden). */
-static void find_schedule(uint64_t *lo, uint64_t *hi)
-{
-	*lo = *hi = 0;
-	FILE *f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return;
-	char line[512];
-	bool next = false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char type, name[256];
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
-			continue;
-		if (next) {
-			if (a > *lo) {
-				*hi = a;
-				break;
-			}
-			continue;
-		}
-		if ((type == 't' || type == 'T') && !strcmp(name, "__schedule") && a) {
-			*lo = a;
-			next = true;
-		}
-	}
-	fclose(f);
-	if (!*hi)
-		*lo = 0;
-}
-
 int offcpubpf_open(struct offcpubpf **out, const struct offcpubpf_opts *o)
 {
 	struct offcpubpf *b = xcalloc(1, sizeof(*b));
@@ -163,10 +138,13 @@ int offcpubpf_open(struct offcpubpf **out, const struct offcpubpf_opts *o)
 	b->skel->rodata->follow_all = o->system_wide;
 	b->skel->rodata->self_tgid = (uint32_t)getpid();
 	b->skel->rodata->thresh_ns = o->thresh_ns;
+	b->skel->rodata->user_only = o->user_only;
+	/* dump_open runs at the end, through a link of its own. */
+	bpf_program__set_autoattach(b->skel->progs.dump_open, false);
 	int err = kiln_offcpu__load(b->skel);
 	if (err)
 		return fail(b, err, "loading the off-CPU BPF program");
-	find_schedule(&b->sched_lo, &b->sched_hi);
+	schedsw_sched_text(&b->sched_lo, &b->sched_hi);
 	*out = b;
 	return 0;
 }
@@ -236,6 +214,58 @@ static int emit(struct offcpubpf *b, const struct ob_key *key, uint64_t ns, offc
 	return fn(arg, key->tgid, key->tid, (char)key->state, chain, n, ns);
 }
 
+/* The threads off the CPU now (dump_open's records): their intervals end
+ * here. */
+static int read_open(struct offcpubpf *b, uint64_t now, offcpubpf_fn fn, void *arg,
+		     struct offcpubpf_stats *st)
+{
+	struct bpf_link *link = bpf_program__attach_iter(b->skel->progs.dump_open, NULL);
+	if (!link)
+		return err_set(-errno, "cannot read the threads still off the CPU (BPF task "
+				       "iterator): %s", strerror(errno));
+	int fd = bpf_iter_create(bpf_link__fd(link)), err = 0;
+	if (fd < 0) {
+		err = err_set(fd, "cannot read the threads still off the CPU (BPF task iterator): %s",
+			      strerror(-fd));
+		bpf_link__destroy(link);
+		return err;
+	}
+	struct ob_open rec[64];
+	size_t have = 0; /* bytes in rec */
+	for (;;) {
+		ssize_t r = read(fd, (char *)rec + have, sizeof(rec) - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = err_set(-errno, "cannot read the threads still off the CPU: %s",
+				      strerror(errno));
+			break;
+		}
+		have += (size_t)r;
+		size_t n = have / sizeof(rec[0]);
+		for (size_t i = 0; i < n && !err; i++) {
+			const struct ob_start *s = &rec[i].s;
+			st->intervals++;
+			st->at_end++;
+			uint64_t dt = now > s->time ? now - s->time : 0;
+			if (!dt || dt < b->thresh_ns) {
+				st->below_thresh++;
+				continue;
+			}
+			struct ob_key k = { .tgid = s->tgid, .tid = rec[i].tid, .kstack = s->kstack,
+					    .ustack = s->ustack, .state = s->state };
+			err = emit(b, &k, dt, fn, arg);
+		}
+		have -= n * sizeof(rec[0]);
+		memmove(rec, (char *)rec + n * sizeof(rec[0]), have);
+		if (r == 0 || err)
+			break;
+	}
+	close(fd);
+	bpf_link__destroy(link);
+	return err;
+}
+
 int offcpubpf_read(struct offcpubpf *b, offcpubpf_fn fn, void *arg, struct offcpubpf_stats *st)
 {
 	uint64_t c[OB_NCOUNTS];
@@ -252,7 +282,7 @@ int offcpubpf_read(struct offcpubpf *b, offcpubpf_fn fn, void *arg, struct offcp
 	st->threads_over = c[OB_THREADS_OVER];
 	st->stacks_lost = c[OB_KSTACK_LOST] + c[OB_USTACK_LOST];
 	st->follow_over = c[OB_FOLLOW_OVER];
-	int sfd = bpf_map__fd(b->skel->maps.sums), tfd = bpf_map__fd(b->skel->maps.start);
+	int sfd = bpf_map__fd(b->skel->maps.sums);
 	struct ob_key key, nkey, *prev = NULL;
 	int err = 0;
 	while (!err && bpf_map_get_next_key(sfd, prev, &nkey) == 0) {
@@ -262,25 +292,8 @@ int offcpubpf_read(struct offcpubpf *b, offcpubpf_fn fn, void *arg, struct offcp
 		if (bpf_map_lookup_elem(sfd, &key, &ns) == 0 && ns)
 			err = emit(b, &key, ns, fn, arg);
 	}
-	/* Threads off the CPU now: their intervals end here. */
-	uint32_t tid, ntid, *tprev = NULL;
-	while (!err && bpf_map_get_next_key(tfd, tprev, &ntid) == 0) {
-		struct ob_start s;
-		tid = ntid;
-		tprev = &tid;
-		if (bpf_map_lookup_elem(tfd, &tid, &s) || !s.time)
-			continue; /* on a CPU (its last interval closed) */
-		st->intervals++;
-		st->at_end++;
-		uint64_t dt = now > s.time ? now - s.time : 0;
-		if (!dt || dt < b->thresh_ns) {
-			st->below_thresh++;
-			continue;
-		}
-		struct ob_key k = { .tgid = s.tgid, .tid = tid, .kstack = s.kstack,
-				    .ustack = s.ustack, .state = s.state };
-		err = emit(b, &k, dt, fn, arg);
-	}
+	if (!err)
+		err = read_open(b, now, fn, arg, st);
 	return err;
 }
 

@@ -25,6 +25,7 @@
 struct offcpubpf_opts {
 	bool system_wide;   /* every thread but kiln's */
 	uint64_t thresh_ns; /* intervals shorter than this are left out */
+	bool user_only;     /* user stacks only: no kernel stack walk per switch */
 };
 
 struct offcpubpf_stats {
@@ -33,7 +34,7 @@ struct offcpubpf_stats {
 	uint64_t below_thresh; /* left out by the threshold */
 	uint64_t at_end;       /* closed at the end (still off the CPU) */
 	uint64_t over_cap, over_cap_ns; /* intervals not kept: over the distinct-stack cap */
-	uint64_t threads_over; /* switch-outs not kept: too many threads off the CPU at once */
+	uint64_t threads_over; /* switch-outs not kept: no task storage for the thread */
 	uint64_t stacks_lost;  /* kernel or user stacks not kept (stack map bucket taken) */
 	uint64_t follow_over;  /* child processes not followed: too many processes */
 };
@@ -44,6 +45,8 @@ typedef int (*offcpubpf_fn)(void *arg, uint32_t pid, uint32_t tid, char state,
 
 struct offcpubpf;
 
+/* Whether this kiln was built with the BPF program (else open fails). */
+bool offcpubpf_built(void);
 /* Load the program (not yet attached). -errno with err_last() naming why. */
 int offcpubpf_open(struct offcpubpf **out, const struct offcpubpf_opts *o);
 /* Follow a process and its children; 'hold': only from its next exec. */

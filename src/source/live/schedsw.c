@@ -145,3 +145,57 @@ int schedsw_open_attr(struct perf_event_attr *attr, struct schedsw_layout *lay)
 		       roots[0], first_err == -ENOENT ? "not mounted or no such event"
 						      : strerror(-first_err));
 }
+
+void schedsw_sched_text(uint64_t *lo, uint64_t *hi)
+{
+	*lo = *hi = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return;
+	char line[512];
+	bool next = false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, name[256];
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if (next) {
+			if (a > *lo) {
+				*hi = a;
+				break;
+			}
+			continue;
+		}
+		if ((type == 't' || type == 'T') && !strcmp(name, "__schedule") && a) {
+			*lo = a;
+			next = true;
+		}
+	}
+	fclose(f);
+	if (!*hi)
+		*lo = 0;
+}
+
+size_t schedsw_sched_from(const uint64_t *k, size_t n, uint64_t lo, uint64_t hi)
+{
+	if (lo >= hi)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (k[i] >= lo && k[i] < hi)
+			return i;
+	return 0;
+}
+
+size_t schedsw_trim(uint64_t *chain, size_t n, uint64_t lo, uint64_t hi)
+{
+	if (n < 2 || chain[0] != PERF_CONTEXT_KERNEL)
+		return n;
+	size_t kn = 1; /* the kernel part: up to the next context marker */
+	while (kn < n && chain[kn] < PERF_CONTEXT_MAX)
+		kn++;
+	size_t from = schedsw_sched_from(chain + 1, kn - 1, lo, hi);
+	if (!from)
+		return n;
+	memmove(chain + 1, chain + 1 + from, (n - 1 - from) * sizeof(*chain));
+	return n - from;
+}

@@ -14,6 +14,7 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define SCHEDSW_MAX_FLAGS 16
@@ -43,5 +44,21 @@ char schedsw_state_letter(const struct schedsw_layout *lay, uint64_t state);
 
 /* Parse a format file's text into *lay (exposed for tests). 0 or -EINVAL. */
 int schedsw_parse_format(const char *text, struct schedsw_layout *lay);
+
+/* The text of the kernel's __schedule, [*lo, *hi) from /proc/kallsyms (to
+ * the next symbol), or 0s when it cannot be read or hides addresses. */
+void schedsw_sched_text(uint64_t *lo, uint64_t *hi);
+/*
+ * A perf callchain taken at a switch-out, its kernel part made to start at
+ * the scheduler: the frames before the first one in [lo, hi) (the
+ * tracepoint's own: __traceiter_sched_switch when another program shares
+ * the tracepoint, a BPF program and its helpers) are dropped. A chain not
+ * starting with PERF_CONTEXT_KERNEL, without a frame in [lo, hi), or an
+ * empty range is left as it is. Returns the new length (moved in place).
+ */
+size_t schedsw_trim(uint64_t *chain, size_t n, uint64_t lo, uint64_t hi);
+/* Of n kernel frames, the index of the first in [lo, hi), or 0 when none
+ * is (or the range is empty): where the kept frames start. */
+size_t schedsw_sched_from(const uint64_t *k, size_t n, uint64_t lo, uint64_t hi);
 
 #endif

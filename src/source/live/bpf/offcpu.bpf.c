@@ -5,9 +5,11 @@
  * running kernel's BTF). See offcpu_bpf.h for the maps.
  *
  * sched_switch (tp_btf): the thread switched out (prev) gets its start
- * time, state and stacks noted; the thread switched in (next), if it has
- * a start, gets the time since added to its sum. A thread's last switch
- * (it is exiting) notes nothing and drops its start. sched_process_fork
+ * time, state and stacks (the user stack only with user_only) noted in its
+ * task storage; the thread switched in (next), if it has a start, gets the
+ * time since added to its sum. A thread's last switch (it is exiting)
+ * notes nothing and closes its start. dump_open (iter/task, run by kiln at
+ * the end) hands over the starts still open. sched_process_fork
  * follows the children of followed processes; sched_process_exec turns a
  * held command (OB_HOLD, kiln's child before its exec) into a followed one.
  */
@@ -23,6 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 follow_all = 0; /* every thread of the machine but kiln's */
 const volatile __u32 self_tgid = 0;  /* kiln's own, never followed */
 const volatile __u64 thresh_ns = 0;  /* shorter intervals are left out */
+const volatile __u32 user_only = 0;  /* --user-callchains: no kernel stack walk */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -31,10 +34,13 @@ struct {
 	__uint(value_size, OB_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
+/* Task storage, not a hash by tid: found from the task pointer the
+ * tracepoint hands over, without hashing, and as many entries as there
+ * are threads (freed with them), no cap. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, OB_MAX_THREADS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct ob_start);
 } start SEC(".maps");
 
@@ -125,11 +131,16 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (ptid && followed(prev->tgid)) {
 		__u32 st = state_letter(preempt, prev);
 		if (!st) {
-			bpf_map_delete_elem(&start, &ptid);
+			struct ob_start *o = bpf_task_storage_get(&start, prev, NULL, 0);
+			if (o)
+				o->time = 0; /* freed with the task */
 		} else {
-			__s32 kst = bpf_get_stackid(ctx, &stacks, 0), ust = -1;
-			if (kst < 0)
-				count(OB_KSTACK_LOST, 1);
+			__s32 kst = -1, ust = -1;
+			if (!user_only) {
+				kst = bpf_get_stackid(ctx, &stacks, 0);
+				if (kst < 0)
+					count(OB_KSTACK_LOST, 1);
+			}
 			if (prev->mm) {
 				ust = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 				if (ust < 0 && ust != -14 /* EFAULT: no user stack */)
@@ -137,8 +148,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			}
 			count(OB_SWITCHES, 1);
 			/* A thread keeps its entry between intervals (time 0 when
-			 * closed): updated in place, not inserted and deleted. */
-			struct ob_start *o = bpf_map_lookup_elem(&start, &ptid);
+			 * closed). NULL: no memory, or the storage busy on this CPU
+			 * (a task storage operation preempted here). */
+			struct ob_start *o = bpf_task_storage_get(&start, prev, NULL,
+								  BPF_LOCAL_STORAGE_GET_F_CREATE);
 			if (o) {
 				o->tgid = prev->tgid;
 				o->kstack = kst;
@@ -146,15 +159,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				o->state = st;
 				o->time = now;
 			} else {
-				struct ob_start n = { .time = now, .tgid = prev->tgid, .kstack = kst,
-						      .ustack = ust, .state = st };
-				if (bpf_map_update_elem(&start, &ptid, &n, BPF_NOEXIST))
-					count(OB_THREADS_OVER, 1);
+				count(OB_THREADS_OVER, 1);
 			}
 		}
 	}
 	__u32 ntid = next->pid;
-	struct ob_start *s = bpf_map_lookup_elem(&start, &ntid);
+	if (!ntid)
+		return 0; /* the idle task: never followed */
+	struct ob_start *s = bpf_task_storage_get(&start, next, NULL, 0);
 	if (!s || !s->time)
 		return 0;
 	__u64 dt = now > s->time ? now - s->time : 0;
@@ -207,5 +219,21 @@ int BPF_PROG(on_exec, struct task_struct *p)
 	__u8 *m = bpf_map_lookup_elem(&follow, &tgid);
 	if (m && *m == OB_HOLD)
 		*m = OB_FOLLOW;
+	return 0;
+}
+
+/* The starts still open (threads off the CPU when the recording ends), one
+ * struct ob_open each; kiln reads them through a bpf_iter. */
+SEC("iter/task")
+int dump_open(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	if (!t)
+		return 0;
+	struct ob_start *s = bpf_task_storage_get(&start, t, NULL, 0);
+	if (!s || !s->time)
+		return 0;
+	struct ob_open o = { .tid = t->pid, .s = *s };
+	bpf_seq_write(ctx->meta->seq, &o, sizeof(o));
 	return 0;
 }
