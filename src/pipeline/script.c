@@ -370,8 +370,10 @@ static void resolve_sym(struct script_ctx *x, uint32_t pid, unsigned cpumode, ui
 		if (core) {
 			kernel_sym(x, ip, out);
 		} else if (map && dso_set_get(x->dsos, map->dso)->kind == DSO_KSYM) {
-			out->sym = out->dso; /* a BPF program: one symbol, named as its dso */
-			out->symoff = ip - map->start;
+			struct sym ks; /* a BPF program: its KSYMBOL's name, as symbolize gives it */
+			symbolize(x->sz, pid, ip, true, &ks);
+			out->sym = strtab_get(x->strs, ks.name);
+			out->symoff = ks.symoff;
 		}
 		if (x->want_srcline)
 			out->srcline = srcline_fail(

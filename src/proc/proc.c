@@ -147,17 +147,13 @@ void addr_space_remove(struct addr_space *as, uint64_t start, uint64_t end)
 {
 	if (end <= start)
 		return;
-	/* Insert a placeholder over the range (it trims), then drop it. */
+	/* Insert a placeholder over the range (it trims), then drop it: it is
+	 * the one mapping holding 'start'. */
 	struct mapping hole = { .start = start, .end = end, .dso = UINT32_MAX };
 	addr_space_insert(as, &hole);
-	for (size_t i = 0; i < as->maps.n; i++) {
-		if (as->maps.v[i].start == start && as->maps.v[i].dso == UINT32_MAX) {
-			memmove(&as->maps.v[i], &as->maps.v[i + 1],
-				(as->maps.n - i - 1) * sizeof(as->maps.v[0]));
-			as->maps.n--;
-			break;
-		}
-	}
+	size_t i = (size_t)(addr_space_find(as, start) - as->maps.v);
+	memmove(&as->maps.v[i], &as->maps.v[i + 1], (as->maps.n - i - 1) * sizeof(as->maps.v[0]));
+	as->maps.n--;
 }
 
 const struct mapping *addr_space_find(const struct addr_space *as, uint64_t addr)
