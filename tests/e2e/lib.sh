@@ -20,6 +20,18 @@ need_perf_events() {
 		skip "cannot record here: $(head -1 "$T/probe.err")"
 	rm -f "$T/probe.data"
 }
+# Run one command as user nobody (root only; setpriv).
+asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# For tests that drop privileges: skip unless root with setpriv, then set
+# kernel.perf_event_paranoid to 2 ($f names it), restored on exit.
+paranoid_setup() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	command -v setpriv >/dev/null || skip "no setpriv"
+	f=/proc/sys/kernel/perf_event_paranoid
+	old=$(cat $f)
+	trap 'echo $old >$f; rm -rf "$T"' EXIT
+	echo 2 >$f || skip "cannot change perf_event_paranoid"
+}
 need_perf() {
 	command -v perf >/dev/null || skip "perf is not installed"
 }

@@ -3,15 +3,8 @@
 # a hint, exit 1, no file. At paranoid 2 an unprivileged user still gets
 # user-space samples. Needs root (to change the sysctl and drop privileges).
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-command -v setpriv >/dev/null || skip "no setpriv"
-f=/proc/sys/kernel/perf_event_paranoid
-old=$(cat $f)
-trap 'echo $old >$f; rm -rf "$T"' EXIT
+paranoid_setup
 chmod 777 "$T"
-asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-
-echo 2 >$f || skip "cannot change perf_event_paranoid"
 # -a needs paranoid <= 0: refused at 2 on every kernel.
 asnobody "$KILN" record -a -o "$T/a.data" -- true 2>"$T/err"
 st=$?

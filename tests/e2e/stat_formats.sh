@@ -94,7 +94,6 @@ done
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$T"
 	cp "$KILN" "$T/kiln-copy" && chmod 755 "$T/kiln-copy"
-	asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	if asnobody "$T/kiln-copy" stat -x, -- true 2>"$T/u.csv" >/dev/null; then
 		cut -d, -f3 "$T/u.csv" >"$T/u.k"
 		if [ -n "$have_perf" ] && asnobody perf stat -x, -- true 2>"$T/u.perf" >/dev/null; then

@@ -4,13 +4,7 @@
 # 1, before any table or terminal change. Needs root (to change the
 # sysctl and drop privileges).
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-command -v setpriv >/dev/null || skip "no setpriv"
-f=/proc/sys/kernel/perf_event_paranoid
-old=$(cat $f)
-trap 'echo $old >$f; rm -rf "$T"' EXIT
-asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-echo 2 >$f || skip "cannot change perf_event_paranoid"
+paranoid_setup
 asnobody "$KILN" top --stdio -d 1 >"$T/out" 2>"$T/err"
 st=$?
 [ $st = 1 ] || fail "top (the machine) as nobody at paranoid 2: exit $st, want 1"
