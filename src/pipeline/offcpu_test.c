@@ -151,6 +151,37 @@ static void test_pairing_out_of_order(void **state)
 	offcpu_free(oc);
 }
 
+/* User stacks only (sched_switch with exclude_callchain_kernel, the
+ * default): a user chain, and a kernel thread's empty one, first in the
+ * recording (nothing pooled yet), kept as they are. */
+static void test_user_stacks(void **state)
+{
+	(void)state;
+	static const uint64_t chain_u[] = { U, 0x401000, 0x401100 };
+	static const uint64_t none[1] = { 0 };
+	struct offcpu *oc = make(0, false, 0);
+	sched(oc, 1, 11, 10, 1, 0, none, 0);
+	sched(oc, 1, 12, 20, 1, 0, chain_u, 3);
+	switch_in(oc, 1, 11, 110);
+	switch_in(oc, 1, 12, 220);
+	offcpu_round(oc);
+	struct outs o = { .n = 0 };
+	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.v[0].tid, 11);
+	assert_int_equal(o.v[0].period, 100);
+	assert_int_equal(o.v[0].n, 0);
+	assert_int_equal(o.v[0].ip, 0);
+	assert_int_equal(o.v[0].misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(o.v[1].tid, 12);
+	assert_int_equal(o.v[1].period, 200);
+	assert_int_equal(o.v[1].n, 3);
+	assert_memory_equal(o.v[1].chain, chain_u, sizeof(chain_u));
+	assert_int_equal(o.v[1].ip, 0x401000);
+	assert_int_equal(o.v[1].misc, PERF_RECORD_MISC_USER);
+	offcpu_free(oc);
+}
+
 /* A thread's exit closes its interval; one still open at the end is
  * closed at the last time seen; a thread switched out dead opens none. */
 static void test_exit_end_dead(void **state)
@@ -364,6 +395,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairing_out_of_order),
+		cmocka_unit_test(test_user_stacks),
 		cmocka_unit_test(test_exit_end_dead),
 		cmocka_unit_test(test_threshold_sum_state),
 		cmocka_unit_test(test_stack_cap),
