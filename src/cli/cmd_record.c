@@ -556,7 +556,8 @@ const struct opts_cmd record_cmd = {
 		"kiln record -g -p 1234 -- sleep 10                     # a running PID for 10 s\n"
 		"kiln record -a -g -- sleep 5                           # the whole machine\n"
 		"kiln record -e cpu-clock:u -c 100000 -- make -j2       # user-only, fixed period\n"
-		"kiln record --call-graph dwarf -- ./prog_without_fp    # DWARF stacks\n",
+		"kiln record --call-graph dwarf -- ./prog_without_fp    # DWARF stacks\n"
+		"kiln record -g --off-cpu --off-cpu-kernel -- ./server  # where it waits, kernel too\n",
 	.flags = OPTS_STOP_AT_ARG,
 };
 
