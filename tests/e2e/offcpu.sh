@@ -391,7 +391,8 @@ grep -E '__schedule|do_syscall_64|entry_SYSCALL|pipe_read|do_nanosleep' "$T/uc.f
 for th in waiter0 waiter1; do
 	piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times_uc")
 	rd=$(secs "$T/uc.folded" $th ';(wait_pipe|(__libc_)?read);.*\[off-cpu: S\] [0-9]*$')
-	near "$rd" "$piped" 2 || fail "--user-callchains: $th: $rd s off-CPU under the read, the program measured $piped s"
+	near "$rd" "$piped" 2 ||
+		fail "--user-callchains: $th: $rd s off-CPU under the read, the program measured $piped s: $(grep "^$th;" "$T/uc.folded" | head -5) $(cat "$T/uc.err")"
 	sl=$(secs "$T/uc.folded" $th nanosleep)
 	awk -v v="$sl" 'BEGIN { exit !(v >= 0.98) }' || fail "--user-callchains: $th: $sl s under nanosleep, not 1.0 s"
 done
