@@ -140,6 +140,9 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 		opts_help(stdout, &flame_cmd);
 		return KILN_EXIT_OK;
 	}
+	/* --wall records blocked time too: its recording options apply. */
+	if (first >= 0 && ctx.pc.po.weight == PROFILE_WEIGHT_WALL && !ctx.rc.o.off_cpu)
+		ctx.rc.o.off_cpu = RECORD_OFFCPU_AUTO;
 	if (first < 0 || record_cli_finish(&ctx.rc, &p)) {
 		record_cli_extra_release(xp);
 		return cli_usage_error(&p);
@@ -164,7 +167,7 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 			record_cli_extra_release(&x);
 			return code;
 		}
-	} else if (ro.period || ro.freq || ro.nevents || ro.off_cpu_thresh_ns) {
+	} else if (ro.period || ro.freq || ro.nevents || ro.off_cpu_thresh_ns || ro.off_cpu_kernel) {
 		cli_err("error: recording options need a command, -p or -a\n");
 		record_cli_extra_release(&x);
 		return KILN_EXIT_USAGE;

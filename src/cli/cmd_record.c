@@ -474,18 +474,23 @@ const struct opt record_cli_opts[] = {
 	OPT_BOOL('q', "quiet", RC_OFF(x.quiet), "no summary line, no note of the cpu-clock fallback"),
 	{ .kind = OPT_KIND_CALLBACK, .long_name = "off-cpu", .offset = RC_OFF(o.off_cpu),
 	  .metavar = "METHOD", .flags = OPT_OPTARG, .cb = opt_off_cpu,
-	  .help = "also record where threads wait: each switch-out's stack and state, and how "
-		  "long the thread stayed off the CPU, written as perf's offcpu-time samples "
-		  "(period = nanoseconds blocked); METHOD bpf (the default where it loads): a "
-		  "BPF program on sched_switch sums blocked time per stack in the kernel (needs "
-		  "root or CAP_BPF+CAP_PERFMON, and the kernel's BTF); sched (the fallback): the "
-		  "sched:sched_switch tracepoint with callchains, paired at the end of the "
-		  "recording (needs root, CAP_PERFMON or kernel.perf_event_paranoid <= -1, and "
-		  "tracefs readable)" },
+	  .help = "also record where threads wait: each switch-out's user stack (the kernel's "
+		  "too with --off-cpu-kernel) and state, and how long the thread stayed off the "
+		  "CPU, written as perf's offcpu-time samples (period = nanoseconds blocked); "
+		  "METHOD bpf (the default where it loads): a BPF program on sched_switch sums "
+		  "blocked time per stack in the kernel (needs root or CAP_BPF+CAP_PERFMON, and "
+		  "the kernel's BTF); sched (the fallback): the sched:sched_switch tracepoint "
+		  "with callchains, paired at the end of the recording (needs root, CAP_PERFMON "
+		  "or kernel.perf_event_paranoid <= -1, and tracefs readable)" },
+	OPT_BOOL(0, "off-cpu-kernel", RC_OFF(o.off_cpu_kernel),
+		 "with --off-cpu, blocked stacks with their kernel part too (what the thread "
+		 "waited on: pipe, futex, disk; both methods); without it they are user stacks "
+		 "only, as perf's --off-cpu records them; the kernel stack walk at each "
+		 "switch-out is most of the off-CPU cost on a program that switches often "
+		 "(docs/cmd/record.md)"),
 	OPT_BOOL(0, "user-callchains", RC_OFF(o.user_callchains),
 		 "callchains without their kernel part (perf's exclude_callchain_kernel), in "
-		 "samples and --off-cpu stacks; with --off-cpu=bpf no kernel stack is walked "
-		 "at each switch, which is most of the method's cost"),
+		 "samples and --off-cpu stacks alike"),
 	OPT_CALLBACK(0, "off-cpu-thresh", RC_OFF(o.off_cpu_thresh_ns), "TIME",
 		     "with --off-cpu, leave out blocked intervals shorter than TIME (ns, us, ms, "
 		     "s; a bare number is milliseconds; default 0: all)",
@@ -508,6 +513,12 @@ int record_cli_finish(struct record_cli *rc, struct opts_parser *p)
 		return opts_error(p, "-a and -p cannot be used together");
 	if (o->off_cpu_thresh_ns && o->off_cpu == RECORD_OFFCPU_NONE)
 		return opts_error(p, "--off-cpu-thresh needs --off-cpu");
+	if (o->off_cpu_kernel && o->off_cpu == RECORD_OFFCPU_NONE)
+		return opts_error(p, "--off-cpu-kernel needs --off-cpu");
+	if (o->off_cpu_kernel && o->user_callchains)
+		return opts_error(p, "--off-cpu-kernel and --user-callchains cannot be used "
+				     "together (--user-callchains leaves the kernel part out of every "
+				     "callchain)");
 	return 0;
 }
 
@@ -545,7 +556,8 @@ const struct opts_cmd record_cmd = {
 		"kiln record -g -p 1234 -- sleep 10                     # a running PID for 10 s\n"
 		"kiln record -a -g -- sleep 5                           # the whole machine\n"
 		"kiln record -e cpu-clock:u -c 100000 -- make -j2       # user-only, fixed period\n"
-		"kiln record --call-graph dwarf -- ./prog_without_fp    # DWARF stacks\n",
+		"kiln record --call-graph dwarf -- ./prog_without_fp    # DWARF stacks\n"
+		"kiln record -g --off-cpu --off-cpu-kernel -- ./server  # where it waits, kernel too\n",
 	.flags = OPTS_STOP_AT_ARG,
 };
 

@@ -170,9 +170,12 @@ static void take_sample(struct offcpu *oc, const uint8_t *p, const uint8_t *end)
 		e->state = schedsw_state_letter(l, state);
 		e->chain_off = (uint32_t)oc->pool.n;
 		e->chain_n = (uint32_t)nr;
-		VEC_RESERVE(&oc->pool, oc->pool.n + nr);
-		memcpy(oc->pool.v + oc->pool.n, chain, nr * 8);
-		nr = schedsw_trim(oc->pool.v + oc->pool.n, nr, oc->o.sched_lo, oc->o.sched_hi);
+		if (nr) { /* none: a kernel thread's user stack (no --off-cpu-kernel) */
+			VEC_RESERVE(&oc->pool, oc->pool.n + nr);
+			memcpy(oc->pool.v + oc->pool.n, chain, nr * 8);
+			nr = schedsw_trim(oc->pool.v + oc->pool.n, nr, oc->o.sched_lo,
+					  oc->o.sched_hi);
+		}
 		e->chain_n = (uint32_t)nr;
 		oc->pool.n += nr;
 	}
@@ -323,8 +326,10 @@ static void apply(struct offcpu *oc, const struct pend *e)
 		t->state = e->state;
 		t->out_time = e->time;
 		t->chain.n = 0;
-		VEC_RESERVE(&t->chain, e->chain_n);
-		memcpy(t->chain.v, oc->pool.v + e->chain_off, (size_t)e->chain_n * 8);
+		if (e->chain_n) {
+			VEC_RESERVE(&t->chain, e->chain_n);
+			memcpy(t->chain.v, oc->pool.v + e->chain_off, (size_t)e->chain_n * 8);
+		}
 		t->chain.n = e->chain_n;
 		return;
 	case P_IN:

@@ -72,6 +72,14 @@ static int collect(void *arg, const void *rec, size_t len)
 	return 0;
 }
 
+/* offcpu_finish into o: n samples written. */
+static void finish(struct offcpu *oc, struct outs *o, size_t n)
+{
+	o->n = 0;
+	assert_int_equal(offcpu_finish(oc, collect, o), 0);
+	assert_int_equal(o->n, n);
+}
+
 static struct offcpu *make(uint64_t thresh, bool system_wide, size_t max_stacks)
 {
 	struct offcpu_opts o = { .thresh_ns = thresh, .system_wide = system_wide,
@@ -129,9 +137,8 @@ static void test_pairing_out_of_order(void **state)
 	offcpu_round(oc);
 	switch_in(oc, 1, 11, 300);
 	offcpu_round(oc);
-	struct outs o = { .n = 0 };
-	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
-	assert_int_equal(o.n, 2);
+	struct outs o;
+	finish(oc, &o, 2);
 	/* sorted by pid, tid */
 	assert_int_equal(o.v[0].tid, 11);
 	assert_int_equal(o.v[0].period, 200);
@@ -151,6 +158,36 @@ static void test_pairing_out_of_order(void **state)
 	offcpu_free(oc);
 }
 
+/* User stacks only (sched_switch with exclude_callchain_kernel, the
+ * default): a user chain, and a kernel thread's empty one, first in the
+ * recording (nothing pooled yet), kept as they are. */
+static void test_user_stacks(void **state)
+{
+	(void)state;
+	static const uint64_t chain_u[] = { U, 0x401000, 0x401100 };
+	static const uint64_t none[1] = { 0 };
+	struct offcpu *oc = make(0, false, 0);
+	sched(oc, 1, 11, 10, 1, 0, none, 0);
+	sched(oc, 1, 12, 20, 1, 0, chain_u, 3);
+	switch_in(oc, 1, 11, 110);
+	switch_in(oc, 1, 12, 220);
+	offcpu_round(oc);
+	struct outs o;
+	finish(oc, &o, 2);
+	assert_int_equal(o.v[0].tid, 11);
+	assert_int_equal(o.v[0].period, 100);
+	assert_int_equal(o.v[0].n, 0);
+	assert_int_equal(o.v[0].ip, 0);
+	assert_int_equal(o.v[0].misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(o.v[1].tid, 12);
+	assert_int_equal(o.v[1].period, 200);
+	assert_int_equal(o.v[1].n, 3);
+	assert_memory_equal(o.v[1].chain, chain_u, sizeof(chain_u));
+	assert_int_equal(o.v[1].ip, 0x401000);
+	assert_int_equal(o.v[1].misc, PERF_RECORD_MISC_USER);
+	offcpu_free(oc);
+}
+
 /* A thread's exit closes its interval; one still open at the end is
  * closed at the last time seen; a thread switched out dead opens none. */
 static void test_exit_end_dead(void **state)
@@ -165,9 +202,8 @@ static void test_exit_end_dead(void **state)
 	memcpy(ex, &h, 8);
 	assert_false(offcpu_take(oc, ex, sizeof(ex))); /* still written by the caller */
 	switch_in(oc, 1, 14, 100); /* never switched out: nothing */
-	struct outs o = { .n = 0 };
-	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
-	assert_int_equal(o.n, 2);
+	struct outs o;
+	finish(oc, &o, 2);
 	assert_int_equal(o.v[0].tid, 11);
 	assert_int_equal(o.v[0].period, 50);
 	assert_int_equal(o.v[1].tid, 12);
@@ -192,9 +228,8 @@ static void test_threshold_sum_state(void **state)
 	sched(oc, 1, 11, 2000, 0x100, 0, chain_a, 4); /* preempted */
 	sched(oc, 1, 11, 2500, 0x100, 0, chain_a, 4); /* the switch-in between was lost */
 	switch_in(oc, 1, 11, 3000);
-	struct outs o = { .n = 0 };
-	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
-	assert_int_equal(o.n, 2);
+	struct outs o;
+	finish(oc, &o, 2);
 	assert_int_equal(offcpu_id_state(o.v[0].id), 'R');
 	assert_int_equal(o.v[0].period, 500);
 	assert_int_equal(offcpu_id_state(o.v[1].id), 'S');
@@ -213,9 +248,8 @@ static void test_stack_cap(void **state)
 	switch_in(oc, 1, 11, 10);
 	sched(oc, 1, 11, 20, 1, 0, chain_b, 5);
 	switch_in(oc, 1, 11, 50);
-	struct outs o = { .n = 0 };
-	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
-	assert_int_equal(o.n, 2);
+	struct outs o;
+	finish(oc, &o, 2);
 	assert_int_equal(o.v[0].n, 0); /* the stackless sum sorts first */
 	assert_int_equal(o.v[0].period, 30);
 	assert_int_equal(o.v[1].n, 4);
@@ -231,9 +265,8 @@ static void test_system_wide(void **state)
 	struct offcpu *oc = make(0, true, 0);
 	sched(oc, 5, 11, 100, 2, 0, chain_a, 4); /* to idle: pid 0 is not followed */
 	sched(oc, 7, 20, 250, 0x100, 11, chain_b, 5);
-	struct outs o = { .n = 0 };
-	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
-	assert_int_equal(o.n, 1); /* tid 20 stays open until the end, at 250: 0 ns */
+	struct outs o;
+	finish(oc, &o, 1); /* tid 20 stays open until the end, at 250: 0 ns */
 	assert_int_equal(o.v[0].pid, 5);
 	assert_int_equal(o.v[0].tid, 11);
 	assert_int_equal(o.v[0].period, 150);
@@ -305,9 +338,8 @@ static void test_trim_to_schedule(void **state)
 	switch_in(oc, 1, 11, 200);
 	switch_in(oc, 1, 12, 300);
 	offcpu_round(oc);
-	struct outs o = { .n = 0 };
-	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
-	assert_int_equal(o.n, 2);
+	struct outs o;
+	finish(oc, &o, 2);
 	assert_int_equal(o.v[0].tid, 11);
 	assert_int_equal(o.v[0].n, 5);
 	assert_memory_equal(o.v[0].chain, want, sizeof(want));
@@ -331,9 +363,8 @@ static void test_bpf_sums(void **state)
 	struct offcpu_opts o2 = { 0 };
 	struct offcpu *oc2 = offcpu_new(&o2);
 	offcpu_add(oc2, 3, 33, 'S', user_only, 2, 9);
-	struct outs o = { .n = 0 };
-	assert_int_equal(offcpu_finish(oc, collect, &o), 0);
-	assert_int_equal(o.n, 3);
+	struct outs o;
+	finish(oc, &o, 3);
 	assert_int_equal(o.v[0].tid, 11);
 	assert_int_equal(offcpu_id_state(o.v[0].id), 'D');
 	assert_int_equal(o.v[0].period, 40);
@@ -364,6 +395,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairing_out_of_order),
+		cmocka_unit_test(test_user_stacks),
 		cmocka_unit_test(test_exit_end_dead),
 		cmocka_unit_test(test_threshold_sum_state),
 		cmocka_unit_test(test_stack_cap),

@@ -259,15 +259,24 @@ static int write_failed(const struct session *s, int err)
 	return err_set(err, "cannot write '%s': %s", s->o->output, strerror(-err));
 }
 
+/* Blocked stacks with their kernel part: --off-cpu-kernel (else the user
+ * stack only, as perf's --off-cpu). */
+static bool offcpu_kernel(const struct record_opts *o)
+{
+	return o->off_cpu_kernel && !o->user_callchains;
+}
+
 /* --off-cpu's sched_switch: every switch, a frame-pointer callchain (also
  * with --call-graph dwarf: stacks are summed at the end of the recording,
- * not unwound), the payload; switch-ins of followed threads as SWITCH
- * records (with -a, sched_switch's next_pid tells them). */
+ * not unwound; its kernel part with --off-cpu-kernel only, whatever the
+ * sampling events take), the payload; switch-ins of followed threads as
+ * SWITCH records (with -a, sched_switch's next_pid tells them). */
 static void offcpu_sched_attr(const struct record_opts *o, struct perf_event_attr *a)
 {
 	a->sample_type = OFFCPU_SCHED_SAMPLE_TYPE;
 	a->freq = 0;
 	a->sample_period = 1;
+	a->exclude_callchain_kernel = !offcpu_kernel(o);
 	a->exclude_callchain_user = 0;
 	a->sample_regs_user = 0;
 	a->sample_stack_user = 0;
@@ -288,7 +297,7 @@ static int choose_offcpu(struct session *s)
 		return 0;
 	struct offcpubpf_opts bo = { .system_wide = o->system_wide,
 				     .thresh_ns = o->off_cpu_thresh_ns,
-				     .user_only = o->user_callchains };
+				     .user_only = !offcpu_kernel(o) };
 	int err = offcpubpf_open(&s->ob, &bo);
 	if (!err) {
 		res->offcpu_method = RECORD_OFFCPU_BPF;

@@ -84,6 +84,8 @@ struct record_opts {
 	unsigned mmap_pages;    /* -m (0: default) */
 	int off_cpu;            /* enum record_offcpu */
 	uint64_t off_cpu_thresh_ns; /* --off-cpu-thresh: shorter blocked intervals left out */
+	bool off_cpu_kernel;    /* --off-cpu-kernel: blocked stacks with their kernel part
+				 * (else user stacks only, as perf's --off-cpu) */
 	char **cmdline;         /* kiln's own argv, for the header */
 	int cmdline_n;
 };

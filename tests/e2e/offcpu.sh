@@ -1,12 +1,15 @@
 #!/bin/sh
 # kiln record --off-cpu=sched (offcpu_bpf.sh runs this with =bpf): threads
 # that sleep 2 x 0.5 s in nanosleep, block on a pipe about 0.5 s and compute
-# 0.5 s. Off-CPU time under nanosleep is 1.0 s within 2%, under the pipe
-# read the time the program measured within 2%, both in state S; a vfork
-# parent waits in state D, two threads pinned to one CPU wait in state R;
-# the --wall total of each thread is its wall time within 3%; perf script
-# reads the file and shows offcpu-time samples; the on-CPU view leaves them
-# out; the summary names the method; a refused method is told.
+# 0.5 s. By default the blocked stacks are user stacks only (as perf's
+# --off-cpu), with --off-cpu-kernel the kernel's part under the same user
+# stacks; in both, off-CPU time under nanosleep is 1.0 s within 2%, under
+# the pipe read the time the program measured within 2%, both in state S; a
+# vfork parent waits in state D, two threads pinned to one CPU wait in
+# state R; the --wall total of each thread is its wall time within 3%; perf
+# script reads the file and shows offcpu-time samples; the on-CPU view
+# leaves them out; the summary names the method; a refused method is told;
+# --off-cpu-kernel with --user-callchains is a usage error.
 # OFFCPU_FLAG (default --off-cpu=METHOD) is the flag given, OFFCPU_DROP
 # capabilities record runs without (capsh --drop; offcpu_fallback.sh).
 . "$(dirname "$0")/lib.sh"
@@ -152,60 +155,140 @@ int main(int argc, char **argv)
 }
 PROG
 cc -O1 -g -fno-omit-frame-pointer -pthread -o "$T/waiter" "$T/waiter.c" || skip "cannot build the test program"
-krec $OC -o "$T/oc.data" -- "$T/waiter" >"$T/times" 2>"$T/rec.err" ||
-	fail "record $OC failed: $(cat "$T/rec.err")"
-grep -q "off-CPU ($M): .* s blocked" "$T/rec.err" || fail "no off-CPU summary of method $M: $(cat "$T/rec.err")"
-"$KILN" collapse --off-cpu "$T/oc.data" >"$T/off.folded" || fail "collapse --off-cpu failed"
-"$KILN" collapse --wall "$T/oc.data" >"$T/wall.folded" || fail "collapse --wall failed"
 # within PCT percent: $1 measured, $2 expected (seconds)
 near() {
 	awk -v m="$1" -v e="$2" -v p="$3" 'BEGIN { d = m - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }'
 }
+# secs FILE THREAD REGEX: the seconds of THREAD's stacks in folded FILE that match REGEX
+# (the regex through the environment: awk -v would take its backslashes)
+secs() {
+	RE=$3 awk -v t="$2" 'index($0, t ";") == 1 && $0 ~ ENVIRON["RE"] { s += $NF } END { printf "%.9f", s / 1e9 }' "$1"
+}
+# check_run NAME TIMES KERNEL: NAME.data recorded with the program's times
+# in TIMES; KERNEL "k": blocked stacks with their kernel part
+# (--off-cpu-kernel), else user stacks only. Each worker's off-CPU time
+# under nanosleep is 1.0 s within 2%, under the pipe read the time the
+# program measured within 2% (with KERNEL: under the kernel's pipe_read and
+# do_nanosleep below the user frames); its --wall total is its wall time
+# within 3%; the states at the leaf: S for the sleeps and the pipe read, D
+# for a vfork parent, R for threads that share a CPU.
+check_run() {
+	"$KILN" collapse --off-cpu "$T/$1.data" >"$T/$1.off" || fail "$1: collapse --off-cpu failed"
+	"$KILN" collapse --wall "$T/$1.data" >"$T/$1.wall" || fail "$1: collapse --wall failed"
+	sleep_re='nanosleep' read_re=';(wait_pipe|(__libc_)?read);' vfork_re=';(__)?vfork;' child_re=';syscall;'
+	if [ "$3" = k ]; then
+		sleep_re='nanosleep[^;]*;.*;do_nanosleep;' read_re="$read_re.*pipe_read;"
+		vfork_re="$vfork_re.*(sys_vfork|kernel_clone);" child_re="$child_re.*sys_nanosleep;"
+		grep -q ';__schedule;\[off-cpu: ' "$T/$1.off" || fail "$1: no kernel part in the blocked stacks"
+	else
+		grep -E ';(__schedule|do_syscall_64|entry_SYSCALL[^;]*|[a-z_]*pipe_read|do_nanosleep|kernel_clone);' "$T/$1.off" &&
+			fail "$1: kernel frames in the blocked stacks without --off-cpu-kernel"
+	fi
+	for th in waiter0 waiter1; do
+		wall=$(awk -v t=$th '$1 == t { print $2 }' "$2")
+		piped=$(awk -v t=$th '$1 == t { print $3 }' "$2")
+		slept=$(awk -v t=$th '$1 == t { print $4 }' "$2")
+		[ -n "$wall" ] || fail "$1: the program did not report $th"
+		sl=$(secs "$T/$1.off" $th "$sleep_re")
+		rd=$(secs "$T/$1.off" $th "$read_re")
+		wt=$(secs "$T/$1.wall" $th .)
+		# 1.0 s, and what the program measured (a loaded machine wakes it late)
+		near "$sl" 1.0 2 || near "$sl" "$slept" 2 ||
+			fail "$1: $th: $sl s off-CPU under nanosleep, not 1.0 s (the program measured $slept s)"
+		near "$rd" "$piped" 2 || fail "$1: $th: $rd s off-CPU under the pipe read, the program measured $piped s"
+		near "$wt" "$wall" 3 || fail "$1: $th: --wall total $wt s, its wall time $wall s"
+		# (a thread preempted on its way into the sleep waits in R: the
+		# kernel's do_nanosleep tells the sleep itself)
+		if [ "$3" = k ]; then
+			grep "^$th;" "$T/$1.off" | grep do_nanosleep | grep -qv '\[off-cpu: S\] [0-9]*$' &&
+				fail "$1: $th: a nanosleep stack not in state S"
+		fi
+		grep "^$th;" "$T/$1.off" | grep -E "$sleep_re" | grep -q '\[off-cpu: S\] [0-9]*$' ||
+			fail "$1: $th: no nanosleep stack in state S"
+		grep "^$th;" "$T/$1.off" | grep -E "$read_re" | grep -q '\[off-cpu: S\] [0-9]*$' ||
+			fail "$1: $th: the pipe read is not in state S"
+		echo "$1: $th: nanosleep $sl s (measured $slept), pipe $rd s (measured $piped), wall $wt s (measured $wall)"
+	done
+	# D for the vfork parent (a killable wait), R for the threads that
+	# share a CPU, under their own stacks.
+	vd=$(secs "$T/$1.off" vforker "$vfork_re"'.*\[off-cpu: D\] [0-9]*$')
+	awk -v v="$vd" 'BEGIN { exit !(v >= 0.25) }' ||
+		fail "$1: the vfork parent's wait is $vd s in state D, not about 0.3 s: $(grep '^vforker;' "$T/$1.off" | head -3)"
+	grep "^vforker;" "$T/$1.off" | grep -E "$vfork_re" | grep -q '\[off-cpu: S\] [0-9]*$' && fail "$1: a vfork wait in state S"
+	# The vfork child (another process: the command's tree is followed) sleeps 0.3 s.
+	vc=$(secs "$T/$1.off" vforker "$child_re"'.*\[off-cpu: S\] [0-9]*$')
+	awk -v v="$vc" 'BEGIN { exit !(v >= 0.29 && v < 0.4) }' || fail "$1: the vfork child's 0.3 s sleep shows as $vc s"
+	for th in pinned0 pinned1; do
+		pr=$(secs "$T/$1.off" $th 'compute.*\[off-cpu: R\] [0-9]*$')
+		awk -v v="$pr" 'BEGIN { exit !(v >= 0.05) }' || fail "$1: $th: only $pr s runnable (R) under compute"
+		echo "$1: $th: $pr s in state R; vforker: $vd s in state D"
+	done
+}
+
+# The default: user stacks only (as perf's --off-cpu), the samples' own
+# callchains (-g) with their kernel part.
+krec $OC -g -o "$T/oc.data" -- "$T/waiter" >"$T/times" 2>"$T/rec.err" ||
+	fail "record $OC failed: $(cat "$T/rec.err")"
+grep -q "off-CPU ($M): .* s blocked" "$T/rec.err" || fail "no off-CPU summary of method $M: $(cat "$T/rec.err")"
+check_run oc "$T/times" u
+cp "$T/oc.off" "$T/off.folded"
+"$KILN" script --header-only -i "$T/oc.data" >"$T/oc.header" 2>/dev/null || fail "kiln script --header-only failed"
+grep '^# event : name = cpu-clock,' "$T/oc.header" | grep -q 'CALLCHAIN' ||
+	fail "the sampling event has no callchains: $(grep '^# event' "$T/oc.header")"
+grep '^# event : name = cpu-clock,' "$T/oc.header" | grep -q 'exclude_callchain_kernel' &&
+	fail "the sampling event lost its kernel callchains: $(grep '^# event' "$T/oc.header")"
+if [ $M = sched ]; then
+	grep '^# event : name = sched:sched_switch,' "$T/oc.header" | grep -q 'exclude_callchain_kernel = 1' ||
+		fail "sched_switch takes kernel callchains: $(grep '^# event' "$T/oc.header")"
+fi
+
+# --off-cpu-kernel: the kernel's part under the same user stacks, the
+# same times.
+krec -q $OC --off-cpu-kernel -o "$T/k.data" -- "$T/waiter" >"$T/times_k" 2>"$T/k.err" ||
+	fail "record $OC --off-cpu-kernel failed: $(cat "$T/k.err")"
+check_run k "$T/times_k" k
+# Each blocked stack is whole: the kernel's part ends in __schedule, right at the state.
+grep '__schedule;' "$T/k.off" | grep -qv '__schedule;\[off-cpu: .\] [0-9]*$' &&
+	fail "a stack goes on past __schedule: $(grep '__schedule;' "$T/k.off" | grep -v '__schedule;\[off-cpu' | head -1)"
+# Without its kernel frames, the pipe read's and the sleep's stacks are the
+# user stacks the default run recorded.
+"$KILN" collapse --off-cpu --kernel "$T/k.data" >"$T/k.offk" || fail "collapse --kernel failed"
 for th in waiter0 waiter1; do
-	wall=$(awk -v t=$th '$1 == t { print $2 }' "$T/times")
-	piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times")
-	slept=$(awk -v t=$th '$1 == t { print $4 }' "$T/times")
-	[ -n "$wall" ] || fail "the program did not report $th"
-	sl=$(awk -v t=$th 'index($0, t ";") == 1 && /nanosleep/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
-	rd=$(awk -v t=$th 'index($0, t ";") == 1 && /pipe_read|;(__libc_)?read;|wait_pipe/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
-	wt=$(awk -v t=$th 'index($0, t ";") == 1 { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/wall.folded")
-	# 1.0 s, and what the program measured (a loaded machine wakes it late)
-	near "$sl" 1.0 2 || near "$sl" "$slept" 2 ||
-		fail "$th: $sl s off-CPU under nanosleep, not 1.0 s (the program measured $slept s)"
-	near "$rd" "$piped" 2 || fail "$th: $rd s off-CPU under the pipe read, the program measured $piped s"
-	near "$wt" "$wall" 3 || fail "$th: --wall total $wt s, its wall time $wall s"
-	# (a thread preempted on its way into the sleep waits in R)
-	grep "^$th;" "$T/off.folded" | grep do_nanosleep | grep -qv '\[off-cpu: S\] [0-9]*$' &&
-		fail "$th: a nanosleep stack not in state S"
-	grep "^$th;" "$T/off.folded" | grep -E 'pipe_read|;read;' | grep -q '\[off-cpu: S\] [0-9]*$' ||
-		fail "$th: the pipe read is not in state S"
-	echo "$th: nanosleep $sl s (measured $slept), pipe $rd s (measured $piped), wall $wt s (measured $wall)"
+	for re in '_pipe_read_\[k\];' ';do_nanosleep_\[k\];'; do
+		grep "^$th;" "$T/k.offk" | grep "$re" | grep '\[off-cpu: S\]' | sed 's/;[^;]*_\[k\]//g; s/ [0-9]*$//' | sort -u >"$T/k.user"
+		[ -s "$T/k.user" ] || fail "--off-cpu-kernel: $th: no stack with $re in state S: $(grep "^$th;" "$T/k.offk" | head -3)"
+		while read -r st; do
+			ST=$st awk '{ sub(/ [0-9]+$/, "") } $0 == ENVIRON["ST"] { f = 1 } END { exit !f }' "$T/oc.off" ||
+				fail "--off-cpu-kernel: $th: user stack $st (of $re) is not one the default run recorded"
+		done <"$T/k.user"
+	done
 done
-# The state at the leaf: D for the vfork parent (a killable wait), R for
-# the threads that share a CPU, under their own stacks.
-vd=$(awk 'index($0, "vforker;") == 1 && /;(__)?vfork;|sys_vfork|kernel_clone/ && /\[off-cpu: D\] [0-9]*$/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
-awk -v v="$vd" 'BEGIN { exit !(v >= 0.25) }' ||
-	fail "the vfork parent's wait is $vd s in state D, not about 0.3 s: $(grep '^vforker;' "$T/off.folded" | head -3)"
-grep "^vforker;" "$T/off.folded" | grep -E ";(__)?vfork;|sys_vfork|kernel_clone" | grep -q '\[off-cpu: S\] [0-9]*$' && fail "a vfork wait in state S"
-# The vfork child (another process: the command's tree is followed) sleeps 0.3 s.
-vc=$(awk 'index($0, "vforker;") == 1 && /sys_nanosleep/ && /\[off-cpu: S\] [0-9]*$/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
-awk -v v="$vc" 'BEGIN { exit !(v >= 0.29 && v < 0.4) }' || fail "the vfork child's 0.3 s sleep shows as $vc s"
-for th in pinned0 pinned1; do
-	pr=$(awk -v t=$th 'index($0, t ";") == 1 && /compute/ && /\[off-cpu: R\] [0-9]*$/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/off.folded")
-	awk -v v="$pr" 'BEGIN { exit !(v >= 0.05) }' || fail "$th: only $pr s runnable (R) under compute"
-	echo "$th: $pr s in state R; vforker: $vd s in state D"
-done
+"$KILN" script --header-only -i "$T/k.data" >"$T/k.header" 2>/dev/null || fail "kiln script --header-only failed"
+grep '^# event : name = sched:sched_switch,' "$T/k.header" | grep -q 'exclude_callchain_kernel' &&
+	fail "--off-cpu-kernel: sched_switch without kernel callchains: $(grep '^# event' "$T/k.header")"
+# perf reads it, kernel frames and all.
+if command -v perf >/dev/null && perf script -i "$T/k.data" >"$T/k.perf" 2>/dev/null; then
+	awk '/offcpu-time: $/ { on = 1 } /cpu-clock: / { on = 0 } on' "$T/k.perf" | grep -q 'pipe_read' ||
+		fail "--off-cpu-kernel: perf script shows no pipe_read under offcpu-time"
+fi
+
 # The on-CPU view leaves blocked time out, and says so.
 "$KILN" collapse "$T/oc.data" >"$T/on.folded" 2>"$T/on.err" || fail "collapse failed"
 grep -q 'off-cpu' "$T/on.folded" && fail "off-CPU stacks in the on-CPU view"
 grep -q 'not in this on-CPU view' "$T/on.err" || fail "no note of the off-CPU stacks left out"
 grep -q '^waiter[01];.*compute' "$T/on.folded" || fail "no on-CPU samples of compute"
-# Each blocked stack is whole: the kernel's part ends in __schedule, right at the state.
-grep '__schedule;' "$T/off.folded" | grep -qv '__schedule;\[off-cpu: .\] [0-9]*$' &&
-	fail "a stack goes on past __schedule: $(grep '__schedule;' "$T/off.folded" | grep -v '__schedule;\[off-cpu' | head -1)"
 # The views render; speedscope in nanoseconds.
 "$KILN" flame --off-cpu -i "$T/oc.data" -o "$T/off.svg" || fail "flame --off-cpu failed"
 grep -q 'off-cpu: S' "$T/off.svg" || fail "no state frame in the off-CPU graph"
+# flame --wall records blocked time itself, and takes record's off-CPU
+# options: with --off-cpu-kernel the pipe read's kernel path is drawn.
+if [ -z "${OFFCPU_DROP:-}" ]; then
+	"$KILN" flame $OC --wall --off-cpu-kernel -q -i "$T/fw.data" -o "$T/fw.svg" -- "$T/waiter" >/dev/null 2>"$T/fw.err" ||
+		fail "flame --wall --off-cpu-kernel failed: $(cat "$T/fw.err")"
+	grep -q 'pipe_read' "$T/fw.svg" || fail "flame --wall --off-cpu-kernel: no pipe_read frame"
+	"$KILN" flame --off-cpu-kernel -i "$T/oc.data" -o "$T/x.svg" 2>/dev/null
+	[ $? -eq 2 ] || fail "flame --off-cpu-kernel without --off-cpu or --wall is not a usage error"
+fi
 "$KILN" export -f speedscope --wall -o "$T/wall.json" "$T/oc.data" || fail "export --wall failed"
 grep -q '"unit":"nanoseconds"' "$T/wall.json" || fail "speedscope --wall is not in nanoseconds"
 # pprof: each off-CPU sample's leaf is its state frame, with the same time
@@ -275,6 +358,17 @@ for m in p a; do
 		piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times_$m")
 		rd=$(awk -v t="$th-$pid" 'index($0, t ";") == 1 && /pipe_read|;(__libc_)?read;|wait_pipe/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/$m.folded")
 		echo "-$m: $th: pipe $rd s (measured $piped)"
+		# With -a the BPF stack map holds the stacks of every process of
+		# the machine (ASLR: each process's are its own); on a busy machine
+		# a stack whose bucket another took is not kept, its time kept
+		# under the thread and state without a stack, and counted: the
+		# two threads' pipe reads share one user stack (docs/LIMITS.md).
+		if [ $m = a ] && ! near "$rd" "$piped" 2 && grep -q 'stacks were not kept' "$T/a.err"; then
+			ns=$(secs "$T/$m.folded" "$th-$pid" '^[^;]*;\[unknown\];\[off-cpu: S\] [0-9]*$')
+			rd=$(awk -v a="$rd" -v b="$ns" 'BEGIN { printf "%.9f", a + b }')
+			awk -v r="$rd" -v p="$piped" 'BEGIN { exit !(r >= p * 0.98) }' && rd=$piped
+			echo "-$m: $th: stacks lost on this machine: with the time kept without a stack, $rd s"
+		fi
 		if near "$rd" "$piped" 2; then
 			good=$((good + 1))
 		elif [ $m = p ]; then
@@ -284,21 +378,22 @@ for m in p a; do
 	[ $good -ge 1 ] || fail "-$m: no thread's pipe read matches: $(cat "$T/$m.err" 2>/dev/null)"
 done
 # -p follows the children the process forks once recorded: the vfork child's sleep.
-grep '^vforker-[0-9]*;' "$T/p.folded" | grep -q 'sys_nanosleep.*\[off-cpu: S\]' ||
+grep '^vforker-[0-9]*;' "$T/p.folded" | grep -q ';syscall;.*\[off-cpu: S\]' ||
 	fail "-p: the vfork child (forked after the recording started) is not followed"
 
-# --user-callchains: the blocked stacks have no kernel part (with bpf, no
-# kernel stack is walked), and their time is the same.
-krec -q $OC --user-callchains -o "$T/uc.data" -- "$T/waiter" >"$T/times_uc" 2>"$T/uc.err" ||
+# --user-callchains: no kernel part in any callchain, the samples' too;
+# the blocked stacks and their time as by default.
+krec -q $OC -g --user-callchains -o "$T/uc.data" -- "$T/waiter" >"$T/times_uc" 2>"$T/uc.err" ||
 	fail "record $OC --user-callchains failed: $(cat "$T/uc.err")"
 "$KILN" collapse --off-cpu "$T/uc.data" >"$T/uc.folded" || fail "collapse of the --user-callchains file failed"
 grep -E '__schedule|do_syscall_64|entry_SYSCALL|pipe_read|do_nanosleep' "$T/uc.folded" &&
 	fail "--user-callchains: kernel frames in the off-CPU stacks"
 for th in waiter0 waiter1; do
 	piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times_uc")
-	rd=$(awk -v t=$th 'index($0, t ";") == 1 && /;wait_pipe;|;(__libc_)?read;/ && /\[off-cpu: S\] [0-9]*$/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/uc.folded")
-	near "$rd" "$piped" 2 || fail "--user-callchains: $th: $rd s off-CPU under the read, the program measured $piped s"
-	sl=$(awk -v t=$th 'index($0, t ";") == 1 && /nanosleep/ { s += $NF } END { printf "%.9f", s / 1e9 }' "$T/uc.folded")
+	rd=$(secs "$T/uc.folded" $th ';(wait_pipe|(__libc_)?read);.*\[off-cpu: S\] [0-9]*$')
+	near "$rd" "$piped" 2 ||
+		fail "--user-callchains: $th: $rd s off-CPU under the read, the program measured $piped s: $(grep "^$th;" "$T/uc.folded" | head -5) $(cat "$T/uc.err")"
+	sl=$(secs "$T/uc.folded" $th nanosleep)
 	awk -v v="$sl" 'BEGIN { exit !(v >= 0.98) }' || fail "--user-callchains: $th: $sl s under nanosleep, not 1.0 s"
 done
 # the sampling event says so, as perf's --user-callchains writes it
@@ -307,15 +402,27 @@ done
 grep -q 'exclude_callchain_kernel = 1' "$T/uc.header" ||
 	fail "--user-callchains: no exclude_callchain_kernel in the attrs: $(grep -m2 attr "$T/uc.header")"
 # --off-cpu-thresh: the 0.5 s sleeps are under 600ms, the whole time is not.
-krec -q $OC --off-cpu-thresh 600ms -o "$T/th.data" -- "$T/waiter" >/dev/null ||
-	fail "record --off-cpu-thresh failed"
+krec -q $OC --off-cpu-thresh 600ms -o "$T/th.data" -- "$T/waiter" >/dev/null 2>"$T/th.err" ||
+	fail "record --off-cpu-thresh failed: $(cat "$T/th.err")"
 "$KILN" collapse --off-cpu "$T/th.data" >"$T/th.folded" || fail "collapse of the threshold file failed"
 grep '^waiter[01];' "$T/th.folded" | grep -q nanosleep && fail "0.5 s sleeps kept under a 600ms threshold"
-grep -q '^waiter;.*nanosleep' "$T/th.folded" || fail "the main thread's 1.5 s sleep left out by a 600ms threshold"
+grep -q '^waiter;.*nanosleep' "$T/th.folded" ||
+	fail "the main thread's 1.5 s sleep left out by a 600ms threshold: $(grep '^waiter;' "$T/th.folded" | head -5) $(cat "$T/th.err")"
 "$KILN" record -q --off-cpu-thresh 5ms -o "$T/u.data" -- true 2>/dev/null
 [ $? -eq 2 ] || fail "--off-cpu-thresh without --off-cpu is not a usage error"
 "$KILN" record -q --off-cpu --off-cpu-thresh 5parsecs -o "$T/u.data" -- true 2>/dev/null
 [ $? -eq 2 ] || fail "a bad --off-cpu-thresh is not a usage error"
+# --off-cpu-kernel: with --off-cpu only, and not with --user-callchains
+# (one error line, exit 2, no file).
+"$KILN" record -q --off-cpu-kernel -o "$T/u.data" -- true 2>"$T/u.err"
+[ $? -eq 2 ] || fail "--off-cpu-kernel without --off-cpu is not a usage error"
+grep -q '^error: --off-cpu-kernel needs --off-cpu$' "$T/u.err" || fail "--off-cpu-kernel alone: $(cat "$T/u.err")"
+"$KILN" record -q $OC --off-cpu-kernel --user-callchains -o "$T/u.data" -- true 2>"$T/u.err"
+[ $? -eq 2 ] || fail "--off-cpu-kernel with --user-callchains is not a usage error"
+[ "$(grep -c '^error:' "$T/u.err")" -eq 1 ] &&
+	grep -q '^error: --off-cpu-kernel and --user-callchains cannot be used together' "$T/u.err" ||
+	fail "--off-cpu-kernel --user-callchains: not one clear error line: $(cat "$T/u.err")"
+[ -e "$T/u.data" ] && fail "a usage error left a file behind"
 "$KILN" collapse --off-cpu "$T/off.folded" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--off-cpu on folded text is not a usage error"
 # An unprivileged user is refused (the method forced, or both without

@@ -6,9 +6,9 @@
  * cmake/Bpf.cmake when clang, bpftool, libbpf and BTF are present; see
  * bpf/offcpu_bpf.h for its maps), follows the given processes and their
  * children (or every thread but kiln's), and at the end reads the sums
- * with their stacks, each as a perf callchain (PERF_CONTEXT_KERNEL, the
- * kernel frames from the scheduler out, PERF_CONTEXT_USER, the user
- * frames). Threads still off the CPU at the end are closed then. Built
+ * with their stacks, each as a perf callchain (PERF_CONTEXT_KERNEL and the
+ * kernel frames from the scheduler out, unless user_only; PERF_CONTEXT_USER
+ * and the user frames). Threads still off the CPU at the end are closed then. Built
  * without BPF, or where loading is refused (no root, CAP_BPF and
  * CAP_PERFMON; no BTF), opening fails with a message naming why.
  */
@@ -25,7 +25,8 @@
 struct offcpubpf_opts {
 	bool system_wide;   /* every thread but kiln's */
 	uint64_t thresh_ns; /* intervals shorter than this are left out */
-	bool user_only;     /* user stacks only: no kernel stack walk per switch */
+	bool user_only;     /* user stacks only (perf's choice; record's default): no
+			     * kernel stack walk per switch */
 };
 
 struct offcpubpf_stats {

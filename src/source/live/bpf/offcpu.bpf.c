@@ -25,7 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 follow_all = 0; /* every thread of the machine but kiln's */
 const volatile __u32 self_tgid = 0;  /* kiln's own, never followed */
 const volatile __u64 thresh_ns = 0;  /* shorter intervals are left out */
-const volatile __u32 user_only = 0;  /* --user-callchains: no kernel stack walk */
+const volatile __u32 user_only = 0;  /* user stacks only (not --off-cpu-kernel): no kernel walk */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
