@@ -577,8 +577,6 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	buf_init(&ps.pname, SCRIPTTEXT_MAX_LINE + 64);
 	buf_init(&ps.name, SCRIPTTEXT_MAX_LINE + 64);
 	buf_init(&ps.raw, SCRIPTTEXT_MAX_LINE + 64);
-	/* One pass over the whole text for NULs; lines are searched only if it has any. */
-	bool nuls = memchr(data, '\0', len) != NULL;
 	for (size_t pos = 0, n; pos < len; pos += n + 1) {
 		const char *s = data + pos;
 		st->lines++;
@@ -595,8 +593,8 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 		n = nl ? (size_t)(nl - s) : len - pos;
 		if (n > SCRIPTTEXT_MAX_LINE)
 			st->long_lines++;
-		else if (nuls && memchr(s, '\0', n))
-			st->unrecognized++;
+		else if (memchr(s, '\0', n)) /* only lines not found in the cache: */
+			st->unrecognized++;  /* a cached line holds no NUL */
 		else
 			on_line(&ps, s, n);
 	}
