@@ -409,6 +409,11 @@ static size_t cached_frame(struct parser *ps, const char *s, size_t avail)
 	if (!linecache_find(&ps->cache, ps->line_id, s, avail, is_java(ps), &l))
 		return LINECACHE_MISS;
 	ps->line_id = l.id;
+	/* Mostly one frame a line, with room for it. */
+	if (l.count == 1 && ps->frames.n < ps->frames.cap && ps->frames.n < SCRIPTTEXT_MAX_FRAMES) {
+		ps->frames.v[ps->frames.n++] = l.vals[0];
+		return l.len;
+	}
 	for (uint32_t k = 0; k < l.count; k++)
 		push_frame(ps, l.vals[k]);
 	return l.len;
