@@ -11,8 +11,11 @@
 #       text is `perf script --no-inline` of out/small.data (SCRIPT_DATA), a
 #       `perf record --call-graph dwarf -F 1000` of one g++ -O2 compile of
 #       heavy.cpp, recorded here when missing (perf script of the 467 MB
-#       recording takes many minutes).
-# (a) and (c) run in RUNS interleaved rounds (default 3: kiln, then the
+#       recording takes many minutes);
+#   (d) the same on large text: `perf script --no-inline` of out/large.data
+#       (LARGE_DATA), the same recording of four compiles in a row (~300 MB;
+#       its text ~60 MB), made when missing (LARGE=0 skips (d)).
+# (a), (c) and (d) run in RUNS interleaved rounds (default 3: kiln, then the
 # Perl script, round after round, so a load that comes and goes weighs on
 # both); each line gives the median wall and CPU time and the ratios are
 # of medians. (b) runs once (SYNTHETIC=0 skips it). The load average is
@@ -133,46 +136,65 @@ if [ -n "$fg" ]; then
 fi
 fi
 
-sdata=${SCRIPT_DATA:-$out/small.data}
-echo "== (c) perf script text of $sdata"
-if command -v perf >/dev/null; then
-	if [ ! -s "$sdata" ]; then
-		perf record -q --call-graph dwarf -F 1000 -o "$sdata" -- \
-			g++ -O2 -std=c++17 -c "$here/heavy.cpp" -o "$out/heavy.o" 2>/dev/null
-		rm -f "$out/small.script"
+# text TKEY DATA SCRIPT COMPILES: (c)/(d) on the perf script text of DATA,
+# a --call-graph dwarf -F 1000 recording of COMPILES g++ -O2 compiles of
+# heavy.cpp (recorded when missing), written to SCRIPT once.
+text() {
+	tkey=$1 tdata=$2 script=$3 compiles=$4
+	if [ ! -s "$tdata" ]; then
+		perf record -q --call-graph dwarf -F 1000 -o "$tdata" -- sh -c "
+			i=0
+			while [ \$i -lt $compiles ]; do
+				g++ -O2 -std=c++17 -c '$here/heavy.cpp' -o /dev/null
+				i=\$((i + 1))
+			done" 2>/dev/null
+		rm -f "$script"
 	fi
-	[ -s "$out/small.script" ] || perf script --no-inline -i "$sdata" >"$out/small.script" 2>/dev/null
-	echo "  input: $(wc -l <"$out/small.script") lines, $(du -k "$out/small.script" | cut -f1) KB"
+	[ -s "$script" ] || perf script --no-inline -i "$tdata" >"$script" 2>/dev/null
+	echo "  input: $(wc -l <"$script") lines, $(du -k "$script" | cut -f1) KB"
 	i=0
 	while [ $i -lt "$runs" ]; do
-		rec ck "kiln collapse (text)" "$out/c.kiln.folded" "$kiln" collapse "$out/small.script"
-		[ -z "$fg" ] || rec cp "stackcollapse-perf.pl" "$out/c.pl.folded" perl "$fg/stackcollapse-perf.pl" "$out/small.script"
-		rec fk "kiln flame (text)" "$out/c.kiln.svg" "$kiln" flame "$out/small.script" -o -
-		[ -z "$fg" ] || rec fp "flamegraph.pl (its folded)" "$out/c.pl.svg" perl "$fg/flamegraph.pl" "$out/c.pl.folded"
+		rec "${tkey}ck" "kiln collapse (text)" "$out/$tkey.kiln.folded" "$kiln" collapse "$script"
+		[ -z "$fg" ] || rec "${tkey}cp" "stackcollapse-perf.pl" "$out/$tkey.pl.folded" perl "$fg/stackcollapse-perf.pl" "$script"
+		rec "${tkey}fk" "kiln flame (text)" "$out/$tkey.kiln.svg" "$kiln" flame "$script" -o -
+		[ -z "$fg" ] || rec "${tkey}fp" "flamegraph.pl (its folded)" "$out/$tkey.pl.svg" perl "$fg/flamegraph.pl" "$out/$tkey.pl.folded"
 		i=$((i + 1))
 	done
-	med ck "kiln collapse (text)"
+	med "${tkey}ck" "kiln collapse (text)"
 	tc=$last cc=$lastcpu
-	med fk "kiln flame (text)"
+	med "${tkey}fk" "kiln flame (text)"
 	tf=$last cf=$lastcpu
 	if [ -n "$fg" ]; then
-		med cp "stackcollapse-perf.pl"
+		med "${tkey}cp" "stackcollapse-perf.pl"
 		tsc=$last csc=$lastcpu
 		ratios "stackcollapse-perf.pl / kiln collapse" "$tsc" "$csc" "$tc" "$cc"
-		med fp "flamegraph.pl (its folded)"
+		med "${tkey}fp" "flamegraph.pl (its folded)"
 		ratios "stackcollapse-perf.pl + flamegraph.pl / kiln flame" \
 			"$(echo "$tsc + $last" | bc)" "$(echo "$csc + $lastcpu" | bc)" "$tf" "$cf"
 		# stackcollapse-perf.pl before periods (FlameGraph ef64564) counts
 		# samples; the current one sums the samples' periods, as kiln does.
-		if cmp -s "$out/c.kiln.folded" "$out/c.pl.folded"; then
+		if cmp -s "$out/$tkey.kiln.folded" "$out/$tkey.pl.folded"; then
 			echo "  folded output: identical"
-		elif sed 's/ [0-9]*$//' "$out/c.kiln.folded" | cmp -s - "$(sed 's/ [0-9]*$//' "$out/c.pl.folded" >"$out/.stacks"; echo "$out/.stacks")"; then
+		elif sed 's/ [0-9]*$//' "$out/$tkey.kiln.folded" | cmp -s - "$(sed 's/ [0-9]*$//' "$out/$tkey.pl.folded" >"$out/.stacks"; echo "$out/.stacks")"; then
 			echo "  folded output: the same stacks, counts differ (this stackcollapse-perf.pl counts samples, kiln sums their periods)"
 		else
-			echo "  folded output: differs ($(diff "$out/c.kiln.folded" "$out/c.pl.folded" | grep -c '^[<>]') lines)"
+			echo "  folded output: differs ($(diff "$out/$tkey.kiln.folded" "$out/$tkey.pl.folded" | grep -c '^[<>]') lines)"
 		fi
 	fi
+}
+
+if command -v perf >/dev/null; then
+	sdata=${SCRIPT_DATA:-$out/small.data}
+	echo "== (c) perf script text of $sdata (1 compile)"
+	text c "$sdata" "$out/small.script" 1
+	if [ "${LARGE:-1}" = 0 ]; then
+		echo "== (d) skipped (LARGE=0)"
+	else
+		ldata=${LARGE_DATA:-$out/large.data}
+		echo "== (d) large perf script text of $ldata (4 compiles)"
+		text d "$ldata" "$out/large.script" 4
+	fi
 else
-	echo "  perf is not installed: skipped"
+	echo "== (c), (d): perf is not installed: skipped"
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -192,6 +192,7 @@ struct parse {
 	size_t prev_len;
 	size_t prev_frames;
 	VEC(uint32_t) path;
+	VEC(size_t) ends; /* where each of the previous line's frames ends (a ';' or its end) */
 };
 
 /* The length of the common prefix of a and b (n bytes at most): eight
@@ -227,16 +228,15 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 	if (p->prev && !p->o->reverse) {
 		size_t lim = n < p->prev_len ? n : p->prev_len;
 		size_t l = common_prefix(s, p->prev, lim);
-		for (const char *q = s, *e = s + l; keep < p->prev_frames && q < e; q++) {
-			q = memchr(q, ';', (size_t)(e - q));
-			if (!q)
-				break;
+		/* A frame is shared when the ';' after it lies in the common
+		 * prefix (this line has it there too). */
+		while (keep < p->prev_frames && p->ends.v[keep] < l && p->ends.v[keep] < p->prev_len)
 			keep++;
-			start = (size_t)(q - s) + 1;
-		}
+		start = keep ? p->ends.v[keep - 1] + 1 : 0;
 	}
 	*shared = keep;
 	p->frames.n = keep;
+	p->ends.n = keep;
 	if (n == 0)
 		return true;
 	/* A frame ends at each ';' and at the end (an empty last frame after
@@ -253,6 +253,7 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 					p->frames.n == 0 ? FRAME_PROCESS
 							 : frame_kind_of_name(s + start, fl) };
 		VEC_PUSH(&p->frames, f);
+		VEC_PUSH(&p->ends, i);
 		if (!semi)
 			break;
 		start = i + 1;
@@ -260,6 +261,7 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 	/* Perl's split drops empty trailing fields. */
 	while (p->frames.n && strtab_len(p->strs, p->frames.v[p->frames.n - 1].name) == 0)
 		p->frames.n--;
+	p->ends.n = p->frames.n;
 	if (*shared > p->frames.n)
 		*shared = p->frames.n;
 	p->prev = s;
@@ -388,6 +390,7 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 		trie_sort(t);
 	VEC_FREE(&p.frames);
 	VEC_FREE(&p.path);
+	VEC_FREE(&p.ends);
 	if (first && st->differential) {
 		/* Nodes created after the last line's leaf still need a slot. */
 		VEC_RESERVE(&p.first, t->nodes.n + 1);

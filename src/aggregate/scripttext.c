@@ -27,7 +27,7 @@
 
 #include "aggregate/foldedtext.h"
 #include "base/buf.h"
-#include "base/hashmap.h"
+#include "aggregate/linecache.h"
 #include "base/lines.h"
 #include "base/vec.h"
 
@@ -38,26 +38,12 @@ struct span {
 
 /*
  * Frame lines repeat (the same address in many samples), so a frame
- * line's result, the ids on_frame pushes, is kept by the line's bytes: a
- * repeated line costs one hash and one compare instead of matching,
- * tidying and interning again. The result depends on the line and on
- * whether the process name starts with "java" (part of the key); on
- * nothing else that varies. At most LINE_CACHE_MAX lines and
- * LINE_CACHE_BYTES of their text are kept (about 30 MiB in all), and no
- * line over LINE_CACHE_LINE bytes; the rest are matched each time.
+ * line's result, the ids on_frame pushes, is kept by the line's bytes
+ * (aggregate/linecache.h): a repeated line costs one hash and one compare
+ * instead of a newline search, matching, tidying and interning again. The
+ * result depends on the line and on whether the process name starts with
+ * "java" (the cache's flag); on nothing else that varies.
  */
-#define LINE_CACHE_MAX (1u << 18)
-#define LINE_CACHE_BYTES ((size_t)16 << 20)
-#define LINE_CACHE_LINE 1024u
-
-struct line_entry {
-	size_t at;      /* the line's bytes: text.v[at .. at + n) (together, so
-			 * the compares stay in cache rather than across the file) */
-	uint32_t n;
-	uint32_t first; /* its ids: ids.v[first .. first + count), push order */
-	uint32_t count;
-	bool java;      /* the process name started with "java" */
-};
 
 struct parser {
 	const struct scripttext_opts *o;
@@ -75,10 +61,9 @@ struct parser {
 	VEC(struct trie_frame) path;
 	struct buf name;       /* scratch: one frame's name */
 	struct buf raw;        /* scratch: "[dso <addr>]" before tidying */
-	struct hashmap line_of; /* hash of (line, java) -> index in 'lines' */
-	VEC(struct line_entry) lines;
-	VEC(uint32_t) ids;      /* the cached lines' ids */
-	VEC(char) text;         /* the cached lines' bytes */
+	struct linecache cache; /* frame lines seen before → their ids */
+	uint32_t line_id;       /* the cache's id of the line just read, 0 if none */
+	uint32_t prev_id;       /* ... and of the line before it */
 	VEC(uint8_t) kind_of;   /* frame kind by strtab id, + 1 (0: not known yet) */
 };
 
@@ -415,60 +400,35 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 }
 
 /*
- * The cache's key for a frame line: its length, its first 32 bytes (the
- * address, perf's "\t%16lx", and the symbol's start) and its last 16 (the
- * dso's end), not every byte: equal keys are confirmed by comparing the
- * whole line (cached_frame), so lines that share these bytes are only
- * matched again, never confused.
+ * A frame line seen before at the start of the 'avail' bytes at s: push
+ * its ids and return its length; LINECACHE_MISS if there is none.
  */
-static uint64_t line_key(const char *s, size_t n)
+static size_t cached_frame(struct parser *ps, const char *s, size_t avail)
 {
-	if (n <= 48)
-		return hash_str(s, n);
-	uint64_t w[6];
-	memcpy(w, s, 32);
-	memcpy(w + 4, s + n - 16, 16);
-	/* Independent multiplies (no chain through the words); the map
-	 * mixes the key again. */
-	return (w[0] ^ w[4]) * 0x9e3779b97f4a7c15ULL + (w[1] ^ w[5]) * 0xc2b2ae3d27d4eb4fULL +
-	       (w[2] ^ (w[4] >> 7)) * 0x165667b19e3779f9ULL +
-	       (w[3] ^ (w[5] >> 7)) * 0xd6e8feb86659fd93ULL + n;
-}
-
-/* A frame line seen before: push its ids and return true. */
-static bool cached_frame(struct parser *ps, const char *s, size_t n, uint64_t key)
-{
-	uint64_t i;
-	if (!hashmap_get(&ps->line_of, key, &i))
-		return false;
-	const struct line_entry *e = &ps->lines.v[i];
-	if (e->n != n || e->java != is_java(ps) || memcmp(ps->text.v + e->at, s, n))
-		return false;
-	for (uint32_t k = 0; k < e->count; k++)
-		push_frame(ps, ps->ids.v[e->first + k]);
-	return true;
-}
-
-/* Keep a frame line's ids (on_frame's group, pushed leaf first). */
-static void cache_frame(struct parser *ps, const char *s, size_t n, uint64_t key)
-{
-	if (ps->lines.n >= LINE_CACHE_MAX || n > LINE_CACHE_LINE ||
-	    ps->text.n + n > LINE_CACHE_BYTES)
-		return;
-	bool inserted;
-	uint64_t *slot = hashmap_slot(&ps->line_of, key, ps->lines.n, &inserted);
-	if (!inserted)
-		return; /* another line with the same hash keeps the slot */
-	*slot = ps->lines.n;
-	struct line_entry e = { ps->text.n, (uint32_t)n, (uint32_t)ps->ids.n, 0, is_java(ps) };
-	VEC_RESERVE(&ps->text, ps->text.n + n);
-	memcpy(ps->text.v + ps->text.n, s, n);
-	ps->text.n += n;
-	for (size_t i = ps->group.n; i-- > 0;) {
-		VEC_PUSH(&ps->ids, ps->group.v[i]);
-		e.count++;
+	struct linecache_line l;
+	if (!linecache_find(&ps->cache, ps->line_id, s, avail, is_java(ps), &l))
+		return LINECACHE_MISS;
+	ps->line_id = l.id;
+	/* Mostly one frame a line, with room for it. */
+	if (l.count == 1 && ps->frames.n < ps->frames.cap && ps->frames.n < SCRIPTTEXT_MAX_FRAMES) {
+		ps->frames.v[ps->frames.n++] = l.vals[0];
+		return l.len;
 	}
-	VEC_PUSH(&ps->lines, e);
+	for (uint32_t k = 0; k < l.count; k++)
+		push_frame(ps, l.vals[k]);
+	return l.len;
+}
+
+/* Keep a frame line's ids (on_frame's group, pushed leaf first: reversed). */
+static void cache_frame(struct parser *ps, const char *s, size_t n)
+{
+	for (size_t i = 0, j = ps->group.n; i + 1 < j; i++, j--) {
+		uint32_t x = ps->group.v[i];
+		ps->group.v[i] = ps->group.v[j - 1];
+		ps->group.v[j - 1] = x;
+	}
+	ps->line_id = linecache_put(&ps->cache, ps->prev_id, s, n, is_java(ps), ps->group.v,
+				    ps->group.n);
 }
 
 static uint64_t parse_period(struct span p)
@@ -585,16 +545,6 @@ static void on_line(struct parser *ps, const char *s, size_t n)
 	}
 	struct header h;
 	struct frame_line fl;
-	/* The cache first: only lines that failed match_header and passed
-	 * match_frame are in it, so a header is never found there. */
-	uint64_t key = 0;
-	if (ps->has_pname) {
-		key = line_key(s, n) ^ (is_java(ps) ? 0x6a617661u : 0); /* "java" */
-		if (cached_frame(ps, s, n, key)) {
-			ps->st->frame_lines++;
-			return;
-		}
-	}
 	if (match_header(s, n, &h)) {
 		ps->st->headers++;
 		on_header(ps, s, n, &h);
@@ -604,7 +554,7 @@ static void on_line(struct parser *ps, const char *s, size_t n)
 		ps->st->frame_lines++;
 		if (ps->has_pname) {
 			on_frame(ps, &fl);
-			cache_frame(ps, s, n, key);
+			cache_frame(ps, s, n);
 		}
 	} else {
 		ps->st->unrecognized++;
@@ -622,7 +572,7 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	ps.strs = strs;
 	ps.t = t;
 	ps.st = st;
-	hashmap_init(&ps.line_of);
+	linecache_init(&ps.cache);
 	if (o->event_filter && o->event_filter[0]) {
 		st->event = strtab_intern_str(strs, o->event_filter);
 		ps.filter.p = strtab_get(strs, st->event);
@@ -632,18 +582,24 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	buf_init(&ps.pname, SCRIPTTEXT_MAX_LINE + 64);
 	buf_init(&ps.name, SCRIPTTEXT_MAX_LINE + 64);
 	buf_init(&ps.raw, SCRIPTTEXT_MAX_LINE + 64);
-	struct lines it;
-	const char *s;
-	size_t n;
-	/* One pass over the whole text for NULs; lines are searched only if it has any. */
-	bool nuls = memchr(data, '\0', len) != NULL;
-	lines_init(&it, data, len);
-	while (lines_next(&it, &s, &n)) {
+	for (size_t pos = 0, n; pos < len; pos += n + 1) {
+		const char *s = data + pos;
 		st->lines++;
+		/* The cache first, before the line's end is known: only lines
+		 * that failed match_header and passed match_frame are in it, so
+		 * a header is never found there, nor a comment or a blank line. */
+		if (ps.has_pname && (n = cached_frame(&ps, s, len - pos)) != LINECACHE_MISS) {
+			st->frame_lines++;
+			continue;
+		}
+		ps.prev_id = ps.line_id;
+		ps.line_id = 0;
+		const char *nl = memchr(s, '\n', len - pos);
+		n = nl ? (size_t)(nl - s) : len - pos;
 		if (n > SCRIPTTEXT_MAX_LINE)
 			st->long_lines++;
-		else if (nuls && memchr(s, '\0', n))
-			st->unrecognized++;
+		else if (memchr(s, '\0', n)) /* only lines not found in the cache: */
+			st->unrecognized++;  /* a cached line holds no NUL */
 		else
 			on_line(&ps, s, n);
 	}
@@ -651,10 +607,7 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	VEC_FREE(&ps.frames);
 	VEC_FREE(&ps.group);
 	VEC_FREE(&ps.path);
-	hashmap_release(&ps.line_of);
-	VEC_FREE(&ps.lines);
-	VEC_FREE(&ps.ids);
-	VEC_FREE(&ps.text);
+	linecache_release(&ps.cache);
 	VEC_FREE(&ps.kind_of);
 	buf_release(&ps.pname);
 	buf_release(&ps.name);

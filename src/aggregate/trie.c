@@ -42,18 +42,21 @@ static bool indexed(const struct trie *t, uint32_t parent)
 	return c != TRIE_NONE && t->nodes.v[c].next_sibling != TRIE_NONE;
 }
 
-/* Room for one more entry, at most 3/4 full: grow, indexing every indexed child again. */
+/* Room for one more entry, at most 3/4 full: grow, moving the entries
+ * over (not a scan of every node: the index is a small part of them). */
 static void index_room(struct trie *t)
 {
 	if (t->index && (t->nindexed + 1) * 4 <= (t->index_mask + 1) * 3)
 		return;
-	size_t slots = t->index ? (t->index_mask + 1) * 2 : 1024;
-	free(t->index);
+	uint64_t *old = t->index;
+	size_t old_slots = old ? t->index_mask + 1 : 0;
+	size_t slots = old ? old_slots * 2 : 1024;
 	t->index = xcalloc(slots, sizeof(*t->index));
 	t->index_mask = slots - 1;
-	for (uint32_t id = 1; id < t->nodes.n; id++)
-		if (indexed(t, t->nodes.v[id].parent))
-			index_insert(t, id);
+	for (size_t i = 0; i < old_slots; i++)
+		if (SLOT_ID(old[i]))
+			index_insert(t, SLOT_ID(old[i]));
+	free(old);
 }
 
 static void index_add(struct trie *t, uint32_t id)

@@ -82,6 +82,11 @@ static uint32_t store(struct strtab *t, const char *s, size_t n)
 	return (t->nchunks - 1) << 16 | (uint32_t)(off + head);
 }
 
+/* A slot: 3 bits of the hash over the id + 1 (ids are below 2^29). */
+#define SLOT_TAG(h) ((uint32_t)((h) >> 61) << 29)
+#define SLOT_ID(s) (((s) & ((UINT32_C(1) << 29) - 1)) - 1)
+_Static_assert(STRTAB_MAX_ID < (UINT32_C(1) << 29), "an id + 1 fits a slot's 29 bits");
+
 static void grow_slots(struct strtab *t)
 {
 	size_t cap = t->slots ? (t->mask + 1) * 2 : 1024;
@@ -89,10 +94,11 @@ static void grow_slots(struct strtab *t)
 	XALLOC_ARRAY(slots, cap);
 	for (uint32_t id = 0; id < t->n; id++) {
 		const char *p = at(t, t->locs[id]);
-		size_t i = hash_str(p, len_at(p)) & (cap - 1);
+		uint64_t h = hash_str(p, len_at(p));
+		size_t i = h & (cap - 1);
 		while (slots[i])
 			i = (i + 1) & (cap - 1);
-		slots[i] = id + 1;
+		slots[i] = SLOT_TAG(h) | (id + 1);
 	}
 	free(t->slots);
 	t->slots = slots;
@@ -103,12 +109,16 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 {
 	if (!t->slots || ((size_t)t->n + 1) * 4 > (t->mask + 1) * 3)
 		grow_slots(t);
-	size_t i = hash_str(s, n) & t->mask;
+	uint64_t h = hash_str(s, n);
+	uint32_t tag = SLOT_TAG(h);
+	size_t i = h & t->mask;
 	while (t->slots[i]) {
-		uint32_t id = t->slots[i] - 1;
-		const char *p = at(t, t->locs[id]);
-		if (len_at(p) == n && memcmp(p, s, n) == 0)
-			return id;
+		if ((t->slots[i] & ~((UINT32_C(1) << 29) - 1)) == tag) {
+			uint32_t id = SLOT_ID(t->slots[i]);
+			const char *p = at(t, t->locs[id]);
+			if (len_at(p) == n && memcmp(p, s, n) == 0)
+				return id;
+		}
 		i = (i + 1) & t->mask;
 	}
 	if (t->n == STRTAB_MAX_ID)
@@ -119,7 +129,7 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 	}
 	uint32_t id = t->n++;
 	t->locs[id] = store(t, s, n);
-	t->slots[i] = id + 1;
+	t->slots[i] = tag | (id + 1);
 	return id;
 }
 

@@ -29,7 +29,9 @@ struct strtab {
 	uint32_t chunk_used; /* bytes used in the last chunk */
 	uint32_t *locs;    /* id -> chunk << 16 | offset of the string's first byte */
 	uint32_t n, cap;   /* ids in use / allocated */
-	uint32_t *slots;   /* hash table of id+1 (0 = empty), at most 3/4 full */
+	/* hash table, at most 3/4 full: the hash's top 3 bits << 29 | id + 1
+	 * (0 = empty), so most probes skip a string without reading it */
+	uint32_t *slots;
 	size_t mask;
 };
 

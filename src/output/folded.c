@@ -26,6 +26,7 @@
 
 struct item {
 	const char *name;
+	uint32_t len;  /* the name's */
 	uint32_t node;
 	char term; /* ' ': the node's own line; ';': its children */
 };
@@ -39,26 +40,22 @@ static int key_end(const struct item *it)
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
-	const unsigned char *p = (const unsigned char *)x->name, *q = (const unsigned char *)y->name;
-	/* Compare the keys as strings without building them. */
-	for (;; p++, q++) {
-		int cp = *p ? *p : key_end(x);
-		int cq = *q ? *q : key_end(y);
-		if (cp != cq)
-			return cp < cq ? -1 : 1;
-		if (!*p || !*q) {
-			/* One side reached its terminator (which matched the other's byte). */
-			if (!*p && !*q)
-				return 0;
-			return !*p ? -1 : 1; /* the shorter key sorts first */
-		}
-	}
+	/* Compare the keys as strings without building them: the common
+	 * length by memcmp, then the byte after it (a terminator on the
+	 * shorter side). */
+	uint32_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->name, y->name, n);
+	if (c)
+		return c;
+	int cx = n < x->len ? (unsigned char)x->name[n] : key_end(x);
+	int cy = n < y->len ? (unsigned char)y->name[n] : key_end(y);
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	/* One side reached its terminator, which matched the other's byte. */
+	if (x->len == y->len)
+		return 0;
+	return x->len < y->len ? -1 : 1; /* the shorter key sorts first */
 }
-
-struct emit_ctx {
-	const uint64_t *first; /* two columns: the first's counts by node, or NULL */
-	uint64_t divisor;      /* counts are printed divided by it (a power of ten) */
-};
 
 /* "%llu", or with a divisor "%llu.%0*llu" (v / divisor, then v % divisor in
  * as many digits as the divisor has zeros). */
@@ -77,26 +74,46 @@ static void put_count(struct wbuf *f, uint64_t v, uint64_t divisor)
 	wbuf_mem(f, p, (size_t)(e - p));
 }
 
-static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct buf *path,
-		 const struct emit_ctx *ec)
+struct emit_ctx {
+	const uint64_t *first; /* two columns: the first's counts by node, or NULL */
+	uint64_t divisor;      /* counts are printed divided by it (a power of ten) */
+	/* the items of every level being written, outermost first: one
+	 * array for the whole walk, not one allocation per node */
+	VEC(struct item) items;
+};
+
+static void push_item(struct emit_ctx *ec, const struct trie *t, uint32_t c, char term)
 {
-	VEC(struct item) items = { 0 };
+	uint32_t name = trie_node(t, c)->name;
+	struct item it = { "", 0, c, term };
+	if (name != TRIE_NO_NAME) {
+		it.name = strtab_get(t->names, name);
+		it.len = strtab_len(t->names, name);
+	}
+	VEC_PUSH(&ec->items, it);
+}
+
+static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct buf *path,
+		 struct emit_ctx *ec)
+{
+	size_t base = ec->items.n;
 	for (uint32_t c = trie_node(t, parent)->first_child; c != TRIE_NONE;
 	     c = trie_node(t, c)->next_sibling) {
 		const struct trie_node *n = trie_node(t, c);
 		if (n->self || (ec->first && ec->first[c]))
-			VEC_PUSH(&items, ((struct item){ trie_name(t, c), c, ' ' }));
+			push_item(ec, t, c, ' ');
 		if (n->first_child != TRIE_NONE)
-			VEC_PUSH(&items, ((struct item){ trie_name(t, c), c, ';' }));
+			push_item(ec, t, c, ';');
 	}
-	if (items.n > 1)
-		qsort(items.v, items.n, sizeof(items.v[0]), cmp_item);
+	size_t end = ec->items.n;
+	if (end - base > 1)
+		qsort(ec->items.v + base, end - base, sizeof(ec->items.v[0]), cmp_item);
 	size_t len = path->len;
-	for (size_t i = 0; i < items.n; i++) {
-		const struct item *it = &items.v[i];
+	for (size_t i = base; i < end; i++) {
+		const struct item *it = &ec->items.v[i]; /* valid until the recursion below */
 		if (it->term == ' ') {
 			wbuf_mem(f, path->p ? path->p : "", len);
-			wbuf_str(f, it->name);
+			wbuf_mem(f, it->name, it->len);
 			wbuf_char(f, ' ');
 			if (ec->first) {
 				put_count(f, ec->first[it->node], ec->divisor);
@@ -105,7 +122,7 @@ static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct b
 			put_count(f, trie_node(t, it->node)->self, ec->divisor);
 			wbuf_char(f, '\n');
 		} else {
-			buf_addstr(path, it->name);
+			buf_add(path, it->name, it->len);
 			buf_addch(path, ';');
 			emit(f, t, it->node, path, ec);
 			path->len = len;
@@ -113,7 +130,7 @@ static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct b
 				path->p[len] = '\0';
 		}
 	}
-	VEC_FREE(&items);
+	ec->items.n = base;
 }
 
 int folded_write(FILE *f, const struct trie *t)
@@ -124,7 +141,7 @@ int folded_write(FILE *f, const struct trie *t)
 int folded_write_ex(FILE *f, const struct trie *t, const uint64_t *first, uint64_t divisor)
 {
 	struct buf path;
-	struct emit_ctx ec = { first, divisor };
+	struct emit_ctx ec = { first, divisor, { 0 } };
 	struct wbuf *w = xmalloc(sizeof(*w));
 	w->f = f;
 	w->n = 0;
@@ -132,6 +149,7 @@ int folded_write_ex(FILE *f, const struct trie *t, const uint64_t *first, uint64
 	emit(w, t, 0, &path, &ec);
 	wbuf_flush(w);
 	free(w);
+	VEC_FREE(&ec.items);
 	buf_release(&path);
 	return ferror(f) ? -EIO : 0;
 }

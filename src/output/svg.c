@@ -23,6 +23,7 @@
 #include "base/wbuf.h"
 #include "output/flame_js.h"
 #include "output/palmap.h"
+#include "output/svgnum.h"
 
 /*
  * Layout, as in flamegraph.pl (non-inverted; 'inverted' mirrors the rows):
@@ -44,7 +45,6 @@
  */
 #define XPAD 10.0
 #define NAME_CAP 4096 /* bytes of a cleaned name, ".." included */
-#define NUM_MAX 48     /* bytes of a formatted number */
 #define SVG_NS "urn:kiln:flamegraph"
 
 /* A name made safe for XML 1.0: valid UTF-8, no control characters. */
@@ -54,8 +54,15 @@ struct clean {
 	char s[NAME_CAP + 1];
 };
 
+struct rgb {
+	int r, g, b;
+};
+
 struct shown_name {
 	size_t clean_at, clean_len, ncp, esc_at, esc_len;
+	struct rgb col;   /* its colour for kind 'col_kind' (has_col), when colours */
+	uint8_t col_kind; /* depend on the name and kind alone (svg_ctx.same_colors) */
+	bool has_col;
 };
 
 /* A row's two y coordinates as written ("%.1f"), worked out once per depth. */
@@ -76,6 +83,8 @@ struct svg_ctx {
 	double height;          /* image height */
 	uint32_t rows;          /* frame rows drawn (deepest drawn depth + 1) */
 	struct clean countname; /* cleaned, parentheses made brackets */
+	size_t count_esc_at, count_esc_len; /* countname escaped, in names_text */
+	bool same_colors;       /* a frame's colour follows from its name and kind alone */
 	struct clean name;      /* scratch for the frame being written */
 	/*
 	 * Names as written, by trie name id (a function appears in many
@@ -152,102 +161,6 @@ static void opts_fix(struct svg_opts *o, const struct svg_opts *in)
 		o->fontwidth = d.fontwidth;
 	if ((unsigned)o->palette >= SVG_PALETTE_COUNT)
 		o->palette = SVG_PALETTE_HOT;
-}
-
-/*
- * Numbers are formatted with integer arithmetic so the output does not
- * depend on the C locale (LC_NUMERIC could turn "1.5" into "1,5").
- */
-
-/* 't' tenths as a number with one decimal: 125 -> "12.5". */
-static const char *fmt_tenths(char *out, long long t)
-{
-	/* "%lld.%lld" of t / 10 and t % 10, written without printf (per frame) */
-	char *e = out + NUM_MAX - 1, *p;
-	uint64_t m = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
-
-	*e = '\0';
-	p = e - 1;
-	*p = (char)('0' + m % 10);
-	*--p = '.';
-	p = digits_dec(p, m / 10, 1);
-	if (t < 0)
-		*--p = '-';
-	return p;
-}
-
-/* 'v' rounded to tenths; out-of-range values (never expected) become 0. */
-static long long to_tenths(double v)
-{
-	if (!(v > -1e15 && v < 1e15))
-		return 0;
-	return llround(v * 10);
-}
-
-/* 'v' as "%.1f" would print it in the C locale. */
-static const char *fmt_px(char *out, double v)
-{
-	return fmt_tenths(out, to_tenths(v));
-}
-
-/* 'v' with up to three decimals, trailing zeros dropped ("12", "7.08"). */
-static const char *fmt_num(char *out, double v)
-{
-	long long t = (v > -1e12 && v < 1e12) ? llround(v * 1000) : 0;
-	const char *sign = "";
-	size_t n;
-
-	if (t < 0) {
-		sign = "-";
-		t = -t;
-	}
-	n = (size_t)snprintf(out, NUM_MAX, "%s%lld.%03lld", sign, t / 1000, t % 1000);
-	while (n > 0 && out[n - 1] == '0')
-		out[--n] = '\0';
-	if (n > 0 && out[n - 1] == '.')
-		out[--n] = '\0';
-	return out;
-}
-
-/* A count with thousands separators: 1234567 -> "1,234,567". */
-static const char *fmt_count(char *out, uint64_t v)
-{
-	char digits[32], *p = digits_dec(digits + sizeof(digits), v, 1);
-	int n = (int)(digits + sizeof(digits) - p);
-	size_t o = 0;
-
-	memmove(digits, p, (size_t)n);
-
-	for (int i = 0; i < n; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
-	return out;
-}
-
-/* "%s%lld.%02lld" of 'sign', h / 100 and h % 100 (h >= 0), without printf. */
-static const char *fmt_hundredths(char *out, const char *sign, long long h)
-{
-	char *e = out + NUM_MAX - 1, *p;
-	uint64_t m = (uint64_t)h;
-
-	*e = '\0';
-	p = digits_dec(e, m % 100, 2);
-	*--p = '.';
-	p = digits_dec(p, m / 100, 1);
-	for (size_t k = strlen(sign); k > 0; k--)
-		*--p = sign[k - 1];
-	return p;
-}
-
-/* 100 * part / whole with two decimals ("12.34"). */
-static const char *fmt_pct(char *out, uint64_t part, uint64_t whole)
-{
-	long long h = whole ? llround((double)part * 10000.0 / (double)whole) : 0;
-
-	return fmt_hundredths(out, "", h);
 }
 
 /*
@@ -383,9 +296,6 @@ static void put_text(struct svg_ctx *c, const char *s)
  * kind picks the hue, as flamegraph.pl's java palette does, so kernel,
  * JIT, inlined, unknown and process frames stand out from user code.
  */
-struct rgb {
-	int r, g, b;
-};
 
 static struct rgb palette_color(enum svg_palette p, double v1, double v2, double v3)
 {
@@ -737,10 +647,25 @@ static size_t keep_text(struct svg_ctx *c, const char *s, size_t n)
 	return at;
 }
 
+/* Keep n bytes escaped for XML in names_text; their offset. */
+static size_t keep_escaped(struct svg_ctx *c, const char *s, size_t n)
+{
+	size_t at = c->names_text.n;
+	for (size_t i = 0, start = 0; i <= n; i++) {
+		const char *rep = i < n ? esc_of(s[i]) : "";
+		if (!rep)
+			continue;
+		keep_text(c, s + start, i - start);
+		keep_text(c, rep, strlen(rep));
+		start = i + 1;
+	}
+	return at;
+}
+
 /* A node's name cleaned and escaped, worked out once per name (the root's
  * "all" included, under an id no name has). */
-static const struct shown_name *shown_name(struct svg_ctx *c, uint32_t id, const char *name,
-					   size_t len)
+static struct shown_name *shown_name(struct svg_ctx *c, uint32_t id, const char *name,
+				     size_t len)
 {
 	uint64_t key = id == 0 ? UINT64_MAX : trie_node(c->t, id)->name;
 	bool inserted;
@@ -752,16 +677,9 @@ static const struct shown_name *shown_name(struct svg_ctx *c, uint32_t id, const
 	sn.clean_at = keep_text(c, c->name.s, c->name.len);
 	sn.clean_len = c->name.len;
 	sn.ncp = c->name.ncp;
-	sn.esc_at = c->names_text.n;
-	for (size_t i = 0, start = 0; i <= c->name.len; i++) {
-		const char *rep = i < c->name.len ? esc_of(c->name.s[i]) : "";
-		if (!rep)
-			continue;
-		keep_text(c, c->name.s + start, i - start);
-		keep_text(c, rep, strlen(rep));
-		start = i + 1;
-	}
+	sn.esc_at = keep_escaped(c, c->name.s, c->name.len);
 	sn.esc_len = c->names_text.n - sn.esc_at;
+	sn.has_col = false;
 	VEC_PUSH(&c->names, sn);
 	return &c->names.v[c->names.n - 1];
 }
@@ -797,9 +715,17 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	struct rgb col;
 
 	node_name(c, id, &name, &len);
+	struct shown_name *sn = shown_name(c, id, name, len);
 	/* The root is coloured like code, not like the processes above it. */
-	col = frame_color(c, id, name, len, id == 0 ? FRAME_USER : n->kind);
-	const struct shown_name *sn = shown_name(c, id, name, len);
+	uint8_t kind = id == 0 ? FRAME_USER : n->kind;
+	if (sn->has_col && sn->col_kind == kind) {
+		col = sn->col;
+	} else {
+		col = frame_color(c, id, name, len, kind);
+		sn->col = col;
+		sn->col_kind = kind;
+		sn->has_col = c->same_colors;
+	}
 	const char *clean = c->names_text.v + sn->clean_at;
 	const char *esc = c->names_text.v + sn->esc_at;
 
@@ -814,7 +740,7 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	wbuf_mem(o, " (", 2);
 	wbuf_str(o, fmt_shown(c, cnt, width));
 	wbuf_char(o, ' ');
-	put_esc(o, c->countname.s, c->countname.len);
+	wbuf_mem(o, c->names_text.v + c->count_esc_at, c->count_esc_len);
 	wbuf_mem(o, ", ", 2);
 	wbuf_str(o, fmt_pct(pct, width, c->timemax));
 	wbuf_char(o, '%');
@@ -1091,6 +1017,13 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 		else if (c->countname.s[i] == ')')
 			c->countname.s[i] = ']';
 	}
+	c->count_esc_at = keep_escaped(c, c->countname.s, c->countname.len);
+	c->count_esc_len = c->names_text.n - c->count_esc_at;
+	/* Random colours follow the drawing order, differential ones each
+	 * node's delta, a palette map its file, the chain palette the node's
+	 * place: the others are kept per name. */
+	c->same_colors = !c->o.delta && !c->o.palmap && c->o.color_mode != SVG_COLOR_RANDOM &&
+			 c->o.palette != SVG_PALETTE_CHAIN;
 	c->cw = c->o.fontsize * c->o.fontwidth;
 	c->top = c->o.fontsize * 3 + (c->o.subtitle ? c->o.fontsize * 2 : 0);
 	c->bottom = c->o.fontsize * 2 + 10;
