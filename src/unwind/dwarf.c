@@ -154,16 +154,41 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 {
 	if (row->cfa_is_expr || row->cfa_off != (int32_t)row->cfa_off)
 		return false;
+	memset(c, 0, sizeof(*c));
 	c->cfa_off = (int32_t)row->cfa_off;
 	c->cfa_reg = row->cfa_reg;
 	c->signal_frame = row->signal_frame;
+	c->ra_kind = (uint8_t)row->regs[CFI_RA].kind;
+	c->sp_kind = (uint8_t)row->regs[DW_SP].kind;
 	for (unsigned r = 0; r < CFI_NREGS; r++) {
 		const struct cfi_rule *rule = &row->regs[r];
-		if (rule->kind == CFI_RULE_EXPR || rule->kind == CFI_RULE_VAL_EXPR ||
-		    rule->kind > 7 || rule->reg > 31 || rule->off != (int16_t)rule->off)
+		switch (rule->kind) {
+		case CFI_RULE_SAME: /* plain_rule: callee-saved registers only */
+			if (CALLEE_SAVED & (1u << r))
+				c->keep |= 1u << r;
+			continue;
+		case CFI_RULE_EXPLICIT_SAME:
+			c->keep |= 1u << r;
+			continue;
+		case CFI_RULE_REG:
+			if (rule->reg >= CFI_NREGS)
+				continue; /* never known: no value */
+			break;
+		case CFI_RULE_OFFSET:
+		case CFI_RULE_VAL_OFFSET:
+			break;
+		case CFI_RULE_EXPR:
+		case CFI_RULE_VAL_EXPR:
 			return false;
-		c->rule[r] = (uint8_t)(rule->kind << 5 | rule->reg);
-		c->off[r] = (int16_t)rule->off;
+		default:
+			continue; /* undefined: no value */
+		}
+		if (c->nops == CFI_CROW_OPS || rule->off != (int16_t)rule->off)
+			return false;
+		c->ops[c->nops].off = (int16_t)rule->off;
+		c->ops[c->nops].reg = (uint8_t)r;
+		c->ops[c->nops].rule = (uint8_t)(rule->kind << 5 | (rule->kind == CFI_RULE_REG ? rule->reg : 0));
+		c->nops++;
 	}
 	return true;
 }
@@ -286,9 +311,9 @@ static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 }
 
 /*
- * cfi_step() on a cached compact row, read in place: the same rules
- * (a compact row holds no expressions, so those cases never arise), the
- * same result, without expanding it into a 600-byte cfi_row per frame.
+ * cfi_step() on a cached compact row: the same rules, the same result
+ * (a compact row holds no expressions), with the kept registers copied
+ * at once and only the rules that compute a value run.
  */
 static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 		     struct stackmem *mem)
@@ -297,17 +322,15 @@ static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 		return -EINVAL;
 	uint64_t cfa = regs[c->cfa_reg] + (uint64_t)(int64_t)c->cfa_off;
 	uint64_t nregs[CFI_NREGS];
-	uint32_t nvalid = 0;
-	for (unsigned r = 0; r < CFI_NREGS; r++) {
-		uint64_t v;
-		if (plain_rule(c->rule[r] >> 5, r, c->rule[r] & 31, c->off[r], cfa, regs, *valid, mem,
-			       &v)) {
-			nregs[r] = v;
+	uint32_t nvalid = *valid & c->keep;
+	memcpy(nregs, regs, sizeof(nregs));
+	for (unsigned i = 0; i < c->nops; i++) {
+		unsigned r = c->ops[i].reg;
+		if (plain_rule(c->ops[i].rule >> 5, r, c->ops[i].rule & 31, c->ops[i].off, cfa, regs,
+			       *valid, mem, &nregs[r]))
 			nvalid |= 1u << r;
-		}
 	}
-	return step_done(nregs, nvalid, c->rule[CFI_RA] >> 5, c->rule[DW_SP] >> 5, cfa, mem, regs,
-			 valid);
+	return step_done(nregs, nvalid, c->ra_kind, c->sp_kind, cfa, mem, regs, valid);
 }
 
 /* Frame-pointer step, where there is no CFI. */
