@@ -1081,16 +1081,25 @@ unsigned elf_image_type(const struct elf_image *img)
 	return img->type;
 }
 
-bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
+bool elf_image_offset_segment(const struct elf_image *img, uint64_t off, uint64_t *vaddr,
+			      uint64_t *lo, uint64_t *hi)
 {
 	for (size_t i = 0; i < img->loads.n; i++) {
 		const struct load_seg *s = &img->loads.v[i];
 		if (off >= s->offset && off - s->offset < s->filesz) {
 			*vaddr = off - s->offset + s->vaddr;
+			*lo = s->offset;
+			*hi = s->offset + s->filesz;
 			return true;
 		}
 	}
 	return false;
+}
+
+bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
+{
+	uint64_t lo, hi;
+	return elf_image_offset_segment(img, off, vaddr, &lo, &hi);
 }
 
 const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start)

@@ -59,6 +59,10 @@ unsigned elf_image_type(const struct elf_image *img);
 /* Map a file offset to its link-time virtual address through the PT_LOAD
  * segment that contains it. False if no segment contains it. */
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr);
+/* The same, with the file offsets [*lo, *hi) of that segment (every offset
+ * in it maps by the same difference). */
+bool elf_image_offset_segment(const struct elf_image *img, uint64_t off, uint64_t *vaddr,
+			      uint64_t *lo, uint64_t *hi);
 /* The symbol containing link-time address 'vaddr', or NULL. Sets *start
  * to the symbol's address (so vaddr - *start is the offset into it). The
  * returned name is borrowed from the image. */

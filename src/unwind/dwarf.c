@@ -417,24 +417,58 @@ void dwarf_unwind_regs(struct unwinder *u, dwarf_lookup_fn lookup, void *ctx,
 	truncated(u, st); /* the frame cap */
 }
 
+/*
+ * dwarf_lookup_fn over the process's recorded mappings. The machine does
+ * not change while a stack is unwound, so the last answer holds for every
+ * pc of its range (a mapping's part in one PT_LOAD segment): frames of a
+ * stack are mostly in one binary.
+ */
 struct sample_ctx {
 	struct unwinder *u;
 	uint32_t pid;
+	uint64_t lo, hi; /* [lo, hi): pcs answered as the last one (empty: none) */
+	uint32_t key;
+	const struct cfi_table *t;
+	uint64_t delta; /* vaddr = pc + delta */
 };
 
-/* dwarf_lookup_fn over the process's recorded mappings. */
 static bool lookup_map(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
 		       uint64_t *vaddr)
 {
 	struct sample_ctx *c = ctx;
+	if (pc >= c->lo && pc < c->hi) {
+		*key = c->key;
+		*t = c->t;
+		*vaddr = pc + c->delta;
+		return true;
+	}
 	const struct mapping *map = machine_find(c->u->m, c->pid, pc, false);
 	if (!map)
 		return false;
 	const struct elf_image *img;
 	*key = map->dso;
 	*t = table_for(c->u, map->dso, &img);
-	if (!img || !elf_image_offset_to_vaddr(img, pc - map->start + map->pgoff, vaddr))
+	uint64_t off = pc - map->start + map->pgoff, lo, hi;
+	if (!img) { /* no CFI anywhere in the mapping */
+		c->lo = map->start;
+		c->hi = map->end;
+	} else if (elf_image_offset_segment(img, off, vaddr, &lo, &hi)) {
+		/* The mapping's pcs whose file offsets lie in [lo, hi) (none
+		 * remembered if the offset wrapped: a corrupt pgoff). */
+		c->lo = c->hi = 0;
+		if (off >= map->pgoff) {
+			c->lo = lo > map->pgoff ? map->start + (lo - map->pgoff) : map->start;
+			c->hi = hi - map->pgoff < map->end - map->start ? map->start + (hi - map->pgoff)
+									  : map->end;
+		}
+		c->delta = *vaddr - pc;
+	} else {
 		*t = NULL;
+		c->lo = c->hi = 0;
+		return true;
+	}
+	c->key = *key;
+	c->t = *t;
 	return true;
 }
 
@@ -453,7 +487,7 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 			valid |= 1u << perf_to_dwarf[bit];
 		}
 	}
-	struct sample_ctx c = { u, ev->sid.pid };
+	struct sample_ctx c = { u, ev->sid.pid, 0, 0, 0, NULL, 0 };
 	dwarf_unwind_regs(u, lookup_map, &c, regs, valid, s->stack, s->stack_dyn_size, st);
 }
 
