@@ -86,7 +86,6 @@ void unwinder_forget(struct unwinder *u)
 	hashmap_release(&u->rows);
 	hashmap_init(&u->rows);
 	VEC_FREE(&u->row_cache);
-	VEC_FREE(&u->row_keys);
 	u->memo_dso = 0;
 }
 
@@ -198,10 +197,12 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso, uint64_t pc,
 		    struct cfi_row *row, const struct cfi_crow **cached)
 {
-	uint64_t key = hash_mix2(dso, pc), idx;
+	/* The key is exact for dso ids below 2^16 and pcs below 2^48 (all of
+	 * them, in practice); the row's own (dso, pc) confirms it anyway. */
+	uint64_t key = (uint64_t)dso << 48 ^ pc, idx;
 	*cached = NULL;
-	if (hashmap_get(&u->rows, key, &idx) && u->row_keys.v[idx * 2] == dso &&
-	    u->row_keys.v[idx * 2 + 1] == pc) {
+	if (hashmap_get(&u->rows, key, &idx) && u->row_cache.v[idx].dso == dso &&
+	    u->row_cache.v[idx].pc == pc) {
 		u->row_hits++;
 		*cached = &u->row_cache.v[idx];
 		return 0;
@@ -212,10 +213,10 @@ static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso,
 	if (err || u->row_cache.n >= ROW_CACHE_MAX || hashmap_get(&u->rows, key, NULL) ||
 	    !compact(row, &c))
 		return err;
+	c.dso = dso;
+	c.pc = pc;
 	hashmap_put(&u->rows, key, u->row_cache.n);
 	VEC_PUSH(&u->row_cache, c);
-	VEC_PUSH(&u->row_keys, (uint64_t)dso);
-	VEC_PUSH(&u->row_keys, pc);
 	return 0;
 }
 

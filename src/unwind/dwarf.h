@@ -38,13 +38,15 @@
 #define CFI_CROW_OPS 8
 
 /*
- * A cached CFI row, compact (48 bytes) and ready to run: the registers
+ * A cached CFI row, compact (64 bytes with its key) and ready to run: the registers
  * the caller keeps as they are (a mask), then only the rules that compute
  * a value (saved at CFA + off, CFA + off, another register). Cached for
  * rows without DWARF expressions, with a 32-bit CFA offset, 16-bit
  * register offsets and at most CFI_CROW_OPS such rules (nearly all).
  */
 struct cfi_crow {
+	uint64_t pc;  /* the (dso, pc) it answers, to confirm a hash hit */
+	uint32_t dso;
 	int32_t cfa_off;
 	uint8_t cfa_reg;
 	uint8_t signal_frame;
@@ -67,9 +69,8 @@ struct unwinder {
 	const struct elf_image *memo_img;
 	const struct cfi_table *memo_t;
 	VEC(struct cfi_table *) cfi;
-	struct hashmap rows;   /* hash(dso, pc) -> index+1 in 'row_cache' */
+	struct hashmap rows;   /* dso << 48 ^ pc -> index in 'row_cache' */
 	VEC(struct cfi_crow) row_cache;
-	VEC(uint64_t) row_keys; /* (dso, pc) each cached row answers, to confirm hash hits */
 	uint64_t samples, truncated, no_cfi_steps, fp_steps, row_hits, row_misses;
 	char *foreign_arch;      /* recorded on this other architecture: no DWARF unwinding */
 	uint64_t foreign_samples; /* samples whose stack copy was not unwound for that reason */
