@@ -294,7 +294,7 @@ static void test_row_cache_cap(void **state)
 				  (const uint8_t *)&zero, 8, &st);
 		assert_int_equal(st.n, 1);
 	}
-	assert_int_equal(u.row_cache.n, DWARF_ROW_CACHE_MAX);
+	assert_int_equal(u.nrows, DWARF_ROW_CACHE_MAX);
 	assert_int_equal(u.row_misses, DWARF_ROW_CACHE_MAX + 100);
 	unwinder_release(&u);
 	cfi_table_free(t);
@@ -332,7 +332,7 @@ static size_t crow_unwind(const uint8_t *saved, size_t n)
 		for (size_t i = 0; i < n; i++)
 			assert_int_equal(regs[saved[i]], 0x1000 + saved[i]);
 	}
-	size_t cached = u.row_cache.n;
+	size_t cached = u.nrows;
 	unwinder_release(&u);
 	cfi_table_free(t);
 	free(s.p);

@@ -46,7 +46,6 @@ void unwinder_init(struct unwinder *u, struct machine *m)
 	memset(u, 0, sizeof(*u));
 	u->m = m;
 	hashmap_init(&u->tables);
-	hashmap_init(&u->rows);
 }
 
 void unwinder_set_arch(struct unwinder *u, const char *arch)
@@ -61,7 +60,6 @@ void unwinder_release(struct unwinder *u)
 	u->foreign_arch = NULL;
 	unwinder_forget(u);
 	hashmap_release(&u->tables);
-	hashmap_release(&u->rows);
 }
 
 void unwinder_forget_dso(struct unwinder *u, uint32_t id)
@@ -83,9 +81,9 @@ void unwinder_forget(struct unwinder *u)
 	VEC_FREE(&u->cfi);
 	hashmap_release(&u->tables);
 	hashmap_init(&u->tables);
-	hashmap_release(&u->rows);
-	hashmap_init(&u->rows);
-	VEC_FREE(&u->row_cache);
+	free(u->rows);
+	u->rows = NULL;
+	u->rows_mask = u->nrows = 0;
 	u->memo_dso = 0;
 }
 
@@ -194,29 +192,54 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 
 /* The row at 'pc': a cached compact row in *cached (valid until the next
  * call), or else the full row in *row with *cached NULL. */
+/* The slot of (dso, pc) in the row table: its row, or the free slot
+ * where it goes (Fibonacci hashing; the table is never full). */
+static struct cfi_crow *row_slot(struct cfi_crow *rows, size_t mask, uint32_t dso, uint64_t pc)
+{
+	size_t i = (size_t)(((pc ^ (uint64_t)dso << 40) * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+	while (rows[i].dso && (rows[i].dso != dso + 1 || rows[i].pc != pc))
+		i = (i + 1) & mask;
+	return &rows[i];
+}
+
+/* Room for one more row: the table doubles past 3/4 full. */
+static void rows_grow(struct unwinder *u)
+{
+	size_t cap = u->rows ? u->rows_mask + 1 : 0;
+	if (cap && (u->nrows + 1) * 4 <= cap * 3)
+		return;
+	size_t ncap = cap ? cap * 2 : 1024;
+	struct cfi_crow *nr = xcalloc(ncap, sizeof(*nr));
+	for (size_t i = 0; i < cap; i++)
+		if (u->rows[i].dso)
+			*row_slot(nr, ncap - 1, u->rows[i].dso - 1, u->rows[i].pc) = u->rows[i];
+	free(u->rows);
+	u->rows = nr;
+	u->rows_mask = ncap - 1;
+}
+
 static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso, uint64_t pc,
 		    struct cfi_row *row, const struct cfi_crow **cached)
 {
-	/* The key is exact for dso ids below 2^16 and pcs below 2^48 (all of
-	 * them, in practice); the row's own (dso, pc) confirms it anyway. */
-	uint64_t key = (uint64_t)dso << 48 ^ pc, idx;
 	*cached = NULL;
-	if (hashmap_get(&u->rows, key, &idx) && u->row_cache.v[idx].dso == dso &&
-	    u->row_cache.v[idx].pc == pc) {
-		u->row_hits++;
-		*cached = &u->row_cache.v[idx];
-		return 0;
+	if (u->rows) {
+		const struct cfi_crow *c = row_slot(u->rows, u->rows_mask, dso, pc);
+		if (c->dso) {
+			u->row_hits++;
+			*cached = c;
+			return 0;
+		}
 	}
 	u->row_misses++;
 	int err = cfi_find_row(t, pc, row);
 	struct cfi_crow c;
-	if (err || u->row_cache.n >= ROW_CACHE_MAX || hashmap_get(&u->rows, key, NULL) ||
-	    !compact(row, &c))
+	if (err || u->nrows >= ROW_CACHE_MAX || dso == UINT32_MAX || !compact(row, &c))
 		return err;
-	c.dso = dso;
+	rows_grow(u);
+	c.dso = dso + 1;
 	c.pc = pc;
-	hashmap_put(&u->rows, key, u->row_cache.n);
-	VEC_PUSH(&u->row_cache, c);
+	*row_slot(u->rows, u->rows_mask, dso, pc) = c;
+	u->nrows++;
 	return 0;
 }
 

@@ -45,8 +45,8 @@
  * register offsets and at most CFI_CROW_OPS such rules (nearly all).
  */
 struct cfi_crow {
-	uint64_t pc;  /* the (dso, pc) it answers, to confirm a hash hit */
-	uint32_t dso;
+	uint64_t pc;  /* the (dso, pc) it answers */
+	uint32_t dso; /* + 1; 0: a free slot */
 	int32_t cfa_off;
 	uint8_t cfa_reg;
 	uint8_t signal_frame;
@@ -69,8 +69,11 @@ struct unwinder {
 	const struct elf_image *memo_img;
 	const struct cfi_table *memo_t;
 	VEC(struct cfi_table *) cfi;
-	struct hashmap rows;   /* dso << 48 ^ pc -> index in 'row_cache' */
-	VEC(struct cfi_crow) row_cache;
+	/* Cached rows by (dso, pc), in place (a lookup reads one cache line
+	 * mostly): open addressing, linear probing, a power-of-two size. */
+	struct cfi_crow *rows;
+	size_t rows_mask; /* size - 1, or 0 before the first row */
+	size_t nrows;
 	uint64_t samples, truncated, no_cfi_steps, fp_steps, row_hits, row_misses;
 	char *foreign_arch;      /* recorded on this other architecture: no DWARF unwinding */
 	uint64_t foreign_samples; /* samples whose stack copy was not unwound for that reason */
