@@ -68,6 +68,45 @@ static struct sec eh_frame(const uint8_t *insn, size_t n)
 	return s;
 }
 
+/* An .eh_frame of the CIE above and n FDEs of 0x80 bytes each, the i-th
+ * at FDE_START + 0x100 * (order[i] + 1), no instructions. */
+static struct sec eh_frame_many(const size_t *order, size_t n)
+{
+	struct sec s = eh_frame(NULL, 0);
+	s.n -= 4; /* the terminator goes last */
+	for (size_t i = 0; i < n; i++) {
+		put_u32(&s, 4 + 8 + 8 + 1);
+		put_u32(&s, (uint32_t)s.n); /* back to the CIE at 0 */
+		put_u64(&s, FDE_START + 0x100 * (order[i] + 1));
+		put_u64(&s, 0x80);
+		put(&s, "", 1);
+	}
+	put_u32(&s, 0);
+	return s;
+}
+
+static void test_fdes_sorted(void **state)
+{
+	(void)state;
+	/* 1000 FDEs in a scrambled order: the index holds them by start. */
+	enum { N = 1000 };
+	static size_t order[N];
+	for (size_t i = 0; i < N; i++)
+		order[i] = (i * 7919) % N; /* 7919 is prime: a permutation */
+	struct sec s = eh_frame_many(order, N);
+	struct cfi_table *t = cfi_table_build(s.p, s.n, 0, false);
+	assert_int_equal(cfi_table_count(t), N + 1); /* and eh_frame()'s own at FDE_START */
+	uint64_t prev = 0;
+	for (size_t i = 0; i < N + 1; i++) {
+		uint64_t start, end;
+		cfi_table_fde(t, i, &start, &end);
+		assert_true(i == 0 || start > prev);
+		prev = start;
+	}
+	cfi_table_free(t);
+	free(s.p);
+}
+
 /* The row at FDE_START + 0x10 for these FDE instructions. */
 static int row_for(const uint8_t *insn, size_t n, struct cfi_row *row)
 {
@@ -365,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_frames_per_stack),
 		cmocka_unit_test(test_row_cache_cap),
 		cmocka_unit_test(test_crow_ops_cap),
+		cmocka_unit_test(test_fdes_sorted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
