@@ -25,6 +25,7 @@
 #include "base/ifile.h"
 #include "base/mapguard.h"
 #include "base/search.h"
+#include "base/sort.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/unpack.h"
@@ -823,14 +824,13 @@ static void synth_plt_got(struct parse *ps)
 
 /* ---- the final table ---- */
 
-static int cand_cmp(const void *a, const void *b)
+/* By start, then in the order seen (a total order). */
+static inline bool cand_less(const struct cand *x, const struct cand *y)
 {
-	const struct cand *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->start != y->start ? x->start < y->start : x->seq < y->seq;
 }
+
+SORT_DEFINE(sort_cands, struct cand, cand_less)
 
 static size_t underscores(const char *s)
 {
@@ -875,7 +875,7 @@ static void finish_symbols(struct parse *ps)
 
 	if (!n)
 		return;
-	qsort(c, n, sizeof(*c), cand_cmp);
+	sort_cands(c, n);
 	for (size_t i = 0; i < n;) {
 		size_t best = i, j = i + 1;
 		for (; j < n && c[j].start == c[i].start; j++)

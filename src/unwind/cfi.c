@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 
@@ -236,49 +237,9 @@ static inline bool fde_less(const struct fde_ent *x, const struct fde_ent *y)
 	return x->insn_off < y->insn_off;
 }
 
-#define FDE_SORT_RUN 16 /* insertion-sorted runs the merges start from */
-
-/*
- * FDEs sorted by fde_less: insertion-sorted runs, then merged pairwise
- * bottom-up, the comparison inline (a big binary's 50,000 FDEs, often
- * far from sorted, took qsort's indirect calls 40 M instructions).
- */
-static void sort_fdes(struct fde_ent *v, size_t n)
-{
-	for (size_t lo = 0; lo < n; lo += FDE_SORT_RUN) {
-		size_t hi = lo + FDE_SORT_RUN < n ? lo + FDE_SORT_RUN : n;
-		for (size_t i = lo + 1; i < hi; i++) {
-			struct fde_ent x = v[i];
-			size_t j = i;
-			for (; j > lo && fde_less(&x, &v[j - 1]); j--)
-				v[j] = v[j - 1];
-			v[j] = x;
-		}
-	}
-	if (n <= FDE_SORT_RUN)
-		return;
-	struct fde_ent *tmp, *src = v, *dst;
-	XALLOC_ARRAY(tmp, n);
-	dst = tmp;
-	for (size_t w = FDE_SORT_RUN; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t a = lo, b = mid, k = lo;
-			while (a < mid && b < hi)
-				dst[k++] = fde_less(&src[b], &src[a]) ? src[b++] : src[a++];
-			while (a < mid)
-				dst[k++] = src[a++];
-			while (b < hi)
-				dst[k++] = src[b++];
-		}
-		struct fde_ent *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-}
+/* FDEs sorted by fde_less (a big binary has 50,000, often far from
+ * sorted: qsort's indirect calls took 40 M instructions). */
+SORT_DEFINE(sort_fdes, struct fde_ent, fde_less)
 
 /* Keep FDEs that do not overlap one kept before them (sorted order):
  * well-formed CFI has no overlaps, and without them the binary search
