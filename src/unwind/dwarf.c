@@ -132,10 +132,12 @@ static const struct cfi_table *table_for_dso(struct unwinder *u, uint32_t dso_id
 		}
 	}
 	/* The index is built: the section pages it read can go (rows read
-	 * their FDEs again on demand). */
+	 * their FDEs again on demand). A debug file is only looked for when
+	 * the binary has no .eh_frame: the readahead thread's unwinder would
+	 * otherwise search, open and parse every one the symbolizer does. */
 	elf_image_drop_pages(img);
-	if (dso_symbols(ds, d) && dso_symbols(ds, d) != img)
-		elf_image_drop_pages(dso_symbols(ds, d));
+	if (d->dbg_tried && d->symimg && d->symimg != img)
+		elf_image_drop_pages(d->symimg);
 	if (t) {
 		VEC_PUSH(&u->cfi, t);
 		*hashmap_slot(&u->tables, dso_id, 0, NULL) = u->cfi.n;
