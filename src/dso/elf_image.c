@@ -953,6 +953,11 @@ static void keep_sections(struct parse *ps)
 
 int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 {
+	return elf_image_parse_flags(out, data, len, 0);
+}
+
+int elf_image_parse_flags(struct elf_image **out, const void *data, size_t len, unsigned flags)
+{
 	struct parse ps = { 0 };
 	uint64_t shoff = 0;
 	unsigned shentsize = 0, shnum = 0, shstrndx = 0;
@@ -972,7 +977,8 @@ int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 		goto out;
 	if (!ps.img->build_id_len)
 		scan_note_sections(&ps);
-	load_symbols(&ps);
+	if (!(flags & ELF_IMAGE_NO_SYMBOLS))
+		load_symbols(&ps);
 	keep_sections(&ps);
 	*out = ps.img;
 	ps.img = NULL;
@@ -997,6 +1003,11 @@ int elf_image_parse_take(struct elf_image **out, void *heap, size_t len)
 
 int elf_image_open_fd(struct elf_image **out, int fd, const char *path)
 {
+	return elf_image_open_fd_flags(out, fd, path, 0);
+}
+
+int elf_image_open_fd_flags(struct elf_image **out, int fd, const char *path, unsigned flags)
+{
 	struct stat st;
 	void *map;
 	int err;
@@ -1014,7 +1025,7 @@ int elf_image_open_fd(struct elf_image **out, int fd, const char *path)
 	if (map == MAP_FAILED)
 		return err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
 	int guard = mapguard_add(map, (size_t)st.st_size); /* the file may shrink meanwhile */
-	err = elf_image_parse(out, map, (size_t)st.st_size);
+	err = elf_image_parse_flags(out, map, (size_t)st.st_size, flags);
 	uint64_t lost;
 	if (mapguard_faulted(guard, &lost)) {
 		if (!err)
@@ -1036,6 +1047,11 @@ int elf_image_open_fd(struct elf_image **out, int fd, const char *path)
 
 int elf_image_open(struct elf_image **out, const char *path)
 {
+	return elf_image_open_flags(out, path, 0);
+}
+
+int elf_image_open_flags(struct elf_image **out, const char *path, unsigned flags)
+{
 	struct stat st;
 	int fd, err;
 
@@ -1043,7 +1059,7 @@ int elf_image_open(struct elf_image **out, const char *path)
 	fd = ifile_open(path, &st);
 	if (fd < 0)
 		return fd;
-	err = elf_image_open_fd(out, fd, path);
+	err = elf_image_open_fd_flags(out, fd, path, flags);
 	close(fd);
 	return err;
 }

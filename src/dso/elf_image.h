@@ -48,6 +48,11 @@ void elf_image_drop_pages(const struct elf_image *img);
 /* Parse the regular file open on 'fd' (borrowed: the caller closes it;
  * the mapping outlives it); 'path' names it in errors. 0 or -errno. */
 int elf_image_open_fd(struct elf_image **out, int fd, const char *path);
+/* What elf_image_parse_flags reads besides headers, segments and sections. */
+#define ELF_IMAGE_NO_SYMBOLS 1u /* no symbol table (nor PLT names): an image for CFI only */
+int elf_image_parse_flags(struct elf_image **out, const void *data, size_t len, unsigned flags);
+int elf_image_open_fd_flags(struct elf_image **out, int fd, const char *path, unsigned flags);
+int elf_image_open_flags(struct elf_image **out, const char *path, unsigned flags);
 void elf_image_free(struct elf_image *img);
 /* An opened image's file shrank after it was mapped and a read past its
  * new end gave zeros (base/mapguard.h): true, *off = the first lost page's
