@@ -186,7 +186,8 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 			return false;
 		c->ops[c->nops].off = (int16_t)rule->off;
 		c->ops[c->nops].reg = (uint8_t)r;
-		c->ops[c->nops].rule = (uint8_t)(rule->kind << 5 | (rule->kind == CFI_RULE_REG ? rule->reg : 0));
+		unsigned src = rule->kind == CFI_RULE_REG ? rule->reg : 0;
+		c->ops[c->nops].rule = (uint8_t)(rule->kind << 5 | src);
 		c->nops++;
 	}
 	return true;
@@ -352,8 +353,9 @@ static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 	memcpy(nregs, regs, sizeof(nregs));
 	for (unsigned i = 0; i < c->nops; i++) {
 		unsigned r = c->ops[i].reg;
-		if (plain_rule(c->ops[i].rule >> 5, r, c->ops[i].rule & 31, c->ops[i].off, cfa, regs,
-			       *valid, mem, &nregs[r]))
+		unsigned rule = c->ops[i].rule;
+		if (plain_rule(rule >> 5, r, rule & 31, c->ops[i].off, cfa, regs, *valid, mem,
+			       &nregs[r]))
 			nvalid |= 1u << r;
 	}
 	return step_done(nregs, nvalid, c->ra_kind, c->sp_kind, cfa, mem, regs, valid);
@@ -483,9 +485,9 @@ static bool lookup_map(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_t
 		 * remembered if the offset wrapped: a corrupt pgoff). */
 		c->lo = c->hi = 0;
 		if (off >= map->pgoff) {
+			uint64_t span = map->end - map->start;
 			c->lo = lo > map->pgoff ? map->start + (lo - map->pgoff) : map->start;
-			c->hi = hi - map->pgoff < map->end - map->start ? map->start + (hi - map->pgoff)
-									  : map->end;
+			c->hi = hi - map->pgoff < span ? map->start + (hi - map->pgoff) : map->end;
 		}
 		c->delta = *vaddr - pc;
 	} else {

@@ -38,11 +38,12 @@
 #define CFI_CROW_OPS 8
 
 /*
- * A cached CFI row, compact (64 bytes with its key) and ready to run: the registers
- * the caller keeps as they are (a mask), then only the rules that compute
- * a value (saved at CFA + off, CFA + off, another register). Cached for
- * rows without DWARF expressions, with a 32-bit CFA offset, 16-bit
- * register offsets and at most CFI_CROW_OPS such rules (nearly all).
+ * A cached CFI row, compact (64 bytes with its key) and ready to run: the
+ * registers the caller keeps as they are (a mask), then only the rules
+ * that compute a value (saved at CFA + off, CFA + off, another register).
+ * Cached for rows without DWARF expressions, with a 32-bit CFA offset,
+ * 16-bit register offsets and at most CFI_CROW_OPS such rules (nearly
+ * all).
  */
 struct cfi_crow {
 	uint64_t pc;  /* the (dso, pc) it answers */
