@@ -16,6 +16,7 @@
 #include "base/hashmap.h"
 #include "base/lines.h"
 #include "base/log.h"
+#include "base/sort.h"
 #include "base/strtab.h"
 #include "base/wbuf.h"
 
@@ -361,6 +362,44 @@ static void test_hash_str(void **state)
 		assert_true(seen[b] > 50 && seen[b] < 150); /* 100 expected in each */
 }
 
+/* ---- sort.h ---- */
+
+struct kv {
+	uint32_t key, seq;
+};
+
+static inline bool kv_less(const struct kv *a, const struct kv *b)
+{
+	return a->key < b->key;
+}
+
+SORT_DEFINE(sort_kv, struct kv, kv_less)
+
+/* Sorted by key, equal keys in their first order, for sizes around the
+ * insertion runs and the merge passes. */
+static void test_sort(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = { 0, 1, 2, 15, 16, 17, 31, 32, 33, 100, 1000, 4097 };
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		size_t n = sizes[z];
+		struct kv *v = calloc(n + 1, sizeof(*v));
+		uint32_t x = 12345;
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			v[i].key = (x >> 16) % 37; /* many equal keys */
+			v[i].seq = (uint32_t)i;
+		}
+		sort_kv(v, n);
+		for (size_t i = 1; i < n; i++) {
+			assert_true(v[i - 1].key <= v[i].key);
+			if (v[i - 1].key == v[i].key)
+				assert_true(v[i - 1].seq < v[i].seq);
+		}
+		free(v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_cursor),
 		cmocka_unit_test(test_wbuf),
 		cmocka_unit_test(test_hash_str),
+		cmocka_unit_test(test_sort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,9 +261,16 @@ static bool adopt(struct dso *d, struct elf_image *img, const char *file, char *
 	return true;
 }
 
+/* How the set's binaries are parsed (elf_image.h). */
+static unsigned image_flags(const struct dso_set *s)
+{
+	return s->no_symbols ? ELF_IMAGE_NO_SYMBOLS : 0;
+}
+
 /* The binary as the process that mapped it sees it, inside its root; or
  * (host) at its host path without following symlinks. */
-static bool open_in_root(struct dso *d, const char *path, bool host, char *why, size_t wsz)
+static bool open_in_root(const struct dso_set *s, struct dso *d, const char *path, bool host,
+			 char *why, size_t wsz)
 {
 	char name[4200];
 	int fd = host ? nsroot_open_nofollow(path) : nsroot_open(d->pid, path);
@@ -276,7 +283,7 @@ static bool open_in_root(struct dso *d, const char *path, bool host, char *why, 
 		return false;
 	}
 	struct elf_image *img;
-	int err = elf_image_open_fd(&img, fd, name);
+	int err = elf_image_open_fd_flags(&img, fd, name, image_flags(s));
 	close(fd);
 	if (err) {
 		snprintf(why, wsz, "%s", err_last()->msg);
@@ -285,10 +292,11 @@ static bool open_in_root(struct dso *d, const char *path, bool host, char *why, 
 	return adopt(d, img, name, why, wsz);
 }
 
-static bool open_at(struct dso *d, const char *path, char *why, size_t wsz)
+static bool open_at(const struct dso_set *s, struct dso *d, const char *path, char *why,
+		    size_t wsz)
 {
 	struct elf_image *img;
-	int err = elf_image_open(&img, path);
+	int err = elf_image_open_flags(&img, path, image_flags(s));
 	if (err) {
 		snprintf(why, wsz, "%s", err == -ENOENT ? "file not found" : err_last()->msg);
 		return false;
@@ -318,11 +326,11 @@ static const struct elf_image *open_file(struct dso_set *s, struct dso *d)
 	else if (gone)
 		snprintf(why, sizeof(why), "the binary was deleted after it was mapped; no symbols");
 	bool foreign = !gone && !s->symfs && d->pid && nsroot_foreign(d->pid);
-	if (foreign && open_in_root(d, d->path, false, why, sizeof(why)))
+	if (foreign && open_in_root(s, d, d->path, false, why, sizeof(why)))
 		return d->img;
-	if (foreign && open_in_root(d, path, true, why2, sizeof(why2)))
+	if (foreign && open_in_root(s, d, path, true, why2, sizeof(why2)))
 		return d->img;
-	if (!gone && !foreign && open_at(d, path, why, sizeof(why)))
+	if (!gone && !foreign && open_at(s, d, path, why, sizeof(why)))
 		return d->img;
 	const char *home = s->env ? s->env->home : NULL;
 	if (d->build_id_size >= 2 && home) {
@@ -330,7 +338,7 @@ static const struct elf_image *open_file(struct dso_set *s, struct dso *d)
 		hex(hexid, d->build_id, d->build_id_size);
 		snprintf(cached, sizeof(cached), "%s/.debug/.build-id/%.2s/%s/elf", home, hexid,
 			 hexid + 2);
-		if (open_at(d, cached, why2, sizeof(why2)))
+		if (open_at(s, d, cached, why2, sizeof(why2)))
 			return d->img;
 	}
 	if (gone)

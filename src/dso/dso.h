@@ -71,6 +71,9 @@ struct dso_set {
 	/* Take "[vdso]" symbols from this process's vDSO even when kallsyms is
 	 * not allowed (perf's way), unless a recorded build-id differs. */
 	bool vdso_always;
+	/* Binaries opened without their symbol tables (ELF_IMAGE_NO_SYMBOLS):
+	 * for a set only unwinding reads (sections and segments). */
+	bool no_symbols;
 	const char *symfs; /* prefix for file paths, or NULL */
 	const char *debug_dir; /* instead of SYMFS/usr/lib/debug, or NULL */
 	/* The environment (HOME for ~/.debug, the cache directory), or NULL:

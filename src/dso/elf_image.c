@@ -25,6 +25,7 @@
 #include "base/ifile.h"
 #include "base/mapguard.h"
 #include "base/search.h"
+#include "base/sort.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/unpack.h"
@@ -823,14 +824,13 @@ static void synth_plt_got(struct parse *ps)
 
 /* ---- the final table ---- */
 
-static int cand_cmp(const void *a, const void *b)
+/* By start, then in the order seen (a total order). */
+static inline bool cand_less(const struct cand *x, const struct cand *y)
 {
-	const struct cand *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->start != y->start ? x->start < y->start : x->seq < y->seq;
 }
+
+SORT_DEFINE(sort_cands, struct cand, cand_less)
 
 static size_t underscores(const char *s)
 {
@@ -875,7 +875,7 @@ static void finish_symbols(struct parse *ps)
 
 	if (!n)
 		return;
-	qsort(c, n, sizeof(*c), cand_cmp);
+	sort_cands(c, n);
 	for (size_t i = 0; i < n;) {
 		size_t best = i, j = i + 1;
 		for (; j < n && c[j].start == c[i].start; j++)
@@ -953,6 +953,11 @@ static void keep_sections(struct parse *ps)
 
 int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 {
+	return elf_image_parse_flags(out, data, len, 0);
+}
+
+int elf_image_parse_flags(struct elf_image **out, const void *data, size_t len, unsigned flags)
+{
 	struct parse ps = { 0 };
 	uint64_t shoff = 0;
 	unsigned shentsize = 0, shnum = 0, shstrndx = 0;
@@ -972,7 +977,8 @@ int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 		goto out;
 	if (!ps.img->build_id_len)
 		scan_note_sections(&ps);
-	load_symbols(&ps);
+	if (!(flags & ELF_IMAGE_NO_SYMBOLS))
+		load_symbols(&ps);
 	keep_sections(&ps);
 	*out = ps.img;
 	ps.img = NULL;
@@ -997,6 +1003,11 @@ int elf_image_parse_take(struct elf_image **out, void *heap, size_t len)
 
 int elf_image_open_fd(struct elf_image **out, int fd, const char *path)
 {
+	return elf_image_open_fd_flags(out, fd, path, 0);
+}
+
+int elf_image_open_fd_flags(struct elf_image **out, int fd, const char *path, unsigned flags)
+{
 	struct stat st;
 	void *map;
 	int err;
@@ -1014,7 +1025,7 @@ int elf_image_open_fd(struct elf_image **out, int fd, const char *path)
 	if (map == MAP_FAILED)
 		return err_set(-errno, "cannot map '%s': %s", path, strerror(errno));
 	int guard = mapguard_add(map, (size_t)st.st_size); /* the file may shrink meanwhile */
-	err = elf_image_parse(out, map, (size_t)st.st_size);
+	err = elf_image_parse_flags(out, map, (size_t)st.st_size, flags);
 	uint64_t lost;
 	if (mapguard_faulted(guard, &lost)) {
 		if (!err)
@@ -1036,6 +1047,11 @@ int elf_image_open_fd(struct elf_image **out, int fd, const char *path)
 
 int elf_image_open(struct elf_image **out, const char *path)
 {
+	return elf_image_open_flags(out, path, 0);
+}
+
+int elf_image_open_flags(struct elf_image **out, const char *path, unsigned flags)
+{
 	struct stat st;
 	int fd, err;
 
@@ -1043,7 +1059,7 @@ int elf_image_open(struct elf_image **out, const char *path)
 	fd = ifile_open(path, &st);
 	if (fd < 0)
 		return fd;
-	err = elf_image_open_fd(out, fd, path);
+	err = elf_image_open_fd_flags(out, fd, path, flags);
 	close(fd);
 	return err;
 }
@@ -1081,16 +1097,25 @@ unsigned elf_image_type(const struct elf_image *img)
 	return img->type;
 }
 
-bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
+bool elf_image_offset_segment(const struct elf_image *img, uint64_t off, uint64_t *vaddr,
+			      uint64_t *lo, uint64_t *hi)
 {
 	for (size_t i = 0; i < img->loads.n; i++) {
 		const struct load_seg *s = &img->loads.v[i];
 		if (off >= s->offset && off - s->offset < s->filesz) {
 			*vaddr = off - s->offset + s->vaddr;
+			*lo = s->offset;
+			*hi = s->offset + s->filesz;
 			return true;
 		}
 	}
 	return false;
+}
+
+bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
+{
+	uint64_t lo, hi;
+	return elf_image_offset_segment(img, off, vaddr, &lo, &hi);
 }
 
 const char *elf_image_lookup(const struct elf_image *img, uint64_t vaddr, uint64_t *start)

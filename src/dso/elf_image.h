@@ -48,6 +48,11 @@ void elf_image_drop_pages(const struct elf_image *img);
 /* Parse the regular file open on 'fd' (borrowed: the caller closes it;
  * the mapping outlives it); 'path' names it in errors. 0 or -errno. */
 int elf_image_open_fd(struct elf_image **out, int fd, const char *path);
+/* What elf_image_parse_flags reads besides headers, segments and sections. */
+#define ELF_IMAGE_NO_SYMBOLS 1u /* no symbol table (nor PLT names): an image for CFI only */
+int elf_image_parse_flags(struct elf_image **out, const void *data, size_t len, unsigned flags);
+int elf_image_open_fd_flags(struct elf_image **out, int fd, const char *path, unsigned flags);
+int elf_image_open_flags(struct elf_image **out, const char *path, unsigned flags);
 void elf_image_free(struct elf_image *img);
 /* An opened image's file shrank after it was mapped and a read past its
  * new end gave zeros (base/mapguard.h): true, *off = the first lost page's
@@ -59,6 +64,10 @@ unsigned elf_image_type(const struct elf_image *img);
 /* Map a file offset to its link-time virtual address through the PT_LOAD
  * segment that contains it. False if no segment contains it. */
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr);
+/* The same, with the file offsets [*lo, *hi) of that segment (every offset
+ * in it maps by the same difference). */
+bool elf_image_offset_segment(const struct elf_image *img, uint64_t off, uint64_t *vaddr,
+			      uint64_t *lo, uint64_t *hi);
 /* The symbol containing link-time address 'vaddr', or NULL. Sets *start
  * to the symbol's address (so vaddr - *start is the offset into it). The
  * returned name is borrowed from the image. */

@@ -550,6 +550,34 @@ static void test_libc(void **state)
 	elf_image_free(img);
 }
 
+/* ELF_IMAGE_NO_SYMBOLS: the same segments, sections and build-id, no
+ * symbol (nor PLT name). */
+static void test_no_symbols(void **state)
+{
+	(void)state;
+	if (!exists(LIBC64))
+		skip();
+	struct elf_image *img = NULL, *full = open_ok(LIBC64);
+	assert_int_equal(elf_image_open_flags(&img, LIBC64, ELF_IMAGE_NO_SYMBOLS), 0);
+	assert_true(elf_image_nsyms(full) >= 1000);
+	assert_int_equal(elf_image_nsyms(img), 0);
+	check_loads(img, LIBC64);
+	check_build_id(img, LIBC64);
+	struct elf_section a, b;
+	assert_true(elf_image_section(full, ".eh_frame", &a));
+	assert_true(elf_image_section(img, ".eh_frame", &b));
+	assert_int_equal(a.size, b.size);
+	assert_int_equal(a.vaddr, b.vaddr);
+	assert_memory_equal(a.data, b.data, a.size);
+	uint64_t va, vb, lo, hi;
+	assert_true(elf_image_offset_segment(img, a.vaddr & 0xfff, &vb, &lo, &hi));
+	assert_true(elf_image_offset_to_vaddr(full, a.vaddr & 0xfff, &va));
+	assert_int_equal(va, vb);
+	assert_true(lo <= (a.vaddr & 0xfff) && (a.vaddr & 0xfff) < hi);
+	elf_image_free(img);
+	elf_image_free(full);
+}
+
 static void test_elf32(void **state)
 {
 	struct elf_image *img;
@@ -975,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_prog_ibt),
 		cmocka_unit_test(test_ls),
 		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_no_symbols),
 		cmocka_unit_test(test_elf32),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_crafted),

@@ -232,6 +232,58 @@ static void add_location(struct locprof *lp, struct machine *m, struct symbolize
 
 /* ---- the consumer ---- */
 
+/*
+ * The previous sample's stack, root first, with where each frame's trie
+ * frames ended in the sample's frame list: consecutive samples mostly
+ * share their outer frames, whose trie frames are then taken as they are
+ * instead of being symbolized and looked up again (about two thirds of
+ * the frames of a DWARF compile recording). The answer for an address
+ * only changes with the machine's state, so any other record forgets it.
+ */
+struct stack_memo {
+	struct unwind_frame *ip; /* root first */
+	uint32_t *end;           /* frames[] length after frame d */
+	size_t depth;            /* valid frames; 0: nothing to reuse */
+	size_t start;            /* frames[] length before the stack's frames */
+	uint32_t pid;
+	bool inl;
+};
+
+/* How many outer frames of 'st' (root first) match the memo's; 0 unless
+ * the sample is alike (process, inline mode, frames before the stack). */
+static size_t memo_match(const struct stack_memo *m, const struct unwind_stack *st, uint32_t pid,
+			 bool inl, size_t start)
+{
+	if (!m->depth || m->pid != pid || m->inl != inl || m->start != start)
+		return 0;
+	size_t d = 0, lim = st->n < m->depth ? st->n : m->depth;
+	while (d < lim && m->ip[d].ip == st->frames[st->n - 1 - d].ip &&
+	       m->ip[d].kernel == st->frames[st->n - 1 - d].kernel)
+		d++;
+	return d;
+}
+
+/*
+ * The trie frames of recent addresses by (pid, address, kernel, inline
+ * mode), direct-mapped: one probe instead of the symbolizer's mapping
+ * search, cache and entry lookups. Like the stack memo, an answer holds
+ * until the next record that is not a sample (the generation moves on).
+ */
+#define ADDR_CACHE_BITS 14
+
+struct addr_slot {
+	uint64_t ip;
+	uint32_t pid, gen; /* gen 0: never filled */
+	uint32_t first;    /* the frames: ecache.frames[first..first + n) */
+	uint16_t n;
+	bool kernel, inl;
+};
+
+struct addr_cache {
+	struct addr_slot *v; /* 1 << ADDR_CACHE_BITS, or NULL (with a locprof) */
+	uint32_t gen;
+};
+
 struct profile_ctx {
 	const struct profile_opts *o;
 	struct strtab *strs;
@@ -243,6 +295,9 @@ struct profile_ctx {
 	struct hashmap pcache;       /* process frames per thread */
 	struct trie_frame *frames;   /* the sample's trie frames, root first */
 	size_t cap;
+	struct stack_memo memo;      /* the last sample's frames, when reusable (not with a
+				      * locprof, or reversed frames) */
+	struct addr_cache acache;    /* frames by address (with the memo) */
 	uint32_t truncated_name;
 	struct trie_chart chart;
 	struct period_vec periods;
@@ -262,12 +317,21 @@ static void ctx_init(struct profile_ctx *x, const struct profile_opts *o, struct
 	hashmap_init(&x->pcache);
 	x->cap = UNWIND_MAX_FRAMES * 4 + 2; /* room for inline frames and [truncated] too */
 	x->frames = xmalloc(sizeof(*x->frames) * x->cap);
+	if (!o->locprof && !o->reverse) {
+		x->memo.ip = xmalloc(sizeof(*x->memo.ip) * UNWIND_MAX_FRAMES);
+		x->memo.end = xmalloc(sizeof(*x->memo.end) * UNWIND_MAX_FRAMES);
+		x->acache.v = xcalloc((size_t)1 << ADDR_CACHE_BITS, sizeof(*x->acache.v));
+		x->acache.gen = 1;
+	}
 	x->truncated_name = strtab_intern_str(strs, PROFILE_TRUNCATED_FRAME);
 }
 
 static void ctx_release(struct profile_ctx *x)
 {
 	free(x->frames);
+	free(x->memo.ip);
+	free(x->memo.end);
+	free(x->acache.v);
 	VEC_FREE(&x->locs);
 	hashmap_release(&x->fcache);
 	entry_frames_release(&x->ecache);
@@ -279,6 +343,11 @@ static int on_event(void *ctx, struct session *s, const struct event *ev)
 {
 	struct profile_ctx *x = ctx;
 	(void)s;
+	x->memo.depth = 0; /* the machine may have changed */
+	if (x->acache.v && !++x->acache.gen) { /* wrapped: forget every slot */
+		memset(x->acache.v, 0, sizeof(*x->acache.v) << ADDR_CACHE_BITS);
+		x->acache.gen = 1;
+	}
 	if (ev->type == PERF_RECORD_LOST)
 		x->st->lost += ev->u.lost.lost;
 	else if (ev->type == PERF_RECORD_LOST_SAMPLES)
@@ -293,7 +362,28 @@ static bool wants_inlines(const struct profile_opts *o, const struct session_sam
 	       (o->inline_mode == PROFILE_INLINE_DWARF && smp->dwarf);
 }
 
-/* Append the trie frames of one stack frame (outermost first) to x->frames[*n..]. */
+/* The trie frames of a symbolized address (outermost first): its
+ * symbolizer entry's, else its name's (in *one). */
+static size_t sym_frames(struct profile_ctx *x, struct session *s, const struct sym *sym, bool inl,
+			 struct trie_frame *one, const struct trie_frame **fr)
+{
+	if (sym->entry != SYM_NONE)
+		return entry_frames(&x->ecache, &x->fcache, x->strs, &s->sz, sym, &x->o->frames,
+				    inl && !sym->kernel, fr);
+	*one = cached_frame(&x->fcache, x->strs, &s->sz, sym, &x->o->frames);
+	*fr = one;
+	return 1;
+}
+
+/* Append k trie frames to x->frames[*n..] (as many as fit). */
+static void put_frames(struct profile_ctx *x, const struct trie_frame *fr, size_t k, size_t *n)
+{
+	for (size_t j = 0; j < k && *n < x->cap; j++)
+		x->frames[(*n)++] = fr[j];
+}
+
+/* Append the trie frames of one stack frame (outermost first) to
+ * x->frames[*n..], with the locprof's location and sources. */
 static void add_frame(struct profile_ctx *x, struct session *s, uint32_t pid,
 		      const struct unwind_frame *f, bool inl, size_t *n)
 {
@@ -303,20 +393,60 @@ static void add_frame(struct profile_ctx *x, struct session *s, uint32_t pid,
 		add_location(x->lp, &s->m, &s->sz, &x->locs, pid, f, &sym);
 	const struct trie_frame *fr;
 	struct trie_frame one;
-	size_t k = 1;
-	if (sym.entry != SYM_NONE) {
-		k = entry_frames(&x->ecache, &x->fcache, x->strs, &s->sz, &sym, &x->o->frames,
-				 inl && !sym.kernel, &fr);
-	} else {
-		one = cached_frame(&x->fcache, x->strs, &s->sz, &sym, &x->o->frames);
-		fr = &one;
+	size_t k = sym_frames(x, s, &sym, inl, &one, &fr), at = *n;
+	put_frames(x, fr, k, n);
+	for (size_t j = 0; x->lp && x->lp->want_sources && at + j < *n; j++)
+		note_source(x->lp, &s->sz, fr[j].name, &sym, k, j);
+}
+
+/* add_frame without a locprof, through the address cache: a hit takes
+ * the frames the address had, without symbolizing it again. */
+static void add_frame_cached(struct profile_ctx *x, struct session *s, uint32_t pid,
+			     const struct unwind_frame *f, bool inl, size_t *n)
+{
+	struct addr_cache *c = &x->acache;
+	uint64_t h = (f->ip ^ (uint64_t)pid << 32 ^ (uint64_t)(f->kernel | inl << 1) << 62) *
+		     0x9e3779b97f4a7c15ULL;
+	struct addr_slot *a = &c->v[h >> (64 - ADDR_CACHE_BITS)];
+	if (a->gen == c->gen && a->ip == f->ip && a->pid == pid && a->kernel == f->kernel &&
+	    a->inl == inl) {
+		put_frames(x, x->ecache.frames.v + a->first, a->n, n);
+		return;
 	}
-	for (size_t j = 0; j < k && *n < x->cap; j++) {
-		x->frames[*n] = fr[j];
-		if (x->lp && x->lp->want_sources)
-			note_source(x->lp, &s->sz, fr[j].name, &sym, k, j);
-		(*n)++;
+	struct sym sym;
+	session_symbolize(s, pid, f->ip, f->kernel, &sym);
+	const struct trie_frame *fr;
+	struct trie_frame one;
+	size_t k = sym_frames(x, s, &sym, inl, &one, &fr);
+	if (sym.entry != SYM_NONE)
+		*a = (struct addr_slot){ f->ip, pid, c->gen, (uint32_t)(fr - x->ecache.frames.v),
+					 (uint16_t)k, f->kernel, inl };
+	put_frames(x, fr, k, n);
+}
+
+/* Append the trie frames of a stack, root first: the outer frames the
+ * last sample shared as they were, the others symbolized (add_frame). */
+static void add_stack(struct profile_ctx *x, struct session *s, uint32_t pid,
+		      const struct unwind_stack *st, bool inl, size_t *n)
+{
+	struct stack_memo *m = &x->memo;
+	if (!m->ip) {
+		for (size_t i = st->n; i-- > 0 && *n < x->cap;)
+			add_frame(x, s, pid, &st->frames[i], inl, n);
+		return;
 	}
+	size_t d = memo_match(m, st, pid, inl, *n);
+	m->start = *n;
+	if (d)
+		*n = m->end[d - 1];
+	for (; d < st->n && *n < x->cap; d++) {
+		add_frame_cached(x, s, pid, &st->frames[st->n - 1 - d], inl, n);
+		m->ip[d] = st->frames[st->n - 1 - d];
+		m->end[d] = (uint32_t)*n;
+	}
+	m->depth = d;
+	m->pid = pid;
+	m->inl = inl;
 }
 
 static void reverse_frames(struct trie_frame *f, size_t n)
@@ -424,8 +554,7 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		x->st->truncated++;
 		x->frames[n++] = (struct trie_frame){ x->truncated_name, FRAME_UNKNOWN };
 	}
-	for (size_t i = stack->n; i-- > 0 && n < x->cap;)
-		add_frame(x, s, ev->sid.pid, &stack->frames[i], inl, &n);
+	add_stack(x, s, ev->sid.pid, stack, inl, &n);
 	if (off && n < x->cap) {
 		x->frames[n++] = offcpu_frame(x->strs, ev);
 		if (x->lp && x->lp->want_samples) /* the state is pprof's leaf too */
@@ -468,6 +597,10 @@ void profile_session_opts(const struct profile_opts *o, struct strtab *strs,
 	so->symfs = o->symfs;
 	so->debug_dir = o->debug_dir;
 	so->no_demangle = o->no_demangle;
+	/* /proc/kallsyms on its own thread from the start (the kernel formats
+	 * it slowly: 10-15% of a DWARF collapse's CPU), joined at the first
+	 * kernel frame. */
+	so->prefetch_kallsyms = true;
 	/* Trie frames are names: no line tables, unless the exports want lines. */
 	so->names_only = !o->locprof;
 	so->strs = strs;

@@ -83,6 +83,7 @@ static void machine_setup(struct ra_machine *x, struct perf_reader *r,
 	const struct perf_header_info *h = perf_reader_info(r);
 	strtab_init(&x->strs);
 	session_dsos_init(&x->dsos, h, f, false);
+	x->dsos.no_symbols = true; /* unwinding reads sections and segments only */
 	session_machine_init(&x->m, &x->strs, &x->dsos);
 	unwinder_init(&x->uw, &x->m);
 	unwinder_set_arch(&x->uw, h->arch);

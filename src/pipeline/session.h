@@ -81,7 +81,8 @@ struct session_opts {
 	bool perf_kallsyms;
 	/* Else: read symbolize()'s table on a second thread from session_run's
 	 * start too (the kernel formats /proc/kallsyms slowly), when the file
-	 * has kernel samples; joined when a kernel address is first resolved. */
+	 * has kernel samples; joined when a kernel address is first resolved.
+	 * Neither reading has a thread of its own under KILN_THREADS=1. */
 	bool prefetch_kallsyms;
 	/* Names are interned here (the caller's trie's), or NULL: the session's own. */
 	struct strtab *strs;

@@ -82,6 +82,8 @@ void session_kernel_start(struct session *s)
 	bool prefetch = s->o.prefetch_kallsyms && !s->dsos.ksyms_tried && s->dsos.ksyms_allowed;
 	if (!(s->o.perf_kallsyms || prefetch) || s->kth || s->kperf_tried || !s->ksyms_usable)
 		return;
+	if (s->o.env && s->o.env->threads == 1)
+		return; /* never a second thread: read when first needed */
 	bool kernel = false;
 	for (size_t i = 0; i < s->attrs->v.n; i++)
 		kernel |= !s->attrs->v.v[i].attr.exclude_kernel;

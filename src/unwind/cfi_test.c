@@ -68,6 +68,45 @@ static struct sec eh_frame(const uint8_t *insn, size_t n)
 	return s;
 }
 
+/* An .eh_frame of the CIE above and n FDEs of 0x80 bytes each, the i-th
+ * at FDE_START + 0x100 * (order[i] + 1), no instructions. */
+static struct sec eh_frame_many(const size_t *order, size_t n)
+{
+	struct sec s = eh_frame(NULL, 0);
+	s.n -= 4; /* the terminator goes last */
+	for (size_t i = 0; i < n; i++) {
+		put_u32(&s, 4 + 8 + 8 + 1);
+		put_u32(&s, (uint32_t)s.n); /* back to the CIE at 0 */
+		put_u64(&s, FDE_START + 0x100 * (order[i] + 1));
+		put_u64(&s, 0x80);
+		put(&s, "", 1);
+	}
+	put_u32(&s, 0);
+	return s;
+}
+
+static void test_fdes_sorted(void **state)
+{
+	(void)state;
+	/* 1000 FDEs in a scrambled order: the index holds them by start. */
+	enum { N = 1000 };
+	static size_t order[N];
+	for (size_t i = 0; i < N; i++)
+		order[i] = (i * 7919) % N; /* 7919 is prime: a permutation */
+	struct sec s = eh_frame_many(order, N);
+	struct cfi_table *t = cfi_table_build(s.p, s.n, 0, false);
+	assert_int_equal(cfi_table_count(t), N + 1); /* and eh_frame()'s own at FDE_START */
+	uint64_t prev = 0;
+	for (size_t i = 0; i < N + 1; i++) {
+		uint64_t start, end;
+		cfi_table_fde(t, i, &start, &end);
+		assert_true(i == 0 || start > prev);
+		prev = start;
+	}
+	cfi_table_free(t);
+	free(s.p);
+}
+
 /* The row at FDE_START + 0x10 for these FDE instructions. */
 static int row_for(const uint8_t *insn, size_t n, struct cfi_row *row)
 {
@@ -294,11 +333,61 @@ static void test_row_cache_cap(void **state)
 				  (const uint8_t *)&zero, 8, &st);
 		assert_int_equal(st.n, 1);
 	}
-	assert_int_equal(u.row_cache.n, DWARF_ROW_CACHE_MAX);
+	assert_int_equal(u.nrows, DWARF_ROW_CACHE_MAX);
 	assert_int_equal(u.row_misses, DWARF_ROW_CACHE_MAX + 100);
 	unwinder_release(&u);
 	cfi_table_free(t);
 	free(s.p);
+}
+
+/* Unwind one frame whose row saves RA and the registers 'saved' (in
+ * that order below the CFA), twice; the caller's registers come back the
+ * same from the row computed and from the cached one. Returns how many
+ * rows were cached. */
+static size_t crow_unwind(const uint8_t *saved, size_t n)
+{
+	uint8_t insn[2 + 2 * 16] = { 0x0e, 8 * 12 }; /* def_cfa_offset 96 */
+	size_t ni = 2;
+	uint64_t stack[12] = { 0 }; /* RA (0: the end) at CFA - 8 = word 11 */
+	for (size_t i = 0; i < n; i++) {
+		insn[ni++] = (uint8_t)(0x80 | saved[i]); /* offset: reg at CFA - 8 * (i + 2) */
+		insn[ni++] = (uint8_t)(i + 2);
+		stack[12 - (i + 2)] = 0x1000 + saved[i];
+	}
+	struct sec s = eh_frame(insn, ni);
+	struct cfi_table *t = cfi_table_build(s.p, s.n, 0, false);
+	struct unwinder u;
+	unwinder_init(&u, NULL);
+	static struct unwind_stack st;
+	for (int round = 0; round < 2; round++) {
+		uint64_t regs[CFI_NREGS] = { 0 };
+		regs[7] = 0x7000;
+		regs[CFI_RA] = FDE_START + 0x10;
+		memset(&st, 0, sizeof(st));
+		dwarf_unwind_regs(&u, one_fde, t, regs, (1u << 7) | (1u << CFI_RA),
+				  (const uint8_t *)stack, sizeof(stack), &st);
+		assert_int_equal(st.n, 1);
+		assert_int_equal(regs[7], 0x7000 + 96); /* SP: the CFA */
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(regs[saved[i]], 0x1000 + saved[i]);
+	}
+	size_t cached = u.nrows;
+	unwinder_release(&u);
+	cfi_table_free(t);
+	free(s.p);
+	return cached;
+}
+
+static void test_crow_ops_cap(void **state)
+{
+	(void)state;
+	/* RA and 7 registers: CFI_CROW_OPS value rules, cached. */
+	static const uint8_t seven[] = { 0, 1, 2, 3, 4, 5, 6 };
+	assert_int_equal(CFI_CROW_OPS, 8);
+	assert_int_equal(crow_unwind(seven, sizeof(seven)), 1);
+	/* One more: computed at each lookup, same registers. */
+	static const uint8_t eight[] = { 0, 1, 2, 3, 4, 5, 6, 8 };
+	assert_int_equal(crow_unwind(eight, sizeof(eight)), 0);
 }
 
 int main(void)
@@ -314,6 +403,8 @@ int main(void)
 		cmocka_unit_test(test_expr_int64_min),
 		cmocka_unit_test(test_frames_per_stack),
 		cmocka_unit_test(test_row_cache_cap),
+		cmocka_unit_test(test_crow_ops_cap),
+		cmocka_unit_test(test_fdes_sorted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,7 +46,6 @@ void unwinder_init(struct unwinder *u, struct machine *m)
 	memset(u, 0, sizeof(*u));
 	u->m = m;
 	hashmap_init(&u->tables);
-	hashmap_init(&u->rows);
 }
 
 void unwinder_set_arch(struct unwinder *u, const char *arch)
@@ -61,7 +60,6 @@ void unwinder_release(struct unwinder *u)
 	u->foreign_arch = NULL;
 	unwinder_forget(u);
 	hashmap_release(&u->tables);
-	hashmap_release(&u->rows);
 }
 
 void unwinder_forget_dso(struct unwinder *u, uint32_t id)
@@ -83,10 +81,9 @@ void unwinder_forget(struct unwinder *u)
 	VEC_FREE(&u->cfi);
 	hashmap_release(&u->tables);
 	hashmap_init(&u->tables);
-	hashmap_release(&u->rows);
-	hashmap_init(&u->rows);
-	VEC_FREE(&u->row_cache);
-	VEC_FREE(&u->row_keys);
+	free(u->rows);
+	u->rows = NULL;
+	u->rows_mask = u->nrows = 0;
 	u->memo_dso = 0;
 }
 
@@ -135,10 +132,12 @@ static const struct cfi_table *table_for_dso(struct unwinder *u, uint32_t dso_id
 		}
 	}
 	/* The index is built: the section pages it read can go (rows read
-	 * their FDEs again on demand). */
+	 * their FDEs again on demand). A debug file is only looked for when
+	 * the binary has no .eh_frame: the readahead thread's unwinder would
+	 * otherwise search, open and parse every one the symbolizer does. */
 	elf_image_drop_pages(img);
-	if (dso_symbols(ds, d) && dso_symbols(ds, d) != img)
-		elf_image_drop_pages(dso_symbols(ds, d));
+	if (d->dbg_tried && d->symimg && d->symimg != img)
+		elf_image_drop_pages(d->symimg);
 	if (t) {
 		VEC_PUSH(&u->cfi, t);
 		*hashmap_slot(&u->tables, dso_id, 0, NULL) = u->cfi.n;
@@ -154,43 +153,96 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 {
 	if (row->cfa_is_expr || row->cfa_off != (int32_t)row->cfa_off)
 		return false;
+	memset(c, 0, sizeof(*c));
 	c->cfa_off = (int32_t)row->cfa_off;
 	c->cfa_reg = row->cfa_reg;
 	c->signal_frame = row->signal_frame;
+	c->ra_kind = (uint8_t)row->regs[CFI_RA].kind;
+	c->sp_kind = (uint8_t)row->regs[DW_SP].kind;
 	for (unsigned r = 0; r < CFI_NREGS; r++) {
 		const struct cfi_rule *rule = &row->regs[r];
-		if (rule->kind == CFI_RULE_EXPR || rule->kind == CFI_RULE_VAL_EXPR ||
-		    rule->kind > 7 || rule->reg > 31 || rule->off != (int16_t)rule->off)
+		switch (rule->kind) {
+		case CFI_RULE_SAME: /* plain_rule: callee-saved registers only */
+			if (CALLEE_SAVED & (1u << r))
+				c->keep |= 1u << r;
+			continue;
+		case CFI_RULE_EXPLICIT_SAME:
+			c->keep |= 1u << r;
+			continue;
+		case CFI_RULE_REG:
+			if (rule->reg >= CFI_NREGS)
+				continue; /* never known: no value */
+			break;
+		case CFI_RULE_OFFSET:
+		case CFI_RULE_VAL_OFFSET:
+			break;
+		case CFI_RULE_EXPR:
+		case CFI_RULE_VAL_EXPR:
 			return false;
-		c->rule[r] = (uint8_t)(rule->kind << 5 | rule->reg);
-		c->off[r] = (int16_t)rule->off;
+		default:
+			continue; /* undefined: no value */
+		}
+		if (c->nops == CFI_CROW_OPS || rule->off != (int16_t)rule->off)
+			return false;
+		c->ops[c->nops].off = (int16_t)rule->off;
+		c->ops[c->nops].reg = (uint8_t)r;
+		unsigned src = rule->kind == CFI_RULE_REG ? rule->reg : 0;
+		c->ops[c->nops].rule = (uint8_t)(rule->kind << 5 | src);
+		c->nops++;
 	}
 	return true;
 }
 
 /* The row at 'pc': a cached compact row in *cached (valid until the next
  * call), or else the full row in *row with *cached NULL. */
+/* The slot of (dso, pc) in the row table: its row, or the free slot
+ * where it goes (Fibonacci hashing; the table is never full). */
+static struct cfi_crow *row_slot(struct cfi_crow *rows, size_t mask, uint32_t dso, uint64_t pc)
+{
+	size_t i = (size_t)(((pc ^ (uint64_t)dso << 40) * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+	while (rows[i].dso && (rows[i].dso != dso + 1 || rows[i].pc != pc))
+		i = (i + 1) & mask;
+	return &rows[i];
+}
+
+/* Room for one more row: the table doubles past 3/4 full. */
+static void rows_grow(struct unwinder *u)
+{
+	size_t cap = u->rows ? u->rows_mask + 1 : 0;
+	if (cap && (u->nrows + 1) * 4 <= cap * 3)
+		return;
+	size_t ncap = cap ? cap * 2 : 1024;
+	struct cfi_crow *nr = xcalloc(ncap, sizeof(*nr));
+	for (size_t i = 0; i < cap; i++)
+		if (u->rows[i].dso)
+			*row_slot(nr, ncap - 1, u->rows[i].dso - 1, u->rows[i].pc) = u->rows[i];
+	free(u->rows);
+	u->rows = nr;
+	u->rows_mask = ncap - 1;
+}
+
 static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso, uint64_t pc,
 		    struct cfi_row *row, const struct cfi_crow **cached)
 {
-	uint64_t key = hash_mix2(dso, pc), idx;
 	*cached = NULL;
-	if (hashmap_get(&u->rows, key, &idx) && u->row_keys.v[idx * 2] == dso &&
-	    u->row_keys.v[idx * 2 + 1] == pc) {
-		u->row_hits++;
-		*cached = &u->row_cache.v[idx];
-		return 0;
+	if (u->rows) {
+		const struct cfi_crow *c = row_slot(u->rows, u->rows_mask, dso, pc);
+		if (c->dso) {
+			u->row_hits++;
+			*cached = c;
+			return 0;
+		}
 	}
 	u->row_misses++;
 	int err = cfi_find_row(t, pc, row);
 	struct cfi_crow c;
-	if (err || u->row_cache.n >= ROW_CACHE_MAX || hashmap_get(&u->rows, key, NULL) ||
-	    !compact(row, &c))
+	if (err || u->nrows >= ROW_CACHE_MAX || dso == UINT32_MAX || !compact(row, &c))
 		return err;
-	hashmap_put(&u->rows, key, u->row_cache.n);
-	VEC_PUSH(&u->row_cache, c);
-	VEC_PUSH(&u->row_keys, (uint64_t)dso);
-	VEC_PUSH(&u->row_keys, pc);
+	rows_grow(u);
+	c.dso = dso + 1;
+	c.pc = pc;
+	*row_slot(u->rows, u->rows_mask, dso, pc) = c;
+	u->nrows++;
 	return 0;
 }
 
@@ -286,9 +338,9 @@ static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 }
 
 /*
- * cfi_step() on a cached compact row, read in place: the same rules
- * (a compact row holds no expressions, so those cases never arise), the
- * same result, without expanding it into a 600-byte cfi_row per frame.
+ * cfi_step() on a cached compact row: the same rules, the same result
+ * (a compact row holds no expressions), with the kept registers copied
+ * at once and only the rules that compute a value run.
  */
 static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 		     struct stackmem *mem)
@@ -297,17 +349,16 @@ static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 		return -EINVAL;
 	uint64_t cfa = regs[c->cfa_reg] + (uint64_t)(int64_t)c->cfa_off;
 	uint64_t nregs[CFI_NREGS];
-	uint32_t nvalid = 0;
-	for (unsigned r = 0; r < CFI_NREGS; r++) {
-		uint64_t v;
-		if (plain_rule(c->rule[r] >> 5, r, c->rule[r] & 31, c->off[r], cfa, regs, *valid, mem,
-			       &v)) {
-			nregs[r] = v;
+	uint32_t nvalid = *valid & c->keep;
+	memcpy(nregs, regs, sizeof(nregs));
+	for (unsigned i = 0; i < c->nops; i++) {
+		unsigned r = c->ops[i].reg;
+		unsigned rule = c->ops[i].rule;
+		if (plain_rule(rule >> 5, r, rule & 31, c->ops[i].off, cfa, regs, *valid, mem,
+			       &nregs[r]))
 			nvalid |= 1u << r;
-		}
 	}
-	return step_done(nregs, nvalid, c->rule[CFI_RA] >> 5, c->rule[DW_SP] >> 5, cfa, mem, regs,
-			 valid);
+	return step_done(nregs, nvalid, c->ra_kind, c->sp_kind, cfa, mem, regs, valid);
 }
 
 /* Frame-pointer step, where there is no CFI. */
@@ -394,24 +445,58 @@ void dwarf_unwind_regs(struct unwinder *u, dwarf_lookup_fn lookup, void *ctx,
 	truncated(u, st); /* the frame cap */
 }
 
+/*
+ * dwarf_lookup_fn over the process's recorded mappings. The machine does
+ * not change while a stack is unwound, so the last answer holds for every
+ * pc of its range (a mapping's part in one PT_LOAD segment): frames of a
+ * stack are mostly in one binary.
+ */
 struct sample_ctx {
 	struct unwinder *u;
 	uint32_t pid;
+	uint64_t lo, hi; /* [lo, hi): pcs answered as the last one (empty: none) */
+	uint32_t key;
+	const struct cfi_table *t;
+	uint64_t delta; /* vaddr = pc + delta */
 };
 
-/* dwarf_lookup_fn over the process's recorded mappings. */
 static bool lookup_map(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
 		       uint64_t *vaddr)
 {
 	struct sample_ctx *c = ctx;
+	if (pc >= c->lo && pc < c->hi) {
+		*key = c->key;
+		*t = c->t;
+		*vaddr = pc + c->delta;
+		return true;
+	}
 	const struct mapping *map = machine_find(c->u->m, c->pid, pc, false);
 	if (!map)
 		return false;
 	const struct elf_image *img;
 	*key = map->dso;
 	*t = table_for(c->u, map->dso, &img);
-	if (!img || !elf_image_offset_to_vaddr(img, pc - map->start + map->pgoff, vaddr))
+	uint64_t off = pc - map->start + map->pgoff, lo, hi;
+	if (!img) { /* no CFI anywhere in the mapping */
+		c->lo = map->start;
+		c->hi = map->end;
+	} else if (elf_image_offset_segment(img, off, vaddr, &lo, &hi)) {
+		/* The mapping's pcs whose file offsets lie in [lo, hi) (none
+		 * remembered if the offset wrapped: a corrupt pgoff). */
+		c->lo = c->hi = 0;
+		if (off >= map->pgoff) {
+			uint64_t span = map->end - map->start;
+			c->lo = lo > map->pgoff ? map->start + (lo - map->pgoff) : map->start;
+			c->hi = hi - map->pgoff < span ? map->start + (hi - map->pgoff) : map->end;
+		}
+		c->delta = *vaddr - pc;
+	} else {
 		*t = NULL;
+		c->lo = c->hi = 0;
+		return true;
+	}
+	c->key = *key;
+	c->t = *t;
 	return true;
 }
 
@@ -430,7 +515,7 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 			valid |= 1u << perf_to_dwarf[bit];
 		}
 	}
-	struct sample_ctx c = { u, ev->sid.pid };
+	struct sample_ctx c = { u, ev->sid.pid, 0, 0, 0, NULL, 0 };
 	dwarf_unwind_regs(u, lookup_map, &c, regs, valid, s->stack, s->stack_dyn_size, st);
 }
 

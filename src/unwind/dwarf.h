@@ -33,15 +33,32 @@
  * for each lookup instead of cached: same results, more time. */
 #define DWARF_ROW_CACHE_MAX (1u << 16)
 
-/* A cached CFI row, compact (60 bytes): only rows without DWARF
- * expressions, with a 32-bit CFA offset, 16-bit register offsets and
- * register numbers below 32 are cached (nearly all of them). */
+/* Rules a cached row holds beside its copies (docs/LIMITS.md); a row with
+ * more is recomputed at each lookup (same results, more time). */
+#define CFI_CROW_OPS 8
+
+/*
+ * A cached CFI row, compact (64 bytes with its key) and ready to run: the
+ * registers the caller keeps as they are (a mask), then only the rules
+ * that compute a value (saved at CFA + off, CFA + off, another register).
+ * Cached for rows without DWARF expressions, with a 32-bit CFA offset,
+ * 16-bit register offsets and at most CFI_CROW_OPS such rules (nearly
+ * all).
+ */
 struct cfi_crow {
+	uint64_t pc;  /* the (dso, pc) it answers */
+	uint32_t dso; /* + 1; 0: a free slot */
 	int32_t cfa_off;
 	uint8_t cfa_reg;
 	uint8_t signal_frame;
-	uint8_t rule[CFI_NREGS]; /* kind (3 bits) << 5 | register (5 bits) */
-	int16_t off[CFI_NREGS];
+	uint8_t ra_kind, sp_kind; /* the RA's and SP's rule kinds (the step's end) */
+	uint32_t keep;            /* registers whose value carries over when known */
+	uint8_t nops;
+	struct {
+		int16_t off;
+		uint8_t reg;  /* the register it sets */
+		uint8_t rule; /* kind (3 bits) << 5 | source register (5 bits) */
+	} ops[CFI_CROW_OPS];
 };
 
 struct unwinder {
@@ -53,9 +70,11 @@ struct unwinder {
 	const struct elf_image *memo_img;
 	const struct cfi_table *memo_t;
 	VEC(struct cfi_table *) cfi;
-	struct hashmap rows;   /* hash(dso, pc) -> index+1 in 'row_cache' */
-	VEC(struct cfi_crow) row_cache;
-	VEC(uint64_t) row_keys; /* (dso, pc) each cached row answers, to confirm hash hits */
+	/* Cached rows by (dso, pc), in place (a lookup reads one cache line
+	 * mostly): open addressing, linear probing, a power-of-two size. */
+	struct cfi_crow *rows;
+	size_t rows_mask; /* size - 1, or 0 before the first row */
+	size_t nrows;
 	uint64_t samples, truncated, no_cfi_steps, fp_steps, row_hits, row_misses;
 	char *foreign_arch;      /* recorded on this other architecture: no DWARF unwinding */
 	uint64_t foreign_samples; /* samples whose stack copy was not unwound for that reason */
