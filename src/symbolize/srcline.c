@@ -381,7 +381,7 @@ static void index_units(struct srcfile *f)
 	for (uint32_t k = 0; k < di->units.n; k++) {
 		const struct dwunit *du = &di->units.v[k];
 		struct dwdie cu;
-		if (!dwinfo_die(di, k, du->die, &cu) || cu.null ||
+		if (!dwinfo_unit_die(di, k, &cu) || cu.null ||
 		    (cu.ab.tag != DW_TAG_compile_unit && cu.ab.tag != DW_TAG_partial_unit))
 			continue;
 		struct cu_attrs c = { .di = di, .d = &cu };
@@ -490,7 +490,7 @@ static int unit_lang(struct srcfile *f, uint32_t k)
 	if (hashmap_get(&f->unit_at, f->di.units.v[k].die, &ui))
 		return f->units.v[ui].lang;
 	struct dwdie cu;
-	if (!dwinfo_die(&f->di, k, f->di.units.v[k].die, &cu) || cu.null)
+	if (!dwinfo_unit_die(&f->di, k, &cu) || cu.null)
 		return 0;
 	struct cu_attrs c = { .di = &f->di, .d = &cu };
 	dwinfo_attrs(&f->di, &cu, cu_attr, &c, NULL);
