@@ -34,7 +34,9 @@
 /* A symbol binutils' elf_find_function may pick. */
 struct fsym {
 	uint64_t value, size;
-	uint32_t name, file; /* strtab ids; file: SRCLINE_NONE */
+	const char *raw;     /* the name in the symbol string table (libelf's copy) */
+	uint32_t name, file; /* strtab ids; name: SRCLINE_NONE until first asked (sym_name),
+			      * file: SRCLINE_NONE */
 	uint32_t idx;        /* symbol table order */
 	uint32_t shndx;
 	bool func;   /* STT_FUNC / STT_GNU_IFUNC */
@@ -252,7 +254,8 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 		struct fsym fs = {
 			.value = s.st_value,
 			.size = s.st_size,
-			.name = strtab_intern_str(sl->strs, name ? name : ""),
+			.raw = name ? name : "",
+			.name = SRCLINE_NONE,
 			.file = SRCLINE_NONE,
 			.idx = (uint32_t)i,
 			.shndx = s.st_shndx,
@@ -300,8 +303,17 @@ static bool better_fit(const struct fsym *cur, const struct fsym *s, uint64_t of
 	return ssz < csz;
 }
 
+/* A symbol's name id, interned the first time it is asked for: most
+ * symbols of a file never name an address. */
+static uint32_t sym_name(struct srclines *sl, struct fsym *s)
+{
+	if (s->name == SRCLINE_NONE)
+		s->name = strtab_intern_str(sl->strs, s->raw);
+	return s->name;
+}
+
 /* elf_find_function: the symbol binutils names an address by, or NULL. */
-static const struct fsym *find_function(const struct srcfile *f, uint32_t shndx, uint64_t addr)
+static struct fsym *find_function(const struct srcfile *f, uint32_t shndx, uint64_t addr)
 {
 	size_t lo = 0, hi = f->syms.n;
 	while (lo < hi) { /* first symbol past (shndx, addr) */
@@ -318,7 +330,7 @@ static const struct fsym *find_function(const struct srcfile *f, uint32_t shndx,
 	uint64_t v = f->syms.v[first].value;
 	while (first > 0 && f->syms.v[first - 1].shndx == shndx && f->syms.v[first - 1].value == v)
 		first--;
-	const struct fsym *best = &f->syms.v[first];
+	struct fsym *best = &f->syms.v[first];
 	for (size_t i = first + 1; i < lo; i++)
 		if (better_fit(best, &f->syms.v[i], addr))
 			best = &f->syms.v[i];
@@ -1221,10 +1233,10 @@ static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 	if (fn && fn->is_linkage) {
 		r.func = fn->name;
 	} else {
-		const struct fsym *s = find_function(f, sec->index, addr);
+		struct fsym *s = find_function(f, sec->index, addr);
 		if (s) {
 			found = true;
-			r.func = s->name;
+			r.func = sym_name(sl, s);
 			if (!(h.row && h.u))
 				r.file = s->file;
 		} else if (fn) {
