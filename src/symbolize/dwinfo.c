@@ -252,10 +252,17 @@ static bool read_entry(const uint8_t **pp, const uint8_t *end, struct dwabbrev_t
 	for (;;) {
 		if (p >= end || ab->nattr > MAX_ABBREV_ATTRS)
 			return false;
-		uint64_t at = dw_uleb(&p, end);
-		if (p >= end)
-			return false;
-		uint64_t form = dw_uleb(&p, end);
+		uint64_t at, form;
+		if (end - p >= 2 && (p[0] | p[1]) < 0x80) { /* both one byte: most pairs */
+			at = p[0];
+			form = p[1];
+			p += 2;
+		} else {
+			at = dw_uleb(&p, end);
+			if (p >= end)
+				return false;
+			form = dw_uleb(&p, end);
+		}
 		if (!at && !form)
 			break;
 		struct dwabbrev_attr a = { (uint32_t)at, (uint32_t)form, 0 };
