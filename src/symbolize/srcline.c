@@ -70,7 +70,8 @@ struct prows {
 
 struct func {
 	int32_t parent; /* nearest enclosing function, -1 for none */
-	uint32_t name;  /* raw name id, SRCLINE_NONE */
+	const char *raw; /* its raw (mangled) name in the section bytes, NULL: none */
+	uint32_t name;   /* raw's strtab id once asked for (func_name), else SRCLINE_NONE */
 	uint32_t call_file, call_line;
 	bool inlined; /* DW_TAG_inlined_subroutine */
 	bool is_linkage;
@@ -824,7 +825,8 @@ static bool add_func(struct srclines *sl, struct srcfile *f, uint32_t ui, const 
 	uint32_t fi = (uint32_t)u->funcs.n;
 	struct func *fn = VEC_PUSH_ZERO(&u->funcs);
 	fn->parent = parent;
-	fn->name = ns.name ? strtab_intern_str(sl->strs, ns.name) : SRCLINE_NONE;
+	fn->raw = ns.name; /* interned when it names an address (func_name) */
+	fn->name = SRCLINE_NONE;
 	fn->is_linkage = ns.is_linkage;
 	fn->inlined = d->ab.tag == DW_TAG_inlined_subroutine;
 	fn->call_line = (uint32_t)ns.call_line;
@@ -960,7 +962,7 @@ static const struct lrow *unit_line(const struct unit *u, uint64_t addr)
 }
 
 struct hit {
-	const struct unit *u;
+	struct unit *u;
 	int32_t func;
 	const struct lrow *row;
 };
@@ -1211,6 +1213,15 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	return f;
 }
 
+/* A function's name id, interned the first time it names an address:
+ * most function DIEs of a loaded unit never do. */
+static uint32_t func_name(struct srclines *sl, struct func *fn)
+{
+	if (fn->name == SRCLINE_NONE && fn->raw)
+		fn->name = strtab_intern_str(sl->strs, fn->raw);
+	return fn->name;
+}
+
 /* addr2line's records for one address, appended to sl->recs. */
 static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 {
@@ -1224,14 +1235,14 @@ static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 		return 0;
 	struct hit h = { 0 };
 	bool found = dwarf_lookup(sl, f, addr, &h);
-	const struct func *fn = found && h.func >= 0 ? &h.u->funcs.v[h.func] : NULL;
+	struct func *fn = found && h.func >= 0 ? &h.u->funcs.v[h.func] : NULL;
 	struct a2l_rec r = { SRCLINE_NONE, SRCLINE_NONE, 0 };
 	if (h.row && found) {
 		r.file = h.row->file;
 		r.line = h.row->line;
 	}
 	if (fn && fn->is_linkage) {
-		r.func = fn->name;
+		r.func = func_name(sl, fn);
 	} else {
 		struct fsym *s = find_function(f, sec->index, addr);
 		if (s) {
@@ -1240,7 +1251,7 @@ static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 			if (!(h.row && h.u))
 				r.file = s->file;
 		} else if (fn) {
-			r.func = fn->name;
+			r.func = func_name(sl, fn);
 		}
 	}
 	if (!found)
@@ -1249,8 +1260,8 @@ static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 	size_t n = 1;
 	/* The inliner chain: each caller's name, at the call site of its callee. */
 	while (fn && fn->inlined && fn->parent >= 0 && n < SRCLINE_MAX_INLINE) {
-		const struct func *caller = &h.u->funcs.v[fn->parent];
-		struct a2l_rec c = { caller->name, fn->call_file, fn->call_line };
+		struct func *caller = &h.u->funcs.v[fn->parent];
+		struct a2l_rec c = { func_name(sl, caller), fn->call_file, fn->call_line };
 		VEC_PUSH(&sl->recs, c);
 		n++;
 		fn = caller;
