@@ -87,6 +87,8 @@ struct unit {
 	bool loaded, broken;
 	bool loading; /* being loaded (binutils answers "fine" when asked again meanwhile) */
 	bool stmt_list;
+	bool partial; /* DW_TAG_partial_unit: never searched by address, loaded only to
+		       * see whether it is readable (an abstract origin's unit) */
 	int lang;
 	unsigned version, asize;
 	uint32_t dwu;              /* its index among the dwinfo units */
@@ -409,7 +411,8 @@ static void index_units(struct srcfile *f)
 		u->stmt_list = c.has_stmt;
 		u->stmt_off = c.has_stmt ? c.stmt : UINT64_MAX;
 		hashmap_put(&f->unit_at, u->off, ui);
-		if (cu.ab.tag == DW_TAG_partial_unit) /* never searched by address */
+		u->partial = cu.ab.tag == DW_TAG_partial_unit;
+		if (u->partial) /* never searched by address */
 			continue;
 		struct range_sink rs = { f, ui, 0 };
 		dwinfo_ranges(di, &cu, &c.pc, MAX_RANGES_PER_DIE * 16, add_urange, &rs);
@@ -834,7 +837,8 @@ static bool add_func(struct srclines *sl, struct srcfile *f, uint32_t ui, const 
 	if (ns.has_call_file)
 		fn->call_file = unit_file(sl, u, ns.call_file);
 	struct frange_sink fs = { u, fi };
-	dwinfo_ranges(&f->di, d, &ns.pc, MAX_RANGES_PER_DIE, add_frange, &fs);
+	if (!u->partial)
+		dwinfo_ranges(&f->di, d, &ns.pc, MAX_RANGES_PER_DIE, add_frange, &fs);
 	return true;
 }
 
@@ -916,9 +920,11 @@ static void load_unit(struct srclines *sl, struct srcfile *f, uint32_t ui)
 	}
 	u->loading = true;
 	f->load_depth++;
-	if (sl->names_only)
+	/* A partial unit's rows and function ranges are never looked up: only
+	 * whether its DIEs read matters. */
+	if (!u->partial && sl->names_only)
 		load_coverage(f, u);
-	else
+	else if (!u->partial)
 		load_lines(sl, f, u);
 	bool ok = load_funcs(sl, f, ui);
 	f->load_depth--;
