@@ -229,32 +229,40 @@ static uint64_t table_key(const struct dwunit *u)
 	return u->abbrev_off << 8 | (uint64_t)u->version << 5 | (uint64_t)(u->offsz == 8) << 4 | u->asize;
 }
 
-/* Parses the next entry of t; false at its end or on a fault (t->done). */
-static bool parse_next(const struct dwinfo *di, struct dwabbrev_table *t)
+/*
+ * Reads the entry at *pp (code, tag, children, attribute list) into *ab;
+ * with a table, its attributes are appended to t->attrs and ab->fixed
+ * worked out, else ab->fixed is -1 and *list (if given) is set to the
+ * attribute list's first byte. false at the table's end or on a fault.
+ */
+static bool read_entry(const uint8_t **pp, const uint8_t *end, struct dwabbrev_table *t,
+		       struct dwabbrev *ab, const uint8_t **list)
 {
-	const uint8_t *base = di->s.abbrev.p;
-	if (t->done || !base || t->pos >= di->s.abbrev.n || t->v.n >= MAX_ABBREVS) {
-		t->done = true;
-		return false;
-	}
-	const uint8_t *end = base + di->s.abbrev.n;
-	const uint8_t *p = base + t->pos;
-	t->done = true; /* unless the entry parses */
+	const uint8_t *p = *pp;
 	uint64_t code = dw_uleb(&p, end);
 	if (!code || p >= end)
 		return false;
-	struct dwabbrev ab = { code, (uint32_t)dw_uleb(&p, end), false, (uint32_t)t->attrs.n, 0, 0 };
+	*ab = (struct dwabbrev){ code, (uint32_t)dw_uleb(&p, end), false, t ? (uint32_t)t->attrs.n : 0, 0, -1 };
 	if (p >= end)
 		return false;
-	ab.children = *p++ != 0;
+	ab->children = *p++ != 0;
+	if (list)
+		*list = p;
 	int64_t fixed = 0;
 	for (;;) {
-		if (p >= end || ab.nattr > MAX_ABBREV_ATTRS)
+		if (p >= end || ab->nattr > MAX_ABBREV_ATTRS)
 			return false;
-		uint64_t at = dw_uleb(&p, end);
-		if (p >= end)
-			return false;
-		uint64_t form = dw_uleb(&p, end);
+		uint64_t at, form;
+		if (end - p >= 2 && (p[0] | p[1]) < 0x80) { /* both one byte: most pairs */
+			at = p[0];
+			form = p[1];
+			p += 2;
+		} else {
+			at = dw_uleb(&p, end);
+			if (p >= end)
+				return false;
+			form = dw_uleb(&p, end);
+		}
 		if (!at && !form)
 			break;
 		struct dwabbrev_attr a = { (uint32_t)at, (uint32_t)form, 0 };
@@ -263,12 +271,33 @@ static bool parse_next(const struct dwinfo *di, struct dwabbrev_table *t)
 				return false;
 			a.implicit = dw_sleb(&p, end);
 		}
-		int fs = fixed_size(t->version, t->asize, t->offsz, (unsigned)form);
-		fixed = fixed >= 0 && fs >= 0 ? fixed + fs : -1;
-		VEC_PUSH(&t->attrs, a);
-		ab.nattr++;
+		if (t) {
+			int fs = fixed_size(t->version, t->asize, t->offsz, (unsigned)form);
+			fixed = fixed >= 0 && fs >= 0 ? fixed + fs : -1;
+			VEC_PUSH(&t->attrs, a);
+		}
+		ab->nattr++;
 	}
-	ab.fixed = fixed >= 0 && fixed < INT32_MAX ? (int32_t)fixed : -1;
+	if (t)
+		ab->fixed = fixed >= 0 && fixed < INT32_MAX ? (int32_t)fixed : -1;
+	*pp = p;
+	return true;
+}
+
+/* Parses the next entry of t; false at its end or on a fault (t->done). */
+static bool parse_next(const struct dwinfo *di, struct dwabbrev_table *t)
+{
+	const uint8_t *base = di->s.abbrev.p;
+	if (t->done || !base || t->pos >= di->s.abbrev.n || t->v.n >= MAX_ABBREVS) {
+		t->done = true;
+		return false;
+	}
+	const uint8_t *p = base + t->pos;
+	struct dwabbrev ab;
+	t->done = true; /* unless the entry parses */
+	if (!read_entry(&p, base + di->s.abbrev.n, t, &ab, NULL))
+		return false;
+	uint64_t code = ab.code;
 	if (t->dense && (code != t->v.n + 1 || code > DENSE_LIMIT)) {
 		t->dense = false; /* from now on by the map */
 		for (size_t i = 0; i < t->v.n; i++)
@@ -282,6 +311,28 @@ static bool parse_next(const struct dwinfo *di, struct dwabbrev_table *t)
 	t->pos = (uint64_t)(p - base);
 	t->done = false;
 	return true;
+}
+
+/*
+ * The first entry for 'code' in the table at .debug_abbrev offset 'pos',
+ * found as parse_next would find it (same bounds and faults) but without
+ * building the table; *list: its attribute list.
+ */
+static bool skim_abbrev(const struct dwinfo *di, uint64_t pos, uint64_t code, struct dwabbrev *ab,
+			uint64_t *list)
+{
+	const uint8_t *base = di->s.abbrev.p;
+	for (size_t n = 0; base && pos < di->s.abbrev.n && n < MAX_ABBREVS; n++) {
+		const uint8_t *p = base + pos, *at;
+		if (!read_entry(&p, base + di->s.abbrev.n, NULL, ab, &at))
+			return false;
+		if (ab->code == code) {
+			*list = (uint64_t)(at - base);
+			return true;
+		}
+		pos = (uint64_t)(p - base);
+	}
+	return false;
 }
 
 static struct dwabbrev_table *unit_table(struct dwinfo *di, struct dwunit *u)
@@ -319,28 +370,64 @@ static const struct dwabbrev *find_abbrev(const struct dwinfo *di, struct dwabbr
 
 /* ---- DIEs ---- */
 
-bool dwinfo_die(struct dwinfo *di, uint32_t unit, uint64_t off, struct dwdie *d)
+/* The next attribute of an entry's list at *p (read by skim_abbrev before). */
+static void spec_attr(const uint8_t **p, const uint8_t *end, struct dwabbrev_attr *a)
+{
+	a->at = (uint32_t)dw_uleb(p, end);
+	a->form = (uint32_t)dw_uleb(p, end);
+	a->implicit = a->form == DW_FORM_implicit_const ? dw_sleb(p, end) : 0;
+}
+
+/* The DIE's code read and *d filled but for its abbreviation; false: unreadable. */
+static bool die_head(struct dwinfo *di, uint32_t unit, uint64_t off, struct dwdie *d, uint64_t *code)
 {
 	if (unit >= di->units.n)
 		return false;
-	struct dwunit *u = &di->units.v[unit];
+	const struct dwunit *u = &di->units.v[unit];
 	if (off < u->die || off >= u->end)
 		return false;
 	const uint8_t *base = di->s.info.p, *p = base + off, *end = base + u->end;
-	uint64_t code = dw_uleb(&p, end);
+	*code = dw_uleb(&p, end);
 	if (p > end || (p == end && p[-1] >= 0x80))
 		return false;
 	d->off = off;
 	d->unit = unit;
 	d->attrs = (uint64_t)(p - base);
-	d->null = !code;
+	d->null = !*code;
+	d->raw = false;
+	return true;
+}
+
+bool dwinfo_die(struct dwinfo *di, uint32_t unit, uint64_t off, struct dwdie *d)
+{
+	uint64_t code;
+	if (!die_head(di, unit, off, d, &code))
+		return false;
 	if (!code)
 		return true;
-	struct dwabbrev_table *t = unit_table(di, u);
+	struct dwabbrev_table *t = unit_table(di, &di->units.v[unit]);
 	const struct dwabbrev *ab = find_abbrev(di, t, code);
 	if (!ab)
 		return false;
 	d->ab = *ab; /* a copy: the table may grow (and move) as it is read further */
+	return true;
+}
+
+bool dwinfo_unit_die(struct dwinfo *di, uint32_t unit, struct dwdie *d)
+{
+	if (unit >= di->units.n)
+		return false;
+	const struct dwunit *u = &di->units.v[unit];
+	uint64_t code, idx;
+	if (u->table != UINT32_MAX || hashmap_get(&di->table_at, table_key(u), &idx))
+		return dwinfo_die(di, unit, u->die, d); /* the table is there: use it */
+	if (!die_head(di, unit, u->die, d, &code))
+		return false;
+	if (!code)
+		return true;
+	if (!skim_abbrev(di, u->abbrev_off, code, &d->ab, &d->rawattrs))
+		return false;
+	d->raw = true;
 	return true;
 }
 
@@ -354,9 +441,15 @@ bool dwinfo_attrs(struct dwinfo *di, const struct dwdie *d, dwattr_fn fn, void *
 		return true;
 	}
 	uint32_t table = u->table;
+	const uint8_t *spec = d->raw ? di->s.abbrev.p + d->rawattrs : NULL;
+	const uint8_t *spec_end = di->s.abbrev.p + di->s.abbrev.n;
 	for (uint32_t i = 0; i < d->ab.nattr; i++) {
 		/* Looked up each time: a callback may read on in the table (or add tables). */
-		struct dwabbrev_attr at = di->tables.v[table].attrs.v[d->ab.attr + i];
+		struct dwabbrev_attr at;
+		if (spec) /* checked by skim_abbrev */
+			spec_attr(&spec, spec_end, &at);
+		else
+			at = di->tables.v[table].attrs.v[d->ab.attr + i];
 		unsigned form = at.form;
 		for (unsigned k = 0; form == DW_FORM_indirect; k++) {
 			if (k >= MAX_INDIRECT || p >= end)
@@ -590,7 +683,7 @@ static void read_bases(struct dwinfo *di, uint32_t unit)
 	u->str_offsets_base = u->addr_base = u->offsz == 8 ? 16 : 8;
 	u->rnglists_base = u->offsz == 8 ? 20 : 12;
 	struct dwdie d;
-	if (!dwinfo_die(di, unit, u->die, &d) || d.null)
+	if (!dwinfo_unit_die(di, unit, &d) || d.null)
 		return;
 	struct bases b = { .di = di, .d = &d };
 	dwinfo_attrs(di, &d, base_attr, &b, NULL);

@@ -88,6 +88,8 @@ struct dwdie {
 	bool null;                 /* a null entry (end of siblings): no 'ab' */
 	struct dwabbrev ab;        /* its abbreviation (a copy) */
 	uint64_t attrs;            /* offset of its first attribute */
+	bool raw;                  /* read by dwinfo_unit_die without its table: */
+	uint64_t rawattrs;         /* the attribute list's offset in .debug_abbrev */
 };
 
 /* One attribute, for the decoders below. */
@@ -105,6 +107,15 @@ void dwinfo_close(struct dwinfo *di);
 uint32_t dwinfo_unit_at(const struct dwinfo *di, uint64_t off);
 /* The DIE at 'off' of unit 'unit'. false: not a readable DIE. */
 bool dwinfo_die(struct dwinfo *di, uint32_t unit, uint64_t off, struct dwdie *d);
+/*
+ * The unit DIE of 'unit', like dwinfo_die, but when the unit's
+ * abbreviation table has not been parsed yet its entry is found by
+ * skimming the table (nothing kept): reading the unit DIEs of a file
+ * with an abbreviation table per unit then does not parse every table as
+ * far as the (often late) unit entry. The table is parsed when a DIE
+ * under the unit is read.
+ */
+bool dwinfo_unit_die(struct dwinfo *di, uint32_t unit, struct dwdie *d);
 /*
  * Hands each attribute of 'd' to 'fn' in order until fn returns false.
  * Returns true when every attribute was read and handed over (and sets

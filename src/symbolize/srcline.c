@@ -34,7 +34,9 @@
 /* A symbol binutils' elf_find_function may pick. */
 struct fsym {
 	uint64_t value, size;
-	uint32_t name, file; /* strtab ids; file: SRCLINE_NONE */
+	const char *raw;     /* the name in the symbol string table (libelf's copy) */
+	uint32_t name, file; /* strtab ids; name: SRCLINE_NONE until first asked (sym_name),
+			      * file: SRCLINE_NONE */
 	uint32_t idx;        /* symbol table order */
 	uint32_t shndx;
 	bool func;   /* STT_FUNC / STT_GNU_IFUNC */
@@ -68,7 +70,8 @@ struct prows {
 
 struct func {
 	int32_t parent; /* nearest enclosing function, -1 for none */
-	uint32_t name;  /* raw name id, SRCLINE_NONE */
+	const char *raw; /* its raw (mangled) name in the section bytes, NULL: none */
+	uint32_t name;   /* raw's strtab id once asked for (func_name), else SRCLINE_NONE */
 	uint32_t call_file, call_line;
 	bool inlined; /* DW_TAG_inlined_subroutine */
 	bool is_linkage;
@@ -84,6 +87,8 @@ struct unit {
 	bool loaded, broken;
 	bool loading; /* being loaded (binutils answers "fine" when asked again meanwhile) */
 	bool stmt_list;
+	bool partial; /* DW_TAG_partial_unit: never searched by address, loaded only to
+		       * see whether it is readable (an abstract origin's unit) */
 	int lang;
 	unsigned version, asize;
 	uint32_t dwu;              /* its index among the dwinfo units */
@@ -252,7 +257,8 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 		struct fsym fs = {
 			.value = s.st_value,
 			.size = s.st_size,
-			.name = strtab_intern_str(sl->strs, name ? name : ""),
+			.raw = name ? name : "",
+			.name = SRCLINE_NONE,
 			.file = SRCLINE_NONE,
 			.idx = (uint32_t)i,
 			.shndx = s.st_shndx,
@@ -300,8 +306,17 @@ static bool better_fit(const struct fsym *cur, const struct fsym *s, uint64_t of
 	return ssz < csz;
 }
 
+/* A symbol's name id, interned the first time it is asked for: most
+ * symbols of a file never name an address. */
+static uint32_t sym_name(struct srclines *sl, struct fsym *s)
+{
+	if (s->name == SRCLINE_NONE)
+		s->name = strtab_intern_str(sl->strs, s->raw);
+	return s->name;
+}
+
 /* elf_find_function: the symbol binutils names an address by, or NULL. */
-static const struct fsym *find_function(const struct srcfile *f, uint32_t shndx, uint64_t addr)
+static struct fsym *find_function(const struct srcfile *f, uint32_t shndx, uint64_t addr)
 {
 	size_t lo = 0, hi = f->syms.n;
 	while (lo < hi) { /* first symbol past (shndx, addr) */
@@ -318,7 +333,7 @@ static const struct fsym *find_function(const struct srcfile *f, uint32_t shndx,
 	uint64_t v = f->syms.v[first].value;
 	while (first > 0 && f->syms.v[first - 1].shndx == shndx && f->syms.v[first - 1].value == v)
 		first--;
-	const struct fsym *best = &f->syms.v[first];
+	struct fsym *best = &f->syms.v[first];
 	for (size_t i = first + 1; i < lo; i++)
 		if (better_fit(best, &f->syms.v[i], addr))
 			best = &f->syms.v[i];
@@ -381,7 +396,7 @@ static void index_units(struct srcfile *f)
 	for (uint32_t k = 0; k < di->units.n; k++) {
 		const struct dwunit *du = &di->units.v[k];
 		struct dwdie cu;
-		if (!dwinfo_die(di, k, du->die, &cu) || cu.null ||
+		if (!dwinfo_unit_die(di, k, &cu) || cu.null ||
 		    (cu.ab.tag != DW_TAG_compile_unit && cu.ab.tag != DW_TAG_partial_unit))
 			continue;
 		struct cu_attrs c = { .di = di, .d = &cu };
@@ -396,7 +411,8 @@ static void index_units(struct srcfile *f)
 		u->stmt_list = c.has_stmt;
 		u->stmt_off = c.has_stmt ? c.stmt : UINT64_MAX;
 		hashmap_put(&f->unit_at, u->off, ui);
-		if (cu.ab.tag == DW_TAG_partial_unit) /* never searched by address */
+		u->partial = cu.ab.tag == DW_TAG_partial_unit;
+		if (u->partial) /* never searched by address */
 			continue;
 		struct range_sink rs = { f, ui, 0 };
 		dwinfo_ranges(di, &cu, &c.pc, MAX_RANGES_PER_DIE * 16, add_urange, &rs);
@@ -490,7 +506,7 @@ static int unit_lang(struct srcfile *f, uint32_t k)
 	if (hashmap_get(&f->unit_at, f->di.units.v[k].die, &ui))
 		return f->units.v[ui].lang;
 	struct dwdie cu;
-	if (!dwinfo_die(&f->di, k, f->di.units.v[k].die, &cu) || cu.null)
+	if (!dwinfo_unit_die(&f->di, k, &cu) || cu.null)
 		return 0;
 	struct cu_attrs c = { .di = &f->di, .d = &cu };
 	dwinfo_attrs(&f->di, &cu, cu_attr, &c, NULL);
@@ -812,7 +828,8 @@ static bool add_func(struct srclines *sl, struct srcfile *f, uint32_t ui, const 
 	uint32_t fi = (uint32_t)u->funcs.n;
 	struct func *fn = VEC_PUSH_ZERO(&u->funcs);
 	fn->parent = parent;
-	fn->name = ns.name ? strtab_intern_str(sl->strs, ns.name) : SRCLINE_NONE;
+	fn->raw = ns.name; /* interned when it names an address (func_name) */
+	fn->name = SRCLINE_NONE;
 	fn->is_linkage = ns.is_linkage;
 	fn->inlined = d->ab.tag == DW_TAG_inlined_subroutine;
 	fn->call_line = (uint32_t)ns.call_line;
@@ -820,7 +837,8 @@ static bool add_func(struct srclines *sl, struct srcfile *f, uint32_t ui, const 
 	if (ns.has_call_file)
 		fn->call_file = unit_file(sl, u, ns.call_file);
 	struct frange_sink fs = { u, fi };
-	dwinfo_ranges(&f->di, d, &ns.pc, MAX_RANGES_PER_DIE, add_frange, &fs);
+	if (!u->partial)
+		dwinfo_ranges(&f->di, d, &ns.pc, MAX_RANGES_PER_DIE, add_frange, &fs);
 	return true;
 }
 
@@ -902,9 +920,11 @@ static void load_unit(struct srclines *sl, struct srcfile *f, uint32_t ui)
 	}
 	u->loading = true;
 	f->load_depth++;
-	if (sl->names_only)
+	/* A partial unit's rows and function ranges are never looked up: only
+	 * whether its DIEs read matters. */
+	if (!u->partial && sl->names_only)
 		load_coverage(f, u);
-	else
+	else if (!u->partial)
 		load_lines(sl, f, u);
 	bool ok = load_funcs(sl, f, ui);
 	f->load_depth--;
@@ -948,7 +968,7 @@ static const struct lrow *unit_line(const struct unit *u, uint64_t addr)
 }
 
 struct hit {
-	const struct unit *u;
+	struct unit *u;
 	int32_t func;
 	const struct lrow *row;
 };
@@ -1199,6 +1219,15 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	return f;
 }
 
+/* A function's name id, interned the first time it names an address:
+ * most function DIEs of a loaded unit never do. */
+static uint32_t func_name(struct srclines *sl, struct func *fn)
+{
+	if (fn->name == SRCLINE_NONE && fn->raw)
+		fn->name = strtab_intern_str(sl->strs, fn->raw);
+	return fn->name;
+}
+
 /* addr2line's records for one address, appended to sl->recs. */
 static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 {
@@ -1212,23 +1241,23 @@ static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 		return 0;
 	struct hit h = { 0 };
 	bool found = dwarf_lookup(sl, f, addr, &h);
-	const struct func *fn = found && h.func >= 0 ? &h.u->funcs.v[h.func] : NULL;
+	struct func *fn = found && h.func >= 0 ? &h.u->funcs.v[h.func] : NULL;
 	struct a2l_rec r = { SRCLINE_NONE, SRCLINE_NONE, 0 };
 	if (h.row && found) {
 		r.file = h.row->file;
 		r.line = h.row->line;
 	}
 	if (fn && fn->is_linkage) {
-		r.func = fn->name;
+		r.func = func_name(sl, fn);
 	} else {
-		const struct fsym *s = find_function(f, sec->index, addr);
+		struct fsym *s = find_function(f, sec->index, addr);
 		if (s) {
 			found = true;
-			r.func = s->name;
+			r.func = sym_name(sl, s);
 			if (!(h.row && h.u))
 				r.file = s->file;
 		} else if (fn) {
-			r.func = fn->name;
+			r.func = func_name(sl, fn);
 		}
 	}
 	if (!found)
@@ -1237,8 +1266,8 @@ static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 	size_t n = 1;
 	/* The inliner chain: each caller's name, at the call site of its callee. */
 	while (fn && fn->inlined && fn->parent >= 0 && n < SRCLINE_MAX_INLINE) {
-		const struct func *caller = &h.u->funcs.v[fn->parent];
-		struct a2l_rec c = { caller->name, fn->call_file, fn->call_line };
+		struct func *caller = &h.u->funcs.v[fn->parent];
+		struct a2l_rec c = { func_name(sl, caller), fn->call_file, fn->call_line };
 		VEC_PUSH(&sl->recs, c);
 		n++;
 		fn = caller;

@@ -11,8 +11,10 @@
  * debug file found by build-id, else the binary. Each file is opened once
  * and indexed lazily: compilation units by address range at open, then a
  * unit's line table and function DIEs (subprograms, inlined subroutines)
- * the first time an address falls in it. Results are cached per (dso,
- * address). The answers follow binutils' rules where they differ from a
+ * the first time an address falls in it (a partial unit, read only to
+ * see whether an abstract origin's unit reads, keeps neither); symbol and
+ * function names are interned when they first answer. Results are
+ * cached per (dso, address). The answers follow binutils' rules where they differ from a
  * plain DWARF reading, so perf's text can be matched:
  *  - names prefer DW_AT_linkage_name, follow DW_AT_abstract_origin and
  *    DW_AT_specification; the innermost function is named from the ELF
