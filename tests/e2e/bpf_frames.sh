@@ -31,13 +31,32 @@ done
 "$KILN" record -q -a -g -o "$T/a.data" -- sleep 1 2>"$T/rec.err" || fail "kiln record -a: $(cat "$T/rec.err")"
 kill $tr
 wait $tr
+# perf_unknown_ok F: kiln names BPF frames of F.data that perf script
+# leaves "[unknown]" (perf's failure, seen once in p.data under ASan: three
+# frames of a program's last samples, after a KSYMBOL record perf did not
+# apply). Accepted only when every line of perf's is kiln's too, in order,
+# the extra ones are a few, and perf printed each extra address as
+# [unknown]; anything else fails.
+perf_unknown_ok() {
+	diff "$T/$1.kiln" "$T/$1.perf" >"$T/$1.diff"
+	grep -q '^>' "$T/$1.diff" &&
+		fail "$1.data: BPF frames differ from perf script's: $(head -6 "$T/$1.diff")"
+	extra=$(grep -c '^<' "$T/$1.diff")
+	[ "$extra" -le 5 ] || [ $((extra * 100)) -le "$(wc -l <"$T/$1.kiln")" ] ||
+		fail "$1.data: kiln names $extra BPF frames perf script does not: $(head -6 "$T/$1.diff")"
+	perf script -i "$T/$1.data" 2>/dev/null >"$T/$1.perfall"
+	for a in $(awk '/^</ { print $2 }' "$T/$1.diff" | sort -u); do
+		grep -q "^[[:space:]]*$a \\[unknown\\]" "$T/$1.perfall" ||
+			fail "$1.data: kiln names $a, perf script neither names it nor leaves it [unknown]: $(head -6 "$T/$1.diff")"
+	done
+	echo "note: $1.data: $extra BPF frames perf script leaves [unknown] are named by kiln"
+}
 for f in p k a; do
 	"$KILN" script -i "$T/$f.data" 2>"$T/$f.err" | grep bpf_prog_ >"$T/$f.kiln" ||
 		fail "$f.data: kiln script names no BPF program: $(cat "$T/$f.err")"
 	perf script -i "$T/$f.data" 2>/dev/null | grep bpf_prog_ >"$T/$f.perf"
 	[ -s "$T/$f.perf" ] || skip "perf names no BPF program in $f.data (no samples there)"
-	cmp -s "$T/$f.kiln" "$T/$f.perf" ||
-		fail "$f.data: BPF frames differ from perf script's: $(diff "$T/$f.kiln" "$T/$f.perf" | head -6)"
+	cmp -s "$T/$f.kiln" "$T/$f.perf" || perf_unknown_ok "$f"
 	grep -q '^	 *ffff[0-9a-f]* bpf_prog_[0-9a-f]\{16\}_[a-z_]*+0x[0-9a-f]* (bpf_prog_[0-9a-f]\{16\}_[a-z_]*)$' "$T/$f.kiln" ||
 		fail "$f.data: no frame shaped 'ADDR bpf_prog_TAG_NAME+0xOFF (bpf_prog_TAG_NAME)': $(head -3 "$T/$f.kiln")"
 	perf report --stdio --no-children -g none -s dso,sym -i "$T/$f.data" 2>/dev/null |
