@@ -169,7 +169,6 @@ static void take_sample(struct offcpu *oc, const uint8_t *p, const uint8_t *end)
 		struct pend *e = push(oc, P_OUT, time, pid, tid);
 		e->state = schedsw_state_letter(l, state);
 		e->chain_off = (uint32_t)oc->pool.n;
-		e->chain_n = (uint32_t)nr;
 		if (nr) { /* none: a kernel thread's user stack (no --off-cpu-kernel) */
 			VEC_RESERVE(&oc->pool, oc->pool.n + nr);
 			memcpy(oc->pool.v + oc->pool.n, chain, nr * 8);

@@ -193,8 +193,6 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 	return true;
 }
 
-/* The row at 'pc': a cached compact row in *cached (valid until the next
- * call), or else the full row in *row with *cached NULL. */
 /* The slot of (dso, pc) in the row table: its row, or the free slot
  * where it goes (Fibonacci hashing; the table is never full). */
 static struct cfi_crow *row_slot(struct cfi_crow *rows, size_t mask, uint32_t dso, uint64_t pc)
@@ -221,6 +219,8 @@ static void rows_grow(struct unwinder *u)
 	u->rows_mask = ncap - 1;
 }
 
+/* The row at 'pc': a cached compact row in *cached (valid until the next
+ * call), or else the full row in *row with *cached NULL. */
 static int find_row(struct unwinder *u, const struct cfi_table *t, uint32_t dso, uint64_t pc,
 		    struct cfi_row *row, const struct cfi_crow **cached)
 {
