@@ -38,7 +38,7 @@
 /* Bytes of text a thread should have before another thread is worth it
  * (its own tables start cold: lines seen in every part are parsed once
  * per part, and the merge walks each part's trie). */
-#define TEXTPAR_PART_MIN ((size_t)4 << 20)
+#define TEXTPAR_PART_MIN ((size_t)8 << 20)
 
 /*
  * The threads for 'len' bytes of text: 'want' if given (1 or more, from
