@@ -615,6 +615,26 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	return 0;
 }
 
+bool scripttext_first_event(const char *data, size_t len, const char **ev, size_t *n)
+{
+	struct lines it;
+	const char *s;
+	size_t ln;
+	lines_init(&it, data, len);
+	/* The lines on_line would see (a cached line is never a header). */
+	while (lines_next(&it, &s, &ln)) {
+		struct header h;
+		struct span event, period;
+		if (ln > SCRIPTTEXT_MAX_LINE || !ln || s[0] == '#' || memchr(s, '\0', ln) ||
+		    !match_header(s, ln, &h) || !match_event(s, ln, &event, &period))
+			continue;
+		*ev = event.p;
+		*n = event.n;
+		return true;
+	}
+	return false;
+}
+
 /* ---- samples as they are ---- */
 
 static uint64_t parse_u64(struct span p, int base, bool *ok)

@@ -86,6 +86,15 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 		     struct strtab *strs, struct trie *t, struct scripttext_stats *st);
 
 /*
+ * The event scripttext_parse keeps when no filter is named: the event of
+ * the first sample header that names one, as *ev and *n (pointing into
+ * 'data'); false if no header names an event. Parsing a part of the text
+ * with that event as o->event_filter then folds it as the whole text's
+ * parse would (aggregate/textpar.h).
+ */
+bool scripttext_first_event(const char *data, size_t len, const char **ev, size_t *n);
+
+/*
  * The samples of perf script text as they are, for a table of them (kiln
  * report): each sample's header fields and its frame lines (leaf first:
  * the address in hex, the symbol with any "+0x.." offset split off, the

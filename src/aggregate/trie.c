@@ -286,6 +286,43 @@ void trie_chart_finish(struct trie *t, struct trie_chart *ch)
 	VEC_FREE(&ch->path);
 }
 
+void trie_graft(struct trie *dst, const struct trie *src, uint32_t *map)
+{
+	size_t nnames = src->names->n;
+	uint32_t *names; /* src name id -> dst name id, TRIE_NONE until needed */
+	XALLOC_ARRAY(names, nnames ? nnames : 1);
+	memset(names, 0xff, (nnames ? nnames : 1) * sizeof(*names));
+	uint32_t *to = map;
+	if (!to)
+		XALLOC_ARRAY(to, src->nodes.n);
+	to[0] = 0;
+	/* A node comes after its parent (ids are given in creation order). */
+	for (uint32_t id = 1; id < src->nodes.n; id++) {
+		const struct trie_node *n = &src->nodes.v[id];
+		if (names[n->name] == TRIE_NONE)
+			names[n->name] = strtab_intern(dst->names, strtab_get(src->names, n->name),
+						       strtab_len(src->names, n->name));
+		to[id] = trie_child(dst, to[n->parent], names[n->name], n->kind);
+	}
+	free(names);
+	if (!map)
+		free(to);
+}
+
+void trie_merge(struct trie *dst, const struct trie *src)
+{
+	uint32_t *map;
+	XALLOC_ARRAY(map, src->nodes.n);
+	trie_graft(dst, src, map);
+	for (uint32_t id = 0; id < src->nodes.n; id++) {
+		struct trie_node *d = &dst->nodes.v[map[id]];
+		add_sat(&d->total, src->nodes.v[id].total);
+		add_sat(&d->self, src->nodes.v[id].self);
+	}
+	free(map);
+	dst->last.n = dst->last_path.n = 0; /* trie_add's memo: the paths moved on */
+}
+
 void trie_reverse(const struct trie *src, struct trie *dst)
 {
 	VEC(struct trie_frame) fr = { 0 };

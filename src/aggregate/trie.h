@@ -161,6 +161,18 @@ void trie_walk_skip(struct trie_walk *w);
 void trie_walk_release(struct trie_walk *w);
 
 /*
+ * Merging tries built apart (each over its own strtab, e.g. one per
+ * thread): trie_graft gives 'dst' every path of 'src' (names interned
+ * into dst's strtab, each distinct name once), adding no weight, and
+ * fills map[src node] = dst node when 'map' is not NULL (src->nodes.n
+ * entries). trie_merge also adds src's totals and selfs to those nodes
+ * (sums saturate, as trie_add's do). Neither applies to flame-chart
+ * tries (twins); 'dst' is left unsorted.
+ */
+void trie_graft(struct trie *dst, const struct trie *src, uint32_t *map);
+void trie_merge(struct trie *dst, const struct trie *src);
+
+/*
  * Fill 'dst' (initialised over the same strtab) with the stacks of 'src'
  * reversed: leaf first, root frame last (flamegraph.pl --reverse). Weights
  * are kept; 'dst' is left unsorted.

@@ -2,7 +2,8 @@
  * trie unit tests (aggregate, L6): weights from input saturate at 2^64 - 1
  * (two perf script samples with the largest period), never wrap, so a
  * node's total always covers its self weight; the shared walk is the
- * recursive pre-order (levels, subtrees skipped, a subtree's walk).
+ * recursive pre-order (levels, subtrees skipped, a subtree's walk); two
+ * tries merged hold the stacks of both.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -148,6 +149,98 @@ static void test_node_layout(void **state)
 	strtab_release(&strs);
 }
 
+/* Stacks "w:kind-name kind-name ..." added to t (kind digits: enum frame_kind). */
+static void add_stacks(struct trie *t, const char *const *stacks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct trie_frame f[8];
+		size_t k = 0;
+		char buf[64];
+		unsigned long long w;
+		snprintf(buf, sizeof(buf), "%s", stacks[i]);
+		char *rest = strchr(buf, ':');
+		sscanf(buf, "%llu", &w);
+		for (char *tok = strtok(rest + 1, " "); tok; tok = strtok(NULL, " "))
+			f[k++] = (struct trie_frame){ strtab_intern_str(t->names, tok + 1),
+						      (uint8_t)(tok[0] - '0') };
+		trie_add(t, f, k, w);
+	}
+}
+
+/* A sorted trie as text: "name/kind=total,self@level" in walk order. */
+static void dump(const struct trie *t, char *out, size_t cap)
+{
+	struct trie_walk w;
+	size_t len = 0;
+	out[0] = '\0';
+	trie_walk_init(&w, t, 0);
+	for (uint32_t id; (id = trie_walk_next(&w)) != TRIE_NONE;) {
+		const struct trie_node *n = trie_node(t, id);
+		len += (size_t)snprintf(out + len, cap - len, "%s/%u=%llu,%llu@%u ", trie_name(t, id),
+					n->kind, (unsigned long long)n->total,
+					(unsigned long long)n->self, w.level);
+		assert_true(len < cap);
+	}
+	trie_walk_release(&w);
+}
+
+/* Two tries over their own strtabs, merged: the trie of all their stacks. */
+static void test_merge(void **state)
+{
+	(void)state;
+	static const char *const a[] = { "3:0p 1main 1work", "2:0p 1main 2sys", "1:0q 1x",
+					 "4:0p 1main", "18446744073709551610:0big 1y" };
+	static const char *const b[] = { "5:0p 1main 1work", "1:0p 1main 1work 2sys", "7:0r 5[u]",
+					 "1:0p 1main 4work", "9:0big 1y", "2:0q" };
+	struct strtab sa, sb, sall;
+	struct trie ta, tb, all;
+	strtab_init(&sa);
+	strtab_init(&sb);
+	strtab_init(&sall);
+	trie_init(&ta, &sa);
+	trie_init(&tb, &sb);
+	trie_init(&all, &sall);
+	strtab_intern_str(&sb, "unused"); /* the two tables' ids differ */
+	add_stacks(&ta, a, sizeof(a) / sizeof(a[0]));
+	add_stacks(&tb, b, sizeof(b) / sizeof(b[0]));
+	add_stacks(&all, b, sizeof(b) / sizeof(b[0]));
+	add_stacks(&all, a, sizeof(a) / sizeof(a[0]));
+	trie_merge(&ta, &tb);
+	trie_sort(&ta);
+	trie_sort(&all);
+	static char x[4096], y[4096];
+	dump(&ta, x, sizeof(x));
+	dump(&all, y, sizeof(y));
+	assert_string_equal(x, y);
+	/* Sums past 2^64 - 1 saturate, as trie_add's. */
+	uint32_t big = trie_find(&ta, 0, strtab_intern_str(&sa, "big"), FRAME_PROCESS);
+	assert_int_equal(trie_node(&ta, big)->total, UINT64_MAX);
+	assert_int_equal(trie_node(&ta, 0)->total, UINT64_MAX);
+	/* The graft alone: paths, no weight, and the map of nodes. */
+	struct strtab sc;
+	struct trie tc;
+	strtab_init(&sc);
+	trie_init(&tc, &sc);
+	uint32_t map[64];
+	assert_true(tb.nodes.n <= 64);
+	trie_graft(&tc, &tb, map);
+	assert_int_equal(tc.nodes.n, tb.nodes.n);
+	for (uint32_t id = 1; id < tb.nodes.n; id++) {
+		assert_string_equal(trie_name(&tc, map[id]), trie_name(&tb, id));
+		assert_int_equal(trie_node(&tc, map[id])->kind, trie_node(&tb, id)->kind);
+		assert_int_equal(map[trie_node(&tb, id)->parent], trie_node(&tc, map[id])->parent);
+		assert_int_equal(trie_node(&tc, map[id])->total, 0);
+	}
+	trie_release(&tc);
+	strtab_release(&sc);
+	trie_release(&ta);
+	trie_release(&tb);
+	trie_release(&all);
+	strtab_release(&sa);
+	strtab_release(&sb);
+	strtab_release(&sall);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_kind_of_name),
 		cmocka_unit_test(test_node_layout),
+		cmocka_unit_test(test_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

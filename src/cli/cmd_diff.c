@@ -102,13 +102,7 @@ static uint64_t *merge_first(const struct side *a, struct side *b)
 {
 	uint32_t *map;
 	XALLOC_ARRAY(map, a->t.nodes.n);
-	map[0] = 0;
-	for (uint32_t id = 1; id < a->t.nodes.n; id++) {
-		const struct trie_node *n = &a->t.nodes.v[id];
-		uint32_t name = strtab_intern(&b->strs, strtab_get(&a->strs, n->name),
-					      strtab_len(&a->strs, n->name));
-		map[id] = trie_child(&b->t, map[n->parent], name, n->kind);
-	}
+	trie_graft(&b->t, &a->t, map);
 	uint64_t *first;
 	XALLOC_ARRAY(first, b->t.nodes.n);
 	memset(first, 0, b->t.nodes.n * sizeof(*first));
