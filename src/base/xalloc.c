@@ -2,6 +2,7 @@
 #include "base/xalloc.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,14 @@
 
 void xalloc_die(const char *what)
 {
+	/* Process-wide, like the exit it guards: when two threads run out of
+	 * memory together, the first prints the one error line and exits;
+	 * the other waits for that exit instead of printing a second line. */
+	static atomic_flag dying = ATOMIC_FLAG_INIT;
+
+	if (atomic_flag_test_and_set(&dying))
+		for (;;)
+			pause();
 	/* stderr is unbuffered; stdout's pending bytes are dropped with the
 	 * rest of a result that cannot be finished. */
 	fprintf(stderr, "error: out of memory (%s)\n", what);

@@ -16,7 +16,8 @@
 
 #define XALLOC_EXIT 1
 
-/* Print "error: out of memory (WHAT)" and exit with XALLOC_EXIT. */
+/* Print "error: out of memory (WHAT)" and exit with XALLOC_EXIT; when
+ * several threads fail at once, only the first prints. */
 _Noreturn void xalloc_die(const char *what);
 
 void *xmalloc(size_t n);
