@@ -23,6 +23,7 @@
 #include "base/wbuf.h"
 #include "output/flame_js.h"
 #include "output/palmap.h"
+#include "output/svgcolor.h"
 #include "output/svgnum.h"
 
 /*
@@ -44,7 +45,7 @@
  * scale = (width - 2 * XPAD) / root total.
  */
 #define XPAD 10.0
-#define NAME_CAP 4096 /* bytes of a cleaned name, ".." included */
+#define NAME_CAP SVG_NAME_CAP /* bytes of a cleaned name, ".." included */
 #define SVG_NS "urn:kiln:flamegraph"
 
 /* A name made safe for XML 1.0: valid UTF-8, no control characters. */
@@ -52,10 +53,6 @@ struct clean {
 	size_t len; /* bytes */
 	size_t ncp; /* code points */
 	char s[NAME_CAP + 1];
-};
-
-struct rgb {
-	int r, g, b;
 };
 
 struct shown_name {
@@ -98,8 +95,7 @@ struct svg_ctx {
 	char height_text[NUM_MAX];      /* every frame's height, as written */
 	size_t height_len;
 	uint64_t timemax;       /* samples across the whole width (the root's, or --total) */
-	double maxdelta;        /* largest |delta| of a differential graph, at least 1 */
-	uint64_t rng;           /* SVG_COLOR_RANDOM's state */
+	struct svg_colors colors; /* what frame colours depend on */
 };
 
 void svg_opts_default(struct svg_opts *o)
@@ -290,295 +286,6 @@ static void put_text(struct svg_ctx *c, const char *s)
 	wbuf_flush(&c->w); /* the header around it is written by stdio */
 }
 
-/*
- * Colours: flamegraph.pl's palettes, indexed by a hash of the name so a
- * function keeps its colour across graphs. In the hot palette the frame
- * kind picks the hue, as flamegraph.pl's java palette does, so kernel,
- * JIT, inlined, unknown and process frames stand out from user code.
- */
-
-static struct rgb palette_color(enum svg_palette p, double v1, double v2, double v3)
-{
-	struct rgb c = { 0, 0, 0 };
-
-	switch (p) {
-	case SVG_PALETTE_HOT:
-		c.r = 205 + (int)(50 * v3);
-		c.g = (int)(230 * v1);
-		c.b = (int)(55 * v2);
-		break;
-	case SVG_PALETTE_MEM:
-		c.r = 0;
-		c.g = 190 + (int)(50 * v2);
-		c.b = (int)(210 * v1);
-		break;
-	case SVG_PALETTE_IO:
-		c.r = 80 + (int)(60 * v1);
-		c.g = c.r;
-		c.b = 190 + (int)(55 * v2);
-		break;
-	case SVG_PALETTE_RED:
-		c.r = 200 + (int)(55 * v1);
-		c.g = c.b = 50 + (int)(80 * v1);
-		break;
-	case SVG_PALETTE_GREEN:
-		c.g = 200 + (int)(55 * v1);
-		c.r = c.b = 50 + (int)(60 * v1);
-		break;
-	case SVG_PALETTE_BLUE:
-		c.b = 205 + (int)(50 * v1);
-		c.r = c.g = 80 + (int)(60 * v1);
-		break;
-	case SVG_PALETTE_AQUA:
-		c.r = 50 + (int)(60 * v1);
-		c.g = 165 + (int)(55 * v1);
-		c.b = 165 + (int)(55 * v1);
-		break;
-	case SVG_PALETTE_YELLOW:
-		c.r = c.g = 175 + (int)(55 * v1);
-		c.b = 50 + (int)(20 * v1);
-		break;
-	case SVG_PALETTE_PURPLE:
-		c.r = c.b = 190 + (int)(65 * v1);
-		c.g = 80 + (int)(60 * v1);
-		break;
-	case SVG_PALETTE_ORANGE:
-		c.r = 190 + (int)(65 * v1);
-		c.g = 90 + (int)(65 * v1);
-		c.b = 0;
-		break;
-	default:
-		break;
-	}
-	return c;
-}
-
-/* flamegraph.pl's namehash: the first three characters, early ones weighing most. */
-static double namehash(const char *s, size_t n)
-{
-	double vector = 0, weight = 1, max = 1;
-	unsigned mod = 10;
-
-	/* A "module`" prefix is cut to its first character. */
-	for (size_t i = 1; i < n; i++) {
-		if (s[i] == '`') {
-			s += i + 1;
-			n -= i + 1;
-			break;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned v = (unsigned char)s[i] % mod;
-		vector += (double)v / (double)(mod - 1) * weight;
-		mod++;
-		max += weight;
-		weight *= 0.70;
-		if (mod > 12)
-			break;
-	}
-	return 1 - vector / max;
-}
-
-static double rng_next(uint64_t *st)
-{
-	/* xorshift64*: deterministic for a seed, no libc state. */
-	uint64_t x = *st;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*st = x;
-	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0;
-}
-
-static bool has(const char *s, size_t n, const char *needle)
-{
-	size_t k = strlen(needle);
-	for (size_t i = 0; i + k <= n; i++)
-		if (!memcmp(s + i, needle, k))
-			return true;
-	return false;
-}
-
-
-static bool starts(const char *s, size_t n, const char *prefix)
-{
-	size_t k = strlen(prefix);
-	return n >= k && !memcmp(s, prefix, k);
-}
-
-/* flamegraph.pl's java palette: its name rules, with kiln's frame kinds for the annotations. */
-static enum svg_palette java_hue(const char *s, size_t n, uint8_t kind)
-{
-	static const char *const pkgs[] = { "java/", "javax/", "jdk/", "net/", "org/",
-					    "com/",  "io/",    "sun/" };
-	const char *p = s;
-	size_t m = n;
-
-	if (kind == FRAME_JIT)
-		return SVG_PALETTE_GREEN;
-	if (kind == FRAME_INLINE)
-		return SVG_PALETTE_AQUA;
-	if (m && p[0] == 'L') {
-		p++;
-		m--;
-	}
-	for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]); i++)
-		if (starts(p, m, pkgs[i]) || starts(s, n, pkgs[i]))
-			return SVG_PALETTE_GREEN;
-	if (has(s, n, ":::"))
-		return SVG_PALETTE_GREEN;
-	if (has(s, n, "::"))
-		return SVG_PALETTE_YELLOW;
-	if (kind == FRAME_KERNEL)
-		return SVG_PALETTE_ORANGE;
-	return SVG_PALETTE_RED;
-}
-
-static enum svg_palette js_hue(const char *s, size_t n, uint8_t kind)
-{
-	if (kind == FRAME_JIT)
-		return memchr(s, '/', n) ? SVG_PALETTE_GREEN : SVG_PALETTE_AQUA;
-	if (has(s, n, "::"))
-		return SVG_PALETTE_YELLOW;
-	const char *slash = memchr(s, '/', n);
-	if (slash && has(slash, n - (size_t)(slash - s), ".js"))
-		return SVG_PALETTE_GREEN;
-	if (memchr(s, ':', n))
-		return SVG_PALETTE_AQUA;
-	if (n == 1 && s[0] == ' ')
-		return SVG_PALETTE_GREEN;
-	if (kind == FRAME_KERNEL)
-		return SVG_PALETTE_ORANGE;
-	return SVG_PALETTE_RED;
-}
-
-static enum svg_palette perl_hue(const char *s, size_t n, uint8_t kind)
-{
-	if (has(s, n, "::"))
-		return SVG_PALETTE_YELLOW;
-	if (has(s, n, "Perl") || has(s, n, ".pl"))
-		return SVG_PALETTE_GREEN;
-	if (kind == FRAME_KERNEL)
-		return SVG_PALETTE_ORANGE;
-	return SVG_PALETTE_RED;
-}
-
-/* True if a "--" frame (a chain graph's waker separator) is below 'id'. */
-static bool below_separator(const struct trie *t, uint32_t id)
-{
-	for (uint32_t p = trie_node(t, id)->parent; p != TRIE_NONE && p != 0;
-	     p = trie_node(t, p)->parent) {
-		const struct trie_node *n = trie_node(t, p);
-		if (strtab_len(t->names, n->name) == 2 && !strcmp(strtab_get(t->names, n->name), "--"))
-			return true;
-	}
-	return false;
-}
-
-/* flamegraph.pl's color_scale: white for no change, red for growth, blue for shrinkage. */
-static struct rgb delta_color(const struct svg_ctx *c, int64_t delta)
-{
-	double v = (double)delta, max = c->maxdelta;
-	struct rgb col = { 255, 255, 255 };
-
-	if (c->o.negate)
-		v = -v;
-	if (v > 0)
-		col.g = col.b = (int)(210 * (max - v) / max);
-	else if (v < 0)
-		col.r = col.g = (int)(210 * (max + v) / max);
-	return col;
-}
-
-static struct rgb frame_color(struct svg_ctx *c, uint32_t id, const char *name, size_t len,
-			      uint8_t kind)
-{
-	enum svg_palette p = c->o.palette;
-	double v1, v2, v3;
-	uint8_t m[3];
-
-	if (len == 2 && !memcmp(name, "--", 2))
-		return (struct rgb){ 160, 160, 160 };
-	if (len == 1 && name[0] == '-')
-		return (struct rgb){ 200, 200, 200 };
-	if (c->o.delta)
-		return delta_color(c, c->o.delta[id]);
-	if (c->o.palmap && palmap_get(c->o.palmap, name, len, m))
-		return (struct rgb){ m[0], m[1], m[2] };
-
-	if (c->o.color_mode == SVG_COLOR_HASH) {
-		char rev[NAME_CAP];
-		size_t n = len < NAME_CAP ? len : NAME_CAP;
-		for (size_t i = 0; i < n; i++)
-			rev[i] = name[len - 1 - i];
-		v1 = namehash(name, len);
-		v2 = v3 = namehash(rev, n);
-	} else if (c->o.color_mode == SVG_COLOR_RANDOM) {
-		v1 = rng_next(&c->rng);
-		v2 = rng_next(&c->rng);
-		v3 = rng_next(&c->rng);
-	} else {
-		uint64_t h = hash_mix2(hash_bytes(name, len), 0x6b696c6e); /* "kiln" */
-		v1 = (double)(h & 0xffff) / 65536.0;
-		v2 = (double)((h >> 16) & 0xffff) / 65536.0;
-		v3 = (double)((h >> 32) & 0xffff) / 65536.0;
-	}
-
-	switch (p) {
-	case SVG_PALETTE_HOT:
-		/* kiln's addition: frame kinds get their own hues, as in the java palette. */
-		switch (kind) {
-		case FRAME_KERNEL:
-			p = SVG_PALETTE_ORANGE;
-			break;
-		case FRAME_JIT:
-			p = SVG_PALETTE_GREEN;
-			break;
-		case FRAME_INLINE:
-			p = SVG_PALETTE_AQUA;
-			break;
-		case FRAME_UNKNOWN: {
-			int g = 165 + (int)(45 * v1);
-			return (struct rgb){ g, g, g };
-		}
-		case FRAME_PROCESS:
-			p = SVG_PALETTE_BLUE;
-			break;
-		case FRAME_OFFCPU:
-			p = SVG_PALETTE_IO; /* blocked time: flamegraph.pl's off-CPU colours */
-			break;
-		default:
-			break;
-		}
-		break;
-	case SVG_PALETTE_JAVA:
-		p = java_hue(name, len, kind);
-		break;
-	case SVG_PALETTE_JS:
-		p = js_hue(name, len, kind);
-		break;
-	case SVG_PALETTE_PERL:
-		p = perl_hue(name, len, kind);
-		break;
-	case SVG_PALETTE_WAKEUP:
-		p = SVG_PALETTE_AQUA;
-		break;
-	case SVG_PALETTE_CHAIN:
-		p = below_separator(c->t, id) ? SVG_PALETTE_AQUA : SVG_PALETTE_BLUE;
-		break;
-	default:
-		break;
-	}
-	struct rgb col = palette_color(p, v1, v2, v3);
-	if (c->o.palmap) {
-		m[0] = (uint8_t)col.r;
-		m[1] = (uint8_t)col.g;
-		m[2] = (uint8_t)col.b;
-		palmap_put(c->o.palmap, name, len, m);
-	}
-	return col;
-}
-
 /* The name without a stackcollapse annotation ("_[k]", "_[j]", "_[i]", "_[w]"), as shown. */
 static size_t shown_len(const char *s, size_t n)
 {
@@ -721,7 +428,7 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
 	if (sn->has_col && sn->col_kind == kind) {
 		col = sn->col;
 	} else {
-		col = frame_color(c, id, name, len, kind);
+		col = svg_color(&c->colors, id, name, len, kind);
 		sn->col = col;
 		sn->col_kind = kind;
 		sn->has_col = c->same_colors;
@@ -998,6 +705,26 @@ static void write_graph(struct svg_ctx *c)
 	fputs("</g>\n", c->f);
 }
 
+/* The colour rules' inputs from the options. */
+static void colors_init(struct svg_ctx *c)
+{
+	struct svg_colors *k = &c->colors;
+
+	k->palette = c->o.palette;
+	k->mode = c->o.color_mode;
+	k->rng = c->o.seed ? c->o.seed : 0x9e3779b97f4a7c15ULL;
+	k->delta = c->o.delta;
+	k->negate = c->o.negate;
+	k->palmap = c->o.palmap;
+	k->t = c->t;
+	k->maxdelta = 1;
+	for (size_t i = 0; k->delta && i < c->t->nodes.n; i++) {
+		double v = fabs((double)k->delta[i]);
+		if (v > k->maxdelta)
+			k->maxdelta = v;
+	}
+}
+
 int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 {
 	struct svg_ctx *c;
@@ -1042,13 +769,7 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 		c->scale = (c->o.width - 2 * XPAD) / (double)c->timemax;
 		if (c->o.minwidth_percent)
 			c->o.minwidth = (double)c->timemax * c->o.minwidth / 100 * c->scale;
-		c->maxdelta = 1;
-		for (size_t i = 0; c->o.delta && i < t->nodes.n; i++) {
-			double v = fabs((double)c->o.delta[i]);
-			if (v > c->maxdelta)
-				c->maxdelta = v;
-		}
-		c->rng = c->o.seed ? c->o.seed : 0x9e3779b97f4a7c15ULL;
+		colors_init(c);
 		walk(c, false);
 		c->height = c->top + (double)c->rows * c->o.frame_height + c->bottom;
 		write_header(c);
