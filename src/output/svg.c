@@ -57,9 +57,9 @@ struct clean {
 
 struct shown_name {
 	size_t clean_at, clean_len, ncp, esc_at, esc_len;
-	char col[COL_MAX]; /* its colour as written for kind 'col_kind' (has_col), when */
-	uint8_t col_len;   /* colours depend on the name and kind alone (same_colors) */
-	uint8_t col_kind;
+	char col[COL_MAX]; /* the colour of its last frame as written, "r,g,b"; for */
+	uint8_t col_len;   /* every frame of kind 'col_kind' when has_col (colours */
+	uint8_t col_kind;  /* depend on the name and kind alone: same_colors) */
 	bool has_col;
 };
 
@@ -75,9 +75,7 @@ struct frame_item {
 	uint64_t start;  /* samples left of it */
 	uint32_t id;     /* trie node */
 	uint32_t depth;  /* row */
-	uint32_t name;   /* its shown_name, by index */
-	uint8_t col_len;
-	char col[COL_MAX]; /* its colour as written, "r,g,b" */
+	uint32_t name;   /* its shown_name, by index: its colour is that name's last */
 };
 
 /* A row's two y coordinates as written ("%.1f"), worked out once per depth. */
@@ -495,13 +493,8 @@ static struct frame_item prep_frame(struct svg_ctx *c, uint32_t id, uint64_t sta
 	it.name = (uint32_t)(sn - c->names.v);
 	/* The root is coloured like code, not like the processes above it. */
 	uint8_t kind = id == 0 ? FRAME_USER : trie_node(c->t, id)->kind;
-	if (sn->has_col && sn->col_kind == kind) {
-		memcpy(it.col, sn->col, COL_MAX);
-		it.col_len = sn->col_len;
-	} else {
-		it.col_len = put_rgb(it.col, svg_color(&c->colors, id, name, len, kind));
-		memcpy(sn->col, it.col, COL_MAX);
-		sn->col_len = it.col_len;
+	if (!sn->has_col || sn->col_kind != kind) {
+		sn->col_len = put_rgb(sn->col, svg_color(&c->colors, id, name, len, kind));
 		sn->col_kind = kind;
 		sn->has_col = c->same_colors;
 	}
@@ -513,9 +506,8 @@ static struct frame_item prep_frame(struct svg_ctx *c, uint32_t id, uint64_t sta
 #define FRAME_ROOM 1024 /* a frame's bytes besides its name (twice) and the count name */
 
 /*
- * One frame's <g>, appended to 'out'. Reads 'c' only (names, rows and
- * colours were worked out by prep_frame), so ranges of frames can be
- * formatted apart and their text joined in order.
+ * One frame's <g>, appended to 'out'. Reads 'c' only: names, rows and
+ * colours were worked out by prep_frame.
  */
 static void format_frame(const struct svg_ctx *c, const struct frame_item *it,
 			 struct svg_out *out)
@@ -562,8 +554,8 @@ static void format_frame(const struct svg_ctx *c, const struct frame_item *it,
 	memcpy(p, c->height_text, NUM_MAX);
 	p += c->height_len;
 	PUT(p, "\" fill=\"rgb(");
-	memcpy(p, it->col, COL_MAX);
-	p += it->col_len;
+	memcpy(p, sn->col, COL_MAX);
+	p += sn->col_len;
 	PUT(p, ")\" rx=\"2\" ry=\"2\"/><text x=\"");
 	p = put_tenths(p, x1 + 30);
 	PUT(p, "\" y=\"");

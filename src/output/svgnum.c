@@ -9,17 +9,21 @@
 #include <stdio.h>
 #include <string.h>
 
+/* h / 100 and two digits of h % 100 (h >= 0): "12.34". */
+static inline char *put_h(char *p, uint64_t h)
+{
+	p = put_u64(p, h / 100);
+	*p++ = '.';
+	digits_dec(p + 2, h % 100, 2);
+	return p + 2;
+}
+
 /* "%s%lld.%02lld" of 'sign', h / 100 and h % 100 (h >= 0), without printf. */
 char *put_hundredths(char *p, const char *sign, long long h)
 {
-	uint64_t m = (uint64_t)h;
-
 	while (*sign)
 		*p++ = *sign++;
-	p = put_u64(p, m / 100);
-	*p++ = '.';
-	digits_dec(p + 2, m % 100, 2);
-	return p + 2;
+	return put_h(p, (uint64_t)h);
 }
 
 /* A count with thousands separators: 1234567 -> "1,234,567". */
@@ -43,7 +47,7 @@ char *put_pct(char *p, uint64_t part, uint64_t whole)
 	double x = whole ? (double)part * 10000.0 / (double)whole : 0;
 	long long h = x < 9e18 ? num_round(x) : llround(x);
 
-	return put_hundredths(p, "", h);
+	return put_h(p, (uint64_t)h);
 }
 
 /* 'v' as "%.1f" would print it in the C locale. */
