@@ -2,9 +2,11 @@
 # Installs the Debian packages kiln needs to build and test, if any is
 # missing. Run as root on a fresh Debian 12 machine (apt-get update first).
 # Arguments name extra packages (`make fuzz` adds clang and libFuzzer).
+# libbz2-dev: libbz2.a, which libdw.a needs when kiln links the libraries
+# statically (cmake/Static.cmake).
 set -e
 PKGS="build-essential cmake pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev libiberty-dev \
-libncurses-dev zlib1g-dev libdeflate-dev liblzma-dev libcapstone-dev xz-utils binutils golang-go chromium \
+libncurses-dev zlib1g-dev libdeflate-dev liblzma-dev libbz2-dev libcapstone-dev xz-utils binutils golang-go chromium \
 linux-perf tmux libxml2-utils python3 util-linux procps bc man-db groff-base zsh \
 libc6-dbg binutils-x86-64-linux-gnu-dbg libbinutils-dbg clang libbpf-dev bpftool libcap2-bin $*"
 missing=""

@@ -13,13 +13,27 @@
 
 static inline char *digits_dec(char *end, uint64_t v, int min)
 {
+	/* Two digits a step: half the divisions. */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	char *p = end;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-		min--;
-	} while (v);
-	while (min-- > 0)
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		p[0] = pairs[2 * r];
+		p[1] = pairs[2 * r + 1];
+	}
+	if (v >= 10) {
+		p -= 2;
+		p[0] = pairs[2 * v];
+		p[1] = pairs[2 * v + 1];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	for (min -= (int)(end - p); min > 0; min--)
 		*--p = '0';
 	return p;
 }

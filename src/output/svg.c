@@ -17,12 +17,11 @@
 #include <string.h>
 
 #include "base/digits.h"
-#include "base/hashmap.h"
 #include "base/utf8.h"
 #include "base/vec.h"
-#include "base/wbuf.h"
 #include "output/flame_js.h"
 #include "output/palmap.h"
+#include "output/svgcolor.h"
 #include "output/svgnum.h"
 
 /*
@@ -44,8 +43,10 @@
  * scale = (width - 2 * XPAD) / root total.
  */
 #define XPAD 10.0
-#define NAME_CAP 4096 /* bytes of a cleaned name, ".." included */
+#define NAME_CAP SVG_NAME_CAP /* bytes of a cleaned name, ".." included */
 #define SVG_NS "urn:kiln:flamegraph"
+
+#define COL_MAX 40 /* bytes of "r,g,b" */
 
 /* A name made safe for XML 1.0: valid UTF-8, no control characters. */
 struct clean {
@@ -54,15 +55,27 @@ struct clean {
 	char s[NAME_CAP + 1];
 };
 
-struct rgb {
-	int r, g, b;
-};
-
 struct shown_name {
 	size_t clean_at, clean_len, ncp, esc_at, esc_len;
-	struct rgb col;   /* its colour for kind 'col_kind' (has_col), when colours */
-	uint8_t col_kind; /* depend on the name and kind alone (svg_ctx.same_colors) */
+	char col[COL_MAX]; /* the colour of its last frame as written, "r,g,b"; for */
+	uint8_t col_len;   /* every frame of kind 'col_kind' when has_col (colours */
+	uint8_t col_kind;  /* depend on the name and kind alone: same_colors) */
 	bool has_col;
+};
+
+/* Text being put together. */
+struct svg_out {
+	char *v;
+	size_t n, cap;
+};
+#define OUT_FLUSH (256 * 1024) /* bytes of frames handed to stdio at a time */
+
+/* A frame to draw, in drawing order, with what its text needs. */
+struct frame_item {
+	uint64_t start;  /* samples left of it */
+	uint32_t id;     /* trie node */
+	uint32_t depth;  /* row */
+	uint32_t name;   /* its shown_name, by index: its colour is that name's last */
 };
 
 /* A row's two y coordinates as written ("%.1f"), worked out once per depth. */
@@ -73,7 +86,7 @@ struct row_text {
 
 struct svg_ctx {
 	FILE *f;
-	struct wbuf w;          /* the frames' text, handed to 'f' in large pieces */
+	struct svg_out out;     /* the frames' text, handed to 'f' in large pieces */
 	const struct trie *t;
 	struct svg_opts o;
 	double scale;           /* px per sample */
@@ -91,15 +104,14 @@ struct svg_ctx {
 	 * frames): the cleaned text (cut for labels), its code points and
 	 * the escaped text (title and whole labels), in 'names_text'.
 	 */
-	struct hashmap name_of; /* name id -> index in 'names' */
+	VEC(uint32_t) name_of;  /* by name id + 1 (0: "all"): 1 + index in 'names', 0 if none */
 	VEC(struct shown_name) names;
-	VEC(char) names_text;
+	struct svg_out names_text;
 	VEC(struct row_text) rows_text; /* by depth */
 	char height_text[NUM_MAX];      /* every frame's height, as written */
 	size_t height_len;
 	uint64_t timemax;       /* samples across the whole width (the root's, or --total) */
-	double maxdelta;        /* largest |delta| of a differential graph, at least 1 */
-	uint64_t rng;           /* SVG_COLOR_RANDOM's state */
+	struct svg_colors colors; /* what frame colours depend on */
 };
 
 void svg_opts_default(struct svg_opts *o)
@@ -246,7 +258,6 @@ static size_t utf8_prefix(const char *s, size_t len, size_t k)
 	return i;
 }
 
-/* Write n bytes of clean text, escaped for XML text and attribute values. */
 /* XML's escape for a byte of text or attribute values, or NULL. */
 static const char *esc_of(char ch)
 {
@@ -266,7 +277,12 @@ static const char *esc_of(char ch)
 	}
 }
 
-static void put_esc(struct wbuf *f, const char *s, size_t n)
+/*
+ * n bytes of clean text escaped for XML text and attribute values, at
+ * 'p' (room for ESC_MAX * n bytes); returns the end.
+ */
+#define ESC_MAX 6 /* bytes of the longest escape */
+static char *put_esc(char *p, const char *s, size_t n)
 {
 	size_t start = 0;
 
@@ -274,309 +290,33 @@ static void put_esc(struct wbuf *f, const char *s, size_t n)
 		const char *rep = esc_of(s[i]);
 		if (!rep)
 			continue;
-		wbuf_mem(f, s + start, i - start);
-		wbuf_str(f, rep);
+		memcpy(p, s + start, i - start);
+		p += i - start;
+		size_t k = strlen(rep);
+		memcpy(p, rep, k);
+		p += k;
 		start = i + 1;
 	}
-	wbuf_mem(f, s + start, n - start);
+	memcpy(p, s + start, n - start);
+	return p + n - start;
 }
 
-/* Clean and escape a C string from the options. */
+/* Room for 'n' more bytes in 'out'; where they go. */
+static char *out_room(struct svg_out *out, size_t n)
+{
+	VEC_RESERVE(out, out->n + n);
+	return out->v + out->n;
+}
+
+/* Clean and escape a C string from the options (the header's text). */
 static void put_text(struct svg_ctx *c, const char *s)
 {
+	struct svg_out out = { 0 };
+
 	clean_name(&c->name, s, strlen(s));
-	c->w.f = c->f;
-	put_esc(&c->w, c->name.s, c->name.len);
-	wbuf_flush(&c->w); /* the header around it is written by stdio */
-}
-
-/*
- * Colours: flamegraph.pl's palettes, indexed by a hash of the name so a
- * function keeps its colour across graphs. In the hot palette the frame
- * kind picks the hue, as flamegraph.pl's java palette does, so kernel,
- * JIT, inlined, unknown and process frames stand out from user code.
- */
-
-static struct rgb palette_color(enum svg_palette p, double v1, double v2, double v3)
-{
-	struct rgb c = { 0, 0, 0 };
-
-	switch (p) {
-	case SVG_PALETTE_HOT:
-		c.r = 205 + (int)(50 * v3);
-		c.g = (int)(230 * v1);
-		c.b = (int)(55 * v2);
-		break;
-	case SVG_PALETTE_MEM:
-		c.r = 0;
-		c.g = 190 + (int)(50 * v2);
-		c.b = (int)(210 * v1);
-		break;
-	case SVG_PALETTE_IO:
-		c.r = 80 + (int)(60 * v1);
-		c.g = c.r;
-		c.b = 190 + (int)(55 * v2);
-		break;
-	case SVG_PALETTE_RED:
-		c.r = 200 + (int)(55 * v1);
-		c.g = c.b = 50 + (int)(80 * v1);
-		break;
-	case SVG_PALETTE_GREEN:
-		c.g = 200 + (int)(55 * v1);
-		c.r = c.b = 50 + (int)(60 * v1);
-		break;
-	case SVG_PALETTE_BLUE:
-		c.b = 205 + (int)(50 * v1);
-		c.r = c.g = 80 + (int)(60 * v1);
-		break;
-	case SVG_PALETTE_AQUA:
-		c.r = 50 + (int)(60 * v1);
-		c.g = 165 + (int)(55 * v1);
-		c.b = 165 + (int)(55 * v1);
-		break;
-	case SVG_PALETTE_YELLOW:
-		c.r = c.g = 175 + (int)(55 * v1);
-		c.b = 50 + (int)(20 * v1);
-		break;
-	case SVG_PALETTE_PURPLE:
-		c.r = c.b = 190 + (int)(65 * v1);
-		c.g = 80 + (int)(60 * v1);
-		break;
-	case SVG_PALETTE_ORANGE:
-		c.r = 190 + (int)(65 * v1);
-		c.g = 90 + (int)(65 * v1);
-		c.b = 0;
-		break;
-	default:
-		break;
-	}
-	return c;
-}
-
-/* flamegraph.pl's namehash: the first three characters, early ones weighing most. */
-static double namehash(const char *s, size_t n)
-{
-	double vector = 0, weight = 1, max = 1;
-	unsigned mod = 10;
-
-	/* A "module`" prefix is cut to its first character. */
-	for (size_t i = 1; i < n; i++) {
-		if (s[i] == '`') {
-			s += i + 1;
-			n -= i + 1;
-			break;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned v = (unsigned char)s[i] % mod;
-		vector += (double)v / (double)(mod - 1) * weight;
-		mod++;
-		max += weight;
-		weight *= 0.70;
-		if (mod > 12)
-			break;
-	}
-	return 1 - vector / max;
-}
-
-static double rng_next(uint64_t *st)
-{
-	/* xorshift64*: deterministic for a seed, no libc state. */
-	uint64_t x = *st;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*st = x;
-	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0;
-}
-
-static bool has(const char *s, size_t n, const char *needle)
-{
-	size_t k = strlen(needle);
-	for (size_t i = 0; i + k <= n; i++)
-		if (!memcmp(s + i, needle, k))
-			return true;
-	return false;
-}
-
-
-static bool starts(const char *s, size_t n, const char *prefix)
-{
-	size_t k = strlen(prefix);
-	return n >= k && !memcmp(s, prefix, k);
-}
-
-/* flamegraph.pl's java palette: its name rules, with kiln's frame kinds for the annotations. */
-static enum svg_palette java_hue(const char *s, size_t n, uint8_t kind)
-{
-	static const char *const pkgs[] = { "java/", "javax/", "jdk/", "net/", "org/",
-					    "com/",  "io/",    "sun/" };
-	const char *p = s;
-	size_t m = n;
-
-	if (kind == FRAME_JIT)
-		return SVG_PALETTE_GREEN;
-	if (kind == FRAME_INLINE)
-		return SVG_PALETTE_AQUA;
-	if (m && p[0] == 'L') {
-		p++;
-		m--;
-	}
-	for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]); i++)
-		if (starts(p, m, pkgs[i]) || starts(s, n, pkgs[i]))
-			return SVG_PALETTE_GREEN;
-	if (has(s, n, ":::"))
-		return SVG_PALETTE_GREEN;
-	if (has(s, n, "::"))
-		return SVG_PALETTE_YELLOW;
-	if (kind == FRAME_KERNEL)
-		return SVG_PALETTE_ORANGE;
-	return SVG_PALETTE_RED;
-}
-
-static enum svg_palette js_hue(const char *s, size_t n, uint8_t kind)
-{
-	if (kind == FRAME_JIT)
-		return memchr(s, '/', n) ? SVG_PALETTE_GREEN : SVG_PALETTE_AQUA;
-	if (has(s, n, "::"))
-		return SVG_PALETTE_YELLOW;
-	const char *slash = memchr(s, '/', n);
-	if (slash && has(slash, n - (size_t)(slash - s), ".js"))
-		return SVG_PALETTE_GREEN;
-	if (memchr(s, ':', n))
-		return SVG_PALETTE_AQUA;
-	if (n == 1 && s[0] == ' ')
-		return SVG_PALETTE_GREEN;
-	if (kind == FRAME_KERNEL)
-		return SVG_PALETTE_ORANGE;
-	return SVG_PALETTE_RED;
-}
-
-static enum svg_palette perl_hue(const char *s, size_t n, uint8_t kind)
-{
-	if (has(s, n, "::"))
-		return SVG_PALETTE_YELLOW;
-	if (has(s, n, "Perl") || has(s, n, ".pl"))
-		return SVG_PALETTE_GREEN;
-	if (kind == FRAME_KERNEL)
-		return SVG_PALETTE_ORANGE;
-	return SVG_PALETTE_RED;
-}
-
-/* True if a "--" frame (a chain graph's waker separator) is below 'id'. */
-static bool below_separator(const struct trie *t, uint32_t id)
-{
-	for (uint32_t p = trie_node(t, id)->parent; p != TRIE_NONE && p != 0;
-	     p = trie_node(t, p)->parent) {
-		const struct trie_node *n = trie_node(t, p);
-		if (strtab_len(t->names, n->name) == 2 && !strcmp(strtab_get(t->names, n->name), "--"))
-			return true;
-	}
-	return false;
-}
-
-/* flamegraph.pl's color_scale: white for no change, red for growth, blue for shrinkage. */
-static struct rgb delta_color(const struct svg_ctx *c, int64_t delta)
-{
-	double v = (double)delta, max = c->maxdelta;
-	struct rgb col = { 255, 255, 255 };
-
-	if (c->o.negate)
-		v = -v;
-	if (v > 0)
-		col.g = col.b = (int)(210 * (max - v) / max);
-	else if (v < 0)
-		col.r = col.g = (int)(210 * (max + v) / max);
-	return col;
-}
-
-static struct rgb frame_color(struct svg_ctx *c, uint32_t id, const char *name, size_t len,
-			      uint8_t kind)
-{
-	enum svg_palette p = c->o.palette;
-	double v1, v2, v3;
-	uint8_t m[3];
-
-	if (len == 2 && !memcmp(name, "--", 2))
-		return (struct rgb){ 160, 160, 160 };
-	if (len == 1 && name[0] == '-')
-		return (struct rgb){ 200, 200, 200 };
-	if (c->o.delta)
-		return delta_color(c, c->o.delta[id]);
-	if (c->o.palmap && palmap_get(c->o.palmap, name, len, m))
-		return (struct rgb){ m[0], m[1], m[2] };
-
-	if (c->o.color_mode == SVG_COLOR_HASH) {
-		char rev[NAME_CAP];
-		size_t n = len < NAME_CAP ? len : NAME_CAP;
-		for (size_t i = 0; i < n; i++)
-			rev[i] = name[len - 1 - i];
-		v1 = namehash(name, len);
-		v2 = v3 = namehash(rev, n);
-	} else if (c->o.color_mode == SVG_COLOR_RANDOM) {
-		v1 = rng_next(&c->rng);
-		v2 = rng_next(&c->rng);
-		v3 = rng_next(&c->rng);
-	} else {
-		uint64_t h = hash_mix2(hash_bytes(name, len), 0x6b696c6e); /* "kiln" */
-		v1 = (double)(h & 0xffff) / 65536.0;
-		v2 = (double)((h >> 16) & 0xffff) / 65536.0;
-		v3 = (double)((h >> 32) & 0xffff) / 65536.0;
-	}
-
-	switch (p) {
-	case SVG_PALETTE_HOT:
-		/* kiln's addition: frame kinds get their own hues, as in the java palette. */
-		switch (kind) {
-		case FRAME_KERNEL:
-			p = SVG_PALETTE_ORANGE;
-			break;
-		case FRAME_JIT:
-			p = SVG_PALETTE_GREEN;
-			break;
-		case FRAME_INLINE:
-			p = SVG_PALETTE_AQUA;
-			break;
-		case FRAME_UNKNOWN: {
-			int g = 165 + (int)(45 * v1);
-			return (struct rgb){ g, g, g };
-		}
-		case FRAME_PROCESS:
-			p = SVG_PALETTE_BLUE;
-			break;
-		case FRAME_OFFCPU:
-			p = SVG_PALETTE_IO; /* blocked time: flamegraph.pl's off-CPU colours */
-			break;
-		default:
-			break;
-		}
-		break;
-	case SVG_PALETTE_JAVA:
-		p = java_hue(name, len, kind);
-		break;
-	case SVG_PALETTE_JS:
-		p = js_hue(name, len, kind);
-		break;
-	case SVG_PALETTE_PERL:
-		p = perl_hue(name, len, kind);
-		break;
-	case SVG_PALETTE_WAKEUP:
-		p = SVG_PALETTE_AQUA;
-		break;
-	case SVG_PALETTE_CHAIN:
-		p = below_separator(c->t, id) ? SVG_PALETTE_AQUA : SVG_PALETTE_BLUE;
-		break;
-	default:
-		break;
-	}
-	struct rgb col = palette_color(p, v1, v2, v3);
-	if (c->o.palmap) {
-		m[0] = (uint8_t)col.r;
-		m[1] = (uint8_t)col.g;
-		m[2] = (uint8_t)col.b;
-		palmap_put(c->o.palmap, name, len, m);
-	}
-	return col;
+	char *p = out_room(&out, ESC_MAX * c->name.len);
+	fwrite(out.v, 1, (size_t)(put_esc(p, c->name.s, c->name.len) - p), c->f);
+	VEC_FREE(&out);
 }
 
 /* The name without a stackcollapse annotation ("_[k]", "_[j]", "_[i]", "_[w]"), as shown. */
@@ -612,16 +352,19 @@ static double row_y(const struct svg_ctx *c, uint32_t depth)
 }
 
 /* A count as shown: times --factor, over the divisor, rounded, with commas. */
-static const char *fmt_shown(const struct svg_ctx *c, char *out, uint64_t n)
+static char *put_shown(const struct svg_ctx *c, char *p, uint64_t n)
 {
+	if (c->o.factor == 1 && c->o.divisor == 1 && n < (1ULL << 53))
+		return put_count(p, n); /* the double below holds n exactly */
 	double v = (double)n * c->o.factor / (double)c->o.divisor;
-	uint64_t r = v < 1.8e19 ? (uint64_t)llround(v) : UINT64_MAX;
+	uint64_t r = v < 9e18 ? (uint64_t)num_round(v) : v < 1.8e19 ? (uint64_t)llround(v)
+								 : UINT64_MAX;
 
-	return fmt_count(out, r);
+	return put_count(p, r);
 }
 
 /* A signed percentage with two decimals and a sign when positive ("+1.25", "-0.50"). */
-static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
+static char *put_delta_pct(char *p, double d, uint64_t whole)
 {
 	double x = whole ? d * 10000.0 / (double)whole : 0.0;
 	/* Bounded before rounding: counts up to 2^64 can make any ratio. */
@@ -629,12 +372,12 @@ static const char *fmt_delta_pct(char *out, double d, uint64_t whole)
 		x = x != x ? 0.0 : -1e15;
 	else if (x > 1e15)
 		x = 1e15;
-	long long h = llround(x);
+	long long h = num_round(x);
 	const char *sign = h > 0 ? "+" : h < 0 ? "-" : "";
 
 	if (h < 0)
 		h = -h;
-	return fmt_hundredths(out, sign, h);
+	return put_hundredths(p, sign, h);
 }
 
 /* Keep bytes in names_text; their offset. */
@@ -651,14 +394,8 @@ static size_t keep_text(struct svg_ctx *c, const char *s, size_t n)
 static size_t keep_escaped(struct svg_ctx *c, const char *s, size_t n)
 {
 	size_t at = c->names_text.n;
-	for (size_t i = 0, start = 0; i <= n; i++) {
-		const char *rep = i < n ? esc_of(s[i]) : "";
-		if (!rep)
-			continue;
-		keep_text(c, s + start, i - start);
-		keep_text(c, rep, strlen(rep));
-		start = i + 1;
-	}
+	char *p = out_room(&c->names_text, ESC_MAX * n);
+	c->names_text.n = (size_t)(put_esc(p, s, n) - c->names_text.v);
 	return at;
 }
 
@@ -667,11 +404,16 @@ static size_t keep_escaped(struct svg_ctx *c, const char *s, size_t n)
 static struct shown_name *shown_name(struct svg_ctx *c, uint32_t id, const char *name,
 				     size_t len)
 {
-	uint64_t key = id == 0 ? UINT64_MAX : trie_node(c->t, id)->name;
-	bool inserted;
-	uint64_t *slot = hashmap_slot(&c->name_of, key, c->names.n, &inserted);
-	if (!inserted)
-		return &c->names.v[*slot];
+	uint32_t nid = id == 0 ? TRIE_NO_NAME : trie_node(c->t, id)->name;
+	size_t key = nid == TRIE_NO_NAME ? 0 : (size_t)nid + 1;
+	if (key >= c->name_of.n) {
+		VEC_RESERVE(&c->name_of, key + 1);
+		memset(c->name_of.v + c->name_of.n, 0, (key + 1 - c->name_of.n) * sizeof(uint32_t));
+		c->name_of.n = key + 1;
+	}
+	if (c->name_of.v[key])
+		return &c->names.v[c->name_of.v[key] - 1];
+	c->name_of.v[key] = (uint32_t)c->names.n + 1;
 	struct shown_name sn;
 	clean_name(&c->name, name, id == 0 ? len : shown_len(name, len));
 	sn.clean_at = keep_text(c, c->name.s, c->name.len);
@@ -685,13 +427,14 @@ static struct shown_name *shown_name(struct svg_ctx *c, uint32_t id, const char 
 }
 
 /* The y coordinates of row 'depth' (the rectangle's and the label's). */
-static const struct row_text *row_text(struct svg_ctx *c, uint32_t depth, double y)
+static void row_text(struct svg_ctx *c, uint32_t depth)
 {
 	while (c->rows_text.n <= depth)
 		VEC_PUSH_ZERO(&c->rows_text);
 	struct row_text *r = &c->rows_text.v[depth];
 	if (!r->y_len) {
 		char b[NUM_MAX];
+		double y = row_y(c, depth);
 		const char *p = fmt_px(b, y);
 		r->y_len = (uint8_t)strlen(p);
 		memcpy(r->y, p, r->y_len);
@@ -699,96 +442,151 @@ static const struct row_text *row_text(struct svg_ctx *c, uint32_t depth, double
 		r->text_y_len = (uint8_t)strlen(p);
 		memcpy(r->text_y, p, r->text_y_len);
 	}
-	return r;
 }
 
-static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t depth)
+/* A "%d" of a colour component (0..255, never less than -2^31). */
+static char *put_int(char *p, int v)
 {
-	const struct trie_node *n = trie_node(c->t, id);
-	char a[NUM_MAX], d[NUM_MAX], e[NUM_MAX], cnt[NUM_MAX], pct[NUM_MAX];
-	uint64_t width = id == 0 ? c->timemax : n->total;
-	long long x1 = to_tenths(XPAD + (double)start * c->scale);
-	long long x2 = to_tenths(XPAD + (double)(start + width) * c->scale);
-	double y = row_y(c, depth), w = (double)(x2 - x1) / 10;
+	if (v >= 0 && v < 256) {
+		unsigned u = (unsigned)v;
+		if (u >= 100) {
+			*p++ = (char)('0' + u / 100);
+			u %= 100;
+			*p++ = (char)('0' + u / 10);
+		} else if (u >= 10) {
+			*p++ = (char)('0' + u / 10);
+		}
+		*p++ = (char)('0' + u % 10);
+		return p;
+	}
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)(int64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/* A colour as the fill's "r,g,b", at 'p' (COL_MAX bytes of room); its length. */
+static uint8_t put_rgb(char *p, struct rgb col)
+{
+	char *e = put_int(p, col.r);
+	*e++ = ',';
+	e = put_int(e, col.g);
+	*e++ = ',';
+	e = put_int(e, col.b);
+	return (uint8_t)(e - p);
+}
+
+/*
+ * What frame 'id' needs besides its place, worked out in drawing order
+ * (colours may follow it): its shown name, its colour, its row's text.
+ */
+static struct frame_item prep_frame(struct svg_ctx *c, uint32_t id, uint64_t start,
+				    uint32_t depth)
+{
+	struct frame_item it = { .start = start, .id = id, .depth = depth };
 	const char *name;
-	size_t len, chars, lablen;
-	struct rgb col;
+	size_t len;
 
 	node_name(c, id, &name, &len);
 	struct shown_name *sn = shown_name(c, id, name, len);
+	it.name = (uint32_t)(sn - c->names.v);
 	/* The root is coloured like code, not like the processes above it. */
-	uint8_t kind = id == 0 ? FRAME_USER : n->kind;
-	if (sn->has_col && sn->col_kind == kind) {
-		col = sn->col;
-	} else {
-		col = frame_color(c, id, name, len, kind);
-		sn->col = col;
+	uint8_t kind = id == 0 ? FRAME_USER : trie_node(c->t, id)->kind;
+	if (!sn->has_col || sn->col_kind != kind) {
+		sn->col_len = put_rgb(sn->col, svg_color(&c->colors, id, name, len, kind));
 		sn->col_kind = kind;
 		sn->has_col = c->same_colors;
 	}
+	row_text(c, depth);
+	return it;
+}
+
+#define PUT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) += sizeof(lit) - 1)
+#define FRAME_ROOM 1024 /* a frame's bytes besides its name (twice) and the count name */
+
+/*
+ * One frame's <g>, appended to 'out'. Reads 'c' only: names, rows and
+ * colours were worked out by prep_frame.
+ */
+static void format_frame(const struct svg_ctx *c, const struct frame_item *it,
+			 struct svg_out *out)
+{
+	const struct shown_name *sn = &c->names.v[it->name];
+	uint64_t width = it->id == 0 ? c->timemax : trie_node(c->t, it->id)->total;
+	long long x1 = to_tenths(XPAD + (double)it->start * c->scale);
+	long long x2 = to_tenths(XPAD + (double)(it->start + width) * c->scale);
+	double w = (double)(x2 - x1) / 10;
 	const char *clean = c->names_text.v + sn->clean_at;
 	const char *esc = c->names_text.v + sn->esc_at;
+	const struct row_text *rt = &c->rows_text.v[it->depth];
+	char *p = out_room(out, FRAME_ROOM + 2 * sn->esc_len + c->count_esc_len);
 
-	struct wbuf *o = &c->w;
-
-	wbuf_str(o, "<g class=\"f\" k:s=\"");
-	wbuf_u64(o, start);
-	wbuf_str(o, "\" k:n=\"");
-	wbuf_u64(o, width);
-	wbuf_str(o, "\"><title>");
-	wbuf_mem(o, esc, sn->esc_len);
-	wbuf_mem(o, " (", 2);
-	wbuf_str(o, fmt_shown(c, cnt, width));
-	wbuf_char(o, ' ');
-	wbuf_mem(o, c->names_text.v + c->count_esc_at, c->count_esc_len);
-	wbuf_mem(o, ", ", 2);
-	wbuf_str(o, fmt_pct(pct, width, c->timemax));
-	wbuf_char(o, '%');
-	if (c->o.delta && id != 0) {
-		double dv = (double)c->o.delta[id];
-		wbuf_mem(o, "; ", 2);
-		wbuf_str(o, fmt_delta_pct(pct, c->o.negate ? -dv : dv, c->timemax));
-		wbuf_char(o, '%');
+	PUT(p, "<g class=\"f\" k:s=\"");
+	p = put_u64(p, it->start);
+	PUT(p, "\" k:n=\"");
+	p = put_u64(p, width);
+	PUT(p, "\"><title>");
+	memcpy(p, esc, sn->esc_len);
+	p += sn->esc_len;
+	PUT(p, " (");
+	p = put_shown(c, p, width);
+	*p++ = ' ';
+	memcpy(p, c->names_text.v + c->count_esc_at, c->count_esc_len);
+	p += c->count_esc_len;
+	PUT(p, ", ");
+	p = put_pct(p, width, c->timemax);
+	*p++ = '%';
+	if (c->o.delta && it->id != 0) {
+		double dv = (double)c->o.delta[it->id];
+		PUT(p, "; ");
+		p = put_delta_pct(p, c->o.negate ? -dv : dv, c->timemax);
+		*p++ = '%';
 	}
-	wbuf_str(o, ")</title><rect x=\"");
-	wbuf_str(o, fmt_tenths(a, x1));
-	wbuf_str(o, "\" y=\"");
-	const struct row_text *rt = row_text(c, depth, y);
-	wbuf_mem(o, rt->y, rt->y_len);
-	wbuf_str(o, "\" width=\"");
-	wbuf_str(o, fmt_tenths(d, x2 - x1));
-	wbuf_str(o, "\" height=\"");
-	if (!c->height_len) {
-		const char *p = fmt_px(e, (double)c->o.frame_height - 1);
-		c->height_len = strlen(p);
-		memcpy(c->height_text, p, c->height_len);
-	}
-	wbuf_mem(o, c->height_text, c->height_len);
-	wbuf_str(o, "\" fill=\"rgb(");
-	wbuf_int(o, col.r);
-	wbuf_char(o, ',');
-	wbuf_int(o, col.g);
-	wbuf_char(o, ',');
-	wbuf_int(o, col.b);
-	wbuf_str(o, ")\" rx=\"2\" ry=\"2\"/>");
-
+	PUT(p, ")</title><rect x=\"");
+	p = put_tenths(p, x1);
+	PUT(p, "\" y=\"");
+	memcpy(p, rt->y, NUM_MAX); /* whole arrays: a fixed copy, no call */
+	p += rt->y_len;
+	PUT(p, "\" width=\"");
+	p = put_tenths(p, x2 - x1);
+	PUT(p, "\" height=\"");
+	memcpy(p, c->height_text, NUM_MAX);
+	p += c->height_len;
+	PUT(p, "\" fill=\"rgb(");
+	memcpy(p, sn->col, COL_MAX);
+	p += sn->col_len;
+	PUT(p, ")\" rx=\"2\" ry=\"2\"/><text x=\"");
+	p = put_tenths(p, x1 + 30);
+	PUT(p, "\" y=\"");
+	memcpy(p, rt->text_y, NUM_MAX);
+	p += rt->text_y_len;
+	PUT(p, "\">");
 	/* The label: whole code points, cut with ".." (the script's fit()). */
-	chars = w > 0 ? (size_t)floor(w / c->cw) : 0;
-	wbuf_str(o, "<text x=\"");
-	wbuf_str(o, fmt_tenths(a, x1 + 30));
-	wbuf_str(o, "\" y=\"");
-	wbuf_mem(o, rt->text_y, rt->text_y_len);
-	wbuf_str(o, "\">");
+	size_t chars = w > 0 ? (size_t)(w / c->cw) : 0; /* floor: both are positive */
 	if (chars >= 3) {
 		if (sn->ncp <= chars) {
-			wbuf_mem(o, esc, sn->esc_len);
+			memcpy(p, esc, sn->esc_len);
+			p += sn->esc_len;
 		} else {
-			lablen = utf8_prefix(clean, sn->clean_len, chars - 2);
-			put_esc(o, clean, lablen);
-			wbuf_mem(o, "..", 2);
+			p = put_esc(p, clean, utf8_prefix(clean, sn->clean_len, chars - 2));
+			PUT(p, "..");
 		}
 	}
-	wbuf_str(o, "</text></g>\n");
+	PUT(p, "</text></g>\n");
+	out->n = (size_t)(p - out->v);
+}
+
+/* Frame 'id' drawn: its text into c->out, handed to stdio in large pieces. */
+static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t depth)
+{
+	struct frame_item it = prep_frame(c, id, start, depth);
+
+	format_frame(c, &it, &c->out);
+	if (c->out.n >= OUT_FLUSH) {
+		fwrite(c->out.v, 1, c->out.n, c->f);
+		c->out.n = 0;
+	}
 }
 
 /*
@@ -991,11 +789,30 @@ static void write_graph(struct svg_ctx *c)
 		fmt_num(a, w - XPAD), fmt_num(b, fs * 2));
 	fputs("ic</text>\n", c->f);
 	fputs("<g id=\"frames\">\n", c->f);
-	c->w.f = c->f;
-	c->w.n = 0;
 	walk(c, true);
-	wbuf_flush(&c->w);
+	fwrite(c->out.v, 1, c->out.n, c->f);
+	c->out.n = 0;
 	fputs("</g>\n", c->f);
+}
+
+/* The colour rules' inputs from the options. */
+static void colors_init(struct svg_ctx *c)
+{
+	struct svg_colors *k = &c->colors;
+
+	k->palette = c->o.palette;
+	k->mode = c->o.color_mode;
+	k->rng = c->o.seed ? c->o.seed : 0x9e3779b97f4a7c15ULL;
+	k->delta = c->o.delta;
+	k->negate = c->o.negate;
+	k->palmap = c->o.palmap;
+	k->t = c->t;
+	k->maxdelta = 1;
+	for (size_t i = 0; k->delta && i < c->t->nodes.n; i++) {
+		double v = fabs((double)k->delta[i]);
+		if (v > k->maxdelta)
+			k->maxdelta = v;
+	}
 }
 
 int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
@@ -1042,13 +859,10 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 		c->scale = (c->o.width - 2 * XPAD) / (double)c->timemax;
 		if (c->o.minwidth_percent)
 			c->o.minwidth = (double)c->timemax * c->o.minwidth / 100 * c->scale;
-		c->maxdelta = 1;
-		for (size_t i = 0; c->o.delta && i < t->nodes.n; i++) {
-			double v = fabs((double)c->o.delta[i]);
-			if (v > c->maxdelta)
-				c->maxdelta = v;
-		}
-		c->rng = c->o.seed ? c->o.seed : 0x9e3779b97f4a7c15ULL;
+		colors_init(c);
+		const char *h = fmt_px(a, (double)c->o.frame_height - 1);
+		c->height_len = strlen(h);
+		memcpy(c->height_text, h, c->height_len);
 		walk(c, false);
 		c->height = c->top + (double)c->rows * c->o.frame_height + c->bottom;
 		write_header(c);
@@ -1057,10 +871,11 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 	fputs("</svg>\n", f);
 	if (fflush(f) != 0 || ferror(f))
 		err = -EIO;
-	hashmap_release(&c->name_of);
+	VEC_FREE(&c->name_of);
 	VEC_FREE(&c->names);
 	VEC_FREE(&c->names_text);
 	VEC_FREE(&c->rows_text);
+	VEC_FREE(&c->out);
 	free(c);
 	return err;
 }

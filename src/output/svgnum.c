@@ -6,41 +6,55 @@
  */
 #include "output/svgnum.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "base/digits.h"
-
-/* 't' tenths as a number with one decimal: 125 -> "12.5". */
-const char *fmt_tenths(char *out, long long t)
+/* h / 100 and two digits of h % 100 (h >= 0): "12.34". */
+static inline char *put_h(char *p, uint64_t h)
 {
-	/* "%lld.%lld" of t / 10 and t % 10, written without printf (per frame) */
-	char *e = out + NUM_MAX - 1, *p;
-	uint64_t m = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
-
-	*e = '\0';
-	p = e - 1;
-	*p = (char)('0' + m % 10);
-	*--p = '.';
-	p = digits_dec(p, m / 10, 1);
-	if (t < 0)
-		*--p = '-';
-	return p;
+	p = put_u64(p, h / 100);
+	*p++ = '.';
+	digits_dec(p + 2, h % 100, 2);
+	return p + 2;
 }
 
-/* 'v' rounded to tenths; out-of-range values (never expected) become 0. */
-long long to_tenths(double v)
+/* "%s%lld.%02lld" of 'sign', h / 100 and h % 100 (h >= 0), without printf. */
+char *put_hundredths(char *p, const char *sign, long long h)
 {
-	if (!(v > -1e15 && v < 1e15))
-		return 0;
-	return llround(v * 10);
+	while (*sign)
+		*p++ = *sign++;
+	return put_h(p, (uint64_t)h);
+}
+
+/* A count with thousands separators: 1234567 -> "1,234,567". */
+char *put_count(char *p, uint64_t v)
+{
+	int n = num_len(v);
+	char *e = p + n + (n - 1) / 3, *q = e;
+
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && i % 3 == 0)
+			*--q = ',';
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	}
+	return e;
+}
+
+/* 100 * part / whole with two decimals ("12.34"). */
+char *put_pct(char *p, uint64_t part, uint64_t whole)
+{
+	double x = whole ? (double)part * 10000.0 / (double)whole : 0;
+	long long h = x < 9e18 ? num_round(x) : llround(x);
+
+	return put_h(p, (uint64_t)h);
 }
 
 /* 'v' as "%.1f" would print it in the C locale. */
 const char *fmt_px(char *out, double v)
 {
-	return fmt_tenths(out, to_tenths(v));
+	*put_tenths(out, to_tenths(v)) = '\0';
+	return out;
 }
 
 /* 'v' with up to three decimals, trailing zeros dropped ("12", "7.08"). */
@@ -60,45 +74,4 @@ const char *fmt_num(char *out, double v)
 	if (n > 0 && out[n - 1] == '.')
 		out[--n] = '\0';
 	return out;
-}
-
-/* A count with thousands separators: 1234567 -> "1,234,567". */
-const char *fmt_count(char *out, uint64_t v)
-{
-	char digits[32], *p = digits_dec(digits + sizeof(digits), v, 1);
-	int n = (int)(digits + sizeof(digits) - p);
-	size_t o = 0;
-
-	memmove(digits, p, (size_t)n);
-
-	for (int i = 0; i < n; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
-	return out;
-}
-
-/* "%s%lld.%02lld" of 'sign', h / 100 and h % 100 (h >= 0), without printf. */
-const char *fmt_hundredths(char *out, const char *sign, long long h)
-{
-	char *e = out + NUM_MAX - 1, *p;
-	uint64_t m = (uint64_t)h;
-
-	*e = '\0';
-	p = digits_dec(e, m % 100, 2);
-	*--p = '.';
-	p = digits_dec(p, m / 100, 1);
-	for (size_t k = strlen(sign); k > 0; k--)
-		*--p = sign[k - 1];
-	return p;
-}
-
-/* 100 * part / whole with two decimals ("12.34"). */
-const char *fmt_pct(char *out, uint64_t part, uint64_t whole)
-{
-	long long h = whole ? llround((double)part * 10000.0 / (double)whole) : 0;
-
-	return fmt_hundredths(out, "", h);
 }
