@@ -90,7 +90,7 @@ if [ ! -f "$data" ]; then
 fi
 echo "== (a) folded stacks of $data"
 [ -s "$out/compile.folded" ] || "$kiln" collapse "$data" >"$out/compile.folded" 2>/dev/null
-echo "  input: $(wc -l <"$out/compile.folded") lines, $(du -k "$out/compile.folded" | cut -f1) KB"
+echo "  input: $(wc -l <"$out/compile.folded") lines, $(du -kL "$out/compile.folded" | cut -f1) KB"
 i=0
 while [ $i -lt "$runs" ]; do
 	rec ak "kiln flame" "$out/a.kiln.svg" "$kiln" flame "$out/compile.folded" -o -
@@ -127,7 +127,7 @@ with open(sys.argv[1], "w") as f:
         f.write("%s %d\n" % (";".join(frames), 1 + rnd(50)))
 PY
 fi
-echo "  input: $(wc -l <"$out/synthetic.folded") lines, $(du -k "$out/synthetic.folded" | cut -f1) KB"
+echo "  input: $(wc -l <"$out/synthetic.folded") lines, $(du -kL "$out/synthetic.folded" | cut -f1) KB"
 run "kiln flame" "$out/b.kiln.svg" "$kiln" flame "$out/synthetic.folded" -o -
 tk=$last ck=$lastcpu
 if [ -n "$fg" ]; then
@@ -151,7 +151,7 @@ text() {
 		rm -f "$script"
 	fi
 	[ -s "$script" ] || perf script --no-inline -i "$tdata" >"$script" 2>/dev/null
-	echo "  input: $(wc -l <"$script") lines, $(du -k "$script" | cut -f1) KB"
+	echo "  input: $(wc -l <"$script") lines, $(du -kL "$script" | cut -f1) KB"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		rec "${tkey}ck" "kiln collapse (text)" "$out/$tkey.kiln.folded" "$kiln" collapse "$script"
