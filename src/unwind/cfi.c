@@ -67,7 +67,7 @@ static uint64_t rd_u(struct rd *r, size_t n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+static uint64_t rd_uleb_long(struct rd *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -91,7 +91,7 @@ static uint64_t rd_uleb(struct rd *r)
 	}
 }
 
-static int64_t rd_sleb(struct rd *r)
+static int64_t rd_sleb_long(struct rd *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -113,6 +113,24 @@ static int64_t rd_sleb(struct rd *r)
 	if (shift < 64 && (b & 0x40))
 		v |= ~(uint64_t)0 << shift;
 	return (int64_t)v;
+}
+
+/* LEB128s of one byte (most operands of CFA instructions) read inline;
+ * longer ones (and the end of the section) by the loops above. */
+static inline uint64_t rd_uleb(struct rd *r)
+{
+	if (r->p < r->end && !(*r->p & 0x80))
+		return *r->p++;
+	return rd_uleb_long(r);
+}
+
+static inline int64_t rd_sleb(struct rd *r)
+{
+	if (r->p < r->end && !(*r->p & 0x80)) {
+		uint8_t b = *r->p++;
+		return (int64_t)(b & 0x40 ? (uint64_t)b | ~(uint64_t)0x7f : (uint64_t)b);
+	}
+	return rd_sleb_long(r);
 }
 
 /* A DW_EH_PE-encoded pointer; 'vaddr' is the link-time address of r->p. */
