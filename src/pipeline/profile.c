@@ -294,11 +294,12 @@ struct addr_cache {
  * kernel's address space, and at the end), the held samples get their
  * kernel frames and go into the trie in their order; while any is held,
  * every later sample is held too, so the trie gets the stacks in the
- * same order as without holding. At most DEFER_MAX_FRAMES frames are
- * held: then the symbols are waited for. Not with a locprof or a flame
- * chart (both see the samples in time order as they come).
+ * same order as without holding. At most DEFER_MAX_BYTES are held
+ * (frames, kernel addresses and the samples' records): then the symbols
+ * are waited for. Not with a locprof or a flame chart (both see the
+ * samples in time order as they come).
  */
-#define DEFER_MAX_FRAMES ((size_t)1 << 20)
+#define DEFER_MAX_BYTES ((size_t)8 << 20)
 
 struct deferred_sample {
 	uint32_t first, n;   /* frames[first..first + n) */
@@ -319,6 +320,13 @@ struct deferred {
 	VEC(struct trie_frame) frames;
 	VEC(struct deferred_kernel) kernel;
 };
+
+/* The bytes the held samples take (their arrays' used parts). */
+static size_t deferred_bytes(const struct deferred *d)
+{
+	return d->samples.n * sizeof(*d->samples.v) + d->frames.n * sizeof(*d->frames.v) +
+	       d->kernel.n * sizeof(*d->kernel.v);
+}
 
 struct profile_ctx {
 	const struct profile_opts *o;
@@ -650,7 +658,7 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 	const struct profile_opts *o = x->o;
 	const struct event *ev = smp->ev;
 	struct deferred *d = &x->deferred;
-	x->deferring = d->allowed && d->frames.n < DEFER_MAX_FRAMES && session_kernel_waiting(s);
+	x->deferring = d->allowed && deferred_bytes(d) < DEFER_MAX_BYTES && session_kernel_waiting(s);
 	if (d->samples.n && !x->deferring)
 		flush_deferred(x, s);
 	bool off = is_offcpu(ev);
