@@ -284,6 +284,50 @@ struct addr_cache {
 	uint32_t gen;
 };
 
+/*
+ * Samples held back while /proc/kallsyms is still read on its own thread
+ * (session_kernel_waiting), so that symbolizing user frames goes on
+ * meanwhile instead of waiting at the first kernel frame. A held sample
+ * keeps its trie frames, user frames named at once (the machine may
+ * change later), each kernel frame a placeholder with its address beside
+ * it. Once the symbols are read (or before a record that changes the
+ * kernel's address space, and at the end), the held samples get their
+ * kernel frames and go into the trie in their order; while any is held,
+ * every later sample is held too, so the trie gets the stacks in the
+ * same order as without holding. At most DEFER_MAX_BYTES are held
+ * (frames, kernel addresses and the samples' records): then the symbols
+ * are waited for. Not with a locprof or a flame chart (both see the
+ * samples in time order as they come).
+ */
+#define DEFER_MAX_BYTES ((size_t)8 << 20)
+
+struct deferred_sample {
+	uint32_t first, n;   /* frames[first..first + n) */
+	uint32_t kfirst, nk; /* kernel[kfirst..kfirst + nk) */
+	uint32_t pid;
+	bool counted;
+	uint64_t weight, value;
+};
+
+struct deferred_kernel {
+	uint64_t ip;
+	uint32_t at; /* index in frames[] of the placeholder */
+};
+
+struct deferred {
+	bool allowed;
+	VEC(struct deferred_sample) samples;
+	VEC(struct trie_frame) frames;
+	VEC(struct deferred_kernel) kernel;
+};
+
+/* The bytes the held samples take (their arrays' used parts). */
+static size_t deferred_bytes(const struct deferred *d)
+{
+	return d->samples.n * sizeof(*d->samples.v) + d->frames.n * sizeof(*d->frames.v) +
+	       d->kernel.n * sizeof(*d->kernel.v);
+}
+
 struct profile_ctx {
 	const struct profile_opts *o;
 	struct strtab *strs;
@@ -298,6 +342,8 @@ struct profile_ctx {
 	struct stack_memo memo;      /* the last sample's frames, when reusable (not with a
 				      * locprof, or reversed frames) */
 	struct addr_cache acache;    /* frames by address (with the memo) */
+	struct deferred deferred;    /* samples waiting for kernel symbols */
+	bool deferring;              /* this sample's kernel frames wait (placeholders) */
 	uint32_t truncated_name;
 	struct trie_chart chart;
 	struct period_vec periods;
@@ -323,6 +369,7 @@ static void ctx_init(struct profile_ctx *x, const struct profile_opts *o, struct
 		x->acache.v = xcalloc((size_t)1 << ADDR_CACHE_BITS, sizeof(*x->acache.v));
 		x->acache.gen = 1;
 	}
+	x->deferred.allowed = !o->locprof && !o->chart;
 	x->truncated_name = strtab_intern_str(strs, PROFILE_TRUNCATED_FRAME);
 }
 
@@ -333,6 +380,9 @@ static void ctx_release(struct profile_ctx *x)
 	free(x->memo.end);
 	free(x->acache.v);
 	VEC_FREE(&x->locs);
+	VEC_FREE(&x->deferred.samples);
+	VEC_FREE(&x->deferred.frames);
+	VEC_FREE(&x->deferred.kernel);
 	hashmap_release(&x->fcache);
 	entry_frames_release(&x->ecache);
 	hashmap_release(&x->pcache);
@@ -424,27 +474,46 @@ static void add_frame_cached(struct profile_ctx *x, struct session *s, uint32_t 
 	put_frames(x, fr, k, n);
 }
 
+/* A kernel frame held back (x->deferring): a placeholder, its address
+ * noted (a kernel address is always one trie frame). */
+static void hold_kernel(struct profile_ctx *x, uint64_t ip, size_t *n)
+{
+	VEC_PUSH(&x->deferred.kernel, ((struct deferred_kernel){ ip, (uint32_t)*n }));
+	x->frames[(*n)++] = (struct trie_frame){ SYM_NONE, FRAME_UNKNOWN };
+}
+
 /* Append the trie frames of a stack, root first: the outer frames the
- * last sample shared as they were, the others symbolized (add_frame). */
+ * last sample shared as they were, the others symbolized (add_frame);
+ * kernel frames held back while x->deferring. */
 static void add_stack(struct profile_ctx *x, struct session *s, uint32_t pid,
 		      const struct unwind_stack *st, bool inl, size_t *n)
 {
 	struct stack_memo *m = &x->memo;
 	if (!m->ip) {
-		for (size_t i = st->n; i-- > 0 && *n < x->cap;)
-			add_frame(x, s, pid, &st->frames[i], inl, n);
+		for (size_t i = st->n; i-- > 0 && *n < x->cap;) {
+			if (st->frames[i].kernel && x->deferring)
+				hold_kernel(x, st->frames[i].ip, n);
+			else
+				add_frame(x, s, pid, &st->frames[i], inl, n);
+		}
 		return;
 	}
-	size_t d = memo_match(m, st, pid, inl, *n);
+	size_t d = memo_match(m, st, pid, inl, *n), keep = SIZE_MAX;
 	m->start = *n;
 	if (d)
 		*n = m->end[d - 1];
 	for (; d < st->n && *n < x->cap; d++) {
-		add_frame_cached(x, s, pid, &st->frames[st->n - 1 - d], inl, n);
-		m->ip[d] = st->frames[st->n - 1 - d];
+		const struct unwind_frame *f = &st->frames[st->n - 1 - d];
+		if (f->kernel && x->deferring) {
+			keep = d < keep ? d : keep; /* the memo stops before placeholders */
+			hold_kernel(x, f->ip, n);
+		} else {
+			add_frame_cached(x, s, pid, f, inl, n);
+		}
+		m->ip[d] = *f;
 		m->end[d] = (uint32_t)*n;
 	}
-	m->depth = d;
+	m->depth = d < keep ? d : keep;
 	m->pid = pid;
 	m->inl = inl;
 }
@@ -524,16 +593,74 @@ static struct trie_frame offcpu_frame(struct strtab *strs, const struct event *e
 	return (struct trie_frame){ strtab_intern_str(strs, name), FRAME_OFFCPU };
 }
 
+/* A sample's trie frames into the trie (reversed with o->reverse); the
+ * leaf's node. */
+static uint32_t add_to_trie(struct profile_ctx *x, struct trie_frame *frames, size_t n,
+			    uint64_t weight, bool counted, uint64_t value)
+{
+	if (x->o->reverse)
+		reverse_frames(frames, n);
+	uint32_t leaf = x->o->chart ? trie_chart_add(x->t, &x->chart, frames, n, weight)
+				    : trie_add(x->t, frames, n, weight);
+	if (x->o->periods && counted)
+		add_period(&x->periods, x->t, value, leaf);
+	return leaf;
+}
+
+/* Hold the sample built in x->frames[0..n) (its kernel frames from kfirst
+ * on in deferred.kernel, their places relative to x->frames). */
+static void hold_sample(struct profile_ctx *x, size_t n, size_t kfirst, uint32_t pid,
+			bool counted, uint64_t weight, uint64_t value)
+{
+	struct deferred *d = &x->deferred;
+	uint32_t first = (uint32_t)d->frames.n;
+	for (size_t i = 0; i < n; i++)
+		VEC_PUSH(&d->frames, x->frames[i]);
+	for (size_t i = kfirst; i < d->kernel.n; i++)
+		d->kernel.v[i].at += first;
+	VEC_PUSH(&d->samples,
+		 ((struct deferred_sample){ first, (uint32_t)n, (uint32_t)kfirst,
+					    (uint32_t)(d->kernel.n - kfirst), pid, counted, weight,
+					    value }));
+}
+
+/* The held samples get their kernel frames (waiting for the symbols if
+ * they are still read) and go into the trie, in their order. */
+static int flush_deferred(void *ctx, struct session *s)
+{
+	struct profile_ctx *x = ctx;
+	struct deferred *d = &x->deferred;
+	for (size_t i = 0; i < d->samples.n; i++) {
+		const struct deferred_sample *ds = &d->samples.v[i];
+		for (uint32_t j = 0; j < ds->nk; j++) {
+			const struct deferred_kernel *k = &d->kernel.v[ds->kfirst + j];
+			struct sym sym;
+			session_symbolize(s, ds->pid, k->ip, true, &sym);
+			const struct trie_frame *fr;
+			struct trie_frame one;
+			sym_frames(x, s, &sym, false, &one, &fr);
+			d->frames.v[k->at] = fr[0];
+		}
+		add_to_trie(x, d->frames.v + ds->first, ds->n, ds->weight, ds->counted, ds->value);
+	}
+	d->samples.n = d->frames.n = d->kernel.n = 0;
+	return 0;
+}
+
 /*
  * One sample: its process frame, then its stack root first ([truncated]
  * when cut short), each frame symbolized and named; added to the trie
- * (and the locprof, the periods).
+ * (and the locprof, the periods), or held (struct deferred).
  */
 static int on_sample(void *ctx, struct session *s, const struct session_sample *smp)
 {
 	struct profile_ctx *x = ctx;
 	const struct profile_opts *o = x->o;
 	const struct event *ev = smp->ev;
+	struct deferred *d = &x->deferred;
+	x->deferring = d->allowed && deferred_bytes(d) < DEFER_MAX_BYTES && session_kernel_waiting(s);
+	if (d->samples.n && !x->deferring)
+		flush_deferred(x, s);
 	bool off = is_offcpu(ev);
 	x->st->offcpu_samples += off;
 	uint64_t weight = sample_weight(x, ev, off);
@@ -548,7 +675,7 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 				     &o->frames);
 	const struct unwind_stack *stack = session_stack(s, smp);
 	bool inl = wants_inlines(o, smp);
-	size_t n = 1;
+	size_t n = 1, kfirst = d->kernel.n;
 	x->locs.n = 0;
 	if (stack->truncated) {
 		x->st->truncated++;
@@ -560,22 +687,22 @@ static int on_sample(void *ctx, struct session *s, const struct session_sample *
 		if (x->lp && x->lp->want_samples) /* the state is pprof's leaf too */
 			VEC_PUSH(&x->locs, locprof_named(x->lp, x->frames[n - 1].name));
 	}
+	if (d->kernel.n > kfirst || d->samples.n) {
+		hold_sample(x, n, kfirst, ev->sid.pid, counted, weight, value);
+		return 0;
+	}
 	if (x->lp && x->lp->want_samples)
 		add_locprof_sample(x, smp, counted ? value : 0);
-	if (o->reverse)
-		reverse_frames(x->frames, n);
-	uint32_t leaf = o->chart ? trie_chart_add(x->t, &x->chart, x->frames, n, weight)
-				 : trie_add(x->t, x->frames, n, weight);
+	uint32_t leaf = add_to_trie(x, x->frames, n, weight, counted, value);
 	if (x->lp && x->lp->want_times)
 		locprof_time(x->lp, leaf, ev->sid.time, ev->sid.has_time);
-	if (o->periods && counted)
-		add_period(&x->periods, x->t, value, leaf);
 	return 0;
 }
 
 static int on_end(void *ctx, struct session *s)
 {
 	struct profile_ctx *x = ctx;
+	flush_deferred(x, s);
 	x->st->periods = x->periods.v;
 	x->st->nperiods = x->periods.n;
 	x->periods.v = NULL;
@@ -617,6 +744,7 @@ int profile_load(struct session *s, const struct profile_opts *o, struct trie *t
 		.on_event = on_event,
 		.on_sample = on_sample,
 		.on_end = on_end,
+		.on_kernel_change = flush_deferred,
 		.unwind_all = true,
 	};
 	int err = session_run(s, &c);

@@ -4,7 +4,10 @@
  *
  * A perf.data is read by a session (pipeline/session.h) whose consumer
  * names each sample's frames (aggregate/frames) and adds them to the trie.
- * One pass, in time order. Used by collapse, flame, diff and export.
+ * One pass, in time order; while /proc/kallsyms is still read on its own
+ * thread, samples with kernel frames are held (user frames named) and
+ * added, in order, once it is read. Used by collapse, flame, diff and
+ * export.
  */
 #ifndef KILN_PIPELINE_PROFILE_H
 #define KILN_PIPELINE_PROFILE_H

@@ -148,6 +148,11 @@ const struct unwind_stack *session_stack(struct session *s, const struct session
 static int deliver(struct session *s, const struct session_consumer *c, const struct event *ev)
 {
 	if (ev->type != PERF_RECORD_SAMPLE) {
+		if (c->on_kernel_change && machine_record_is_kernel(ev)) {
+			int err = c->on_kernel_change(c->ctx, s);
+			if (err < 0)
+				return err;
+		}
 		session_kernel_note(s, ev);
 		machine_apply(&s->m, ev);
 		return c->on_event ? c->on_event(c->ctx, s, ev) : 0;

@@ -157,6 +157,10 @@ struct session_consumer {
 	int (*on_sample)(void *ctx, struct session *s, const struct session_sample *smp);
 	/* After the last record (s->partial set); not called when a callback failed. */
 	int (*on_end)(void *ctx, struct session *s);
+	/* Before a record that may change what kernel addresses resolve to
+	 * (machine_record_is_kernel) is applied: a consumer holding kernel
+	 * addresses back (session_kernel_waiting) resolves them now. */
+	int (*on_kernel_change)(void *ctx, struct session *s);
 	/* Every sample's stack is wanted (session_stack): it may be unwound on
 	 * a second thread, ahead of the samples. */
 	bool unwind_all;
@@ -215,6 +219,12 @@ const struct unwind_stack *session_stack(struct session *s, const struct session
  */
 void session_symbolize(struct session *s, uint32_t pid, uint64_t ip, bool kernel,
 		       struct sym *out);
+/*
+ * Whether kernel symbols are still being read on their own thread
+ * (perf_ or prefetch_kallsyms): the first kernel address resolved now
+ * would wait for them. Never blocks; false once read, or with no thread.
+ */
+bool session_kernel_waiting(const struct session *s);
 /*
  * perf_kallsyms sessions: the kernel's symbols as perf reads them, or
  * NULL when the rules above leave the kernel without symbols; *delta is

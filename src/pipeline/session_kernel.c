@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,7 @@ void session_kernel_note(struct session *s, const struct event *ev)
  * needed. */
 struct session_kthread {
 	pthread_t th;
+	atomic_bool done; /* the thread has finished: joining does not wait */
 	int rc;
 	bool perf; /* perf 6.1's reading, else symbolize()'s */
 	struct kallsyms *ks;
@@ -74,6 +76,7 @@ static void *kallsyms_thread(void *arg)
 	struct session_kthread *k = arg;
 	k->rc = k->perf ? kallsyms_load_perf(&k->ks, "/proc/kallsyms")
 			: kallsyms_load(&k->ks, "/proc/kallsyms");
+	atomic_store_explicit(&k->done, true, memory_order_release);
 	return NULL;
 }
 
@@ -110,6 +113,11 @@ static int kthread_join(struct session *s, struct kallsyms **out)
 	int rc = k->rc;
 	free(k);
 	return rc;
+}
+
+bool session_kernel_waiting(const struct session *s)
+{
+	return s->kth && !atomic_load_explicit(&s->kth->done, memory_order_acquire);
 }
 
 /* The table the session's flavour reads, or NULL. */

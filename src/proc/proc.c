@@ -261,8 +261,7 @@ static void apply_mmap(struct machine *m, const struct event *ev)
 	/* Old kernels put the vDSO's address in its pgoff; it is always 0 (perf ignores it too). */
 	if (dso_set_get(m->dsos, dso)->kind == DSO_VDSO)
 		map.pgoff = 0;
-	unsigned cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (mm->pid == (uint32_t)-1 || cpumode == PERF_RECORD_MISC_KERNEL) {
+	if (machine_record_is_kernel(ev)) {
 		if (!strncmp(mm->filename, "[kernel.kallsyms]", 17))
 			m->kernel_text = mm->pgoff;
 		addr_space_insert(&m->kernel, &map);
@@ -271,6 +270,16 @@ static void apply_mmap(struct machine *m, const struct event *ev)
 	dso_set_note_pid(m->dsos, dso, mm->pid);
 	uint32_t pi = process_idx(m, mm->pid); /* may grow procs: index first */
 	addr_space_insert(&m->procs.v[pi].as, &map);
+}
+
+bool machine_record_is_kernel(const struct event *ev)
+{
+	if (ev->type == PERF_RECORD_KSYMBOL)
+		return true;
+	if (ev->type != PERF_RECORD_MMAP && ev->type != PERF_RECORD_MMAP2)
+		return false;
+	return ev->u.mmap.pid == (uint32_t)-1 ||
+	       (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 }
 
 void machine_apply(struct machine *m, const struct event *ev)

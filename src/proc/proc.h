@@ -77,6 +77,10 @@ void machine_init(struct machine *m, struct strtab *strs, struct dso_set *dsos);
 void machine_release(struct machine *m);
 /* Apply one sideband record (other types are ignored). */
 void machine_apply(struct machine *m, const struct event *ev);
+/* Whether machine_apply of this record may change the kernel's address
+ * space (a kernel or pid -1 MMAP/MMAP2, a KSYMBOL): what a kernel
+ * address resolves to may differ after it. */
+bool machine_record_is_kernel(const struct event *ev);
 /* The thread for (pid, tid), created if new. Pointer valid until the next
  * call that may create a thread. */
 const struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t tid);

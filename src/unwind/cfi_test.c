@@ -107,6 +107,64 @@ static void test_fdes_sorted(void **state)
 	free(s.p);
 }
 
+/*
+ * GCC's usual form: CIE "zR" with pc-relative signed 4-byte pointers
+ * (0x1b), section at link-time address 'vaddr'; FDEs for [FDE_START +
+ * 0x100 * i, +0x80) with a def_cfa_offset instruction each, the last one
+ * cut 'cut' bytes short (its pointers then run past the FDE's end).
+ */
+static struct sec eh_frame_pcrel(uint64_t vaddr, size_t n, size_t cut)
+{
+	static const uint8_t cie_body[] = {
+		1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b, /* R = pcrel | sdata4 */
+		0x0c, 7, 8, 0x90, 1,
+	};
+	struct sec s = { 0 };
+	put_u32(&s, 4 + sizeof(cie_body));
+	put_u32(&s, 0);
+	put(&s, cie_body, sizeof(cie_body));
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 4 + 4 + 4 + 1 + 2 - (i + 1 == n ? cut : 0);
+		put_u32(&s, (uint32_t)len);
+		put_u32(&s, (uint32_t)s.n); /* back to the CIE at 0 */
+		uint64_t field = vaddr + s.n;
+		int32_t rel = (int32_t)(int64_t)(FDE_START + 0x100 * i - field);
+		uint8_t rest[] = { 0x80, 0, 0, 0, 0, 0x0e, 16 }; /* range, aug len 0, def_cfa_offset 16 */
+		put(&s, &rel, 4);
+		put(&s, rest, len - 8);
+	}
+	put_u32(&s, 0);
+	return s;
+}
+
+static void test_fdes_pcrel(void **state)
+{
+	(void)state;
+	uint64_t vaddr = 0x200000; /* the section above the code: negative offsets */
+	struct sec s = eh_frame_pcrel(vaddr, 3, 0);
+	struct cfi_table *t = cfi_table_build(s.p, s.n, vaddr, false);
+	assert_int_equal(cfi_table_count(t), 3);
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t start, end;
+		cfi_table_fde(t, i, &start, &end);
+		assert_int_equal(start, FDE_START + 0x100 * i);
+		assert_int_equal(end, FDE_START + 0x100 * i + 0x80);
+	}
+	struct cfi_row row;
+	assert_int_equal(cfi_find_row(t, FDE_START + 0x210, &row), 0);
+	assert_int_equal(row.cfa_reg, 7);
+	assert_int_equal(row.cfa_off, 16); /* the FDE's own instruction ran */
+	assert_int_equal(cfi_find_row(t, FDE_START + 0x190, &row), -ENOENT);
+	cfi_table_free(t);
+	free(s.p);
+	/* An FDE too short for its range and augmentation length is not indexed. */
+	s = eh_frame_pcrel(vaddr, 3, 6);
+	t = cfi_table_build(s.p, s.n, vaddr, false);
+	assert_int_equal(cfi_table_count(t), 2);
+	cfi_table_free(t);
+	free(s.p);
+}
+
 /* The row at FDE_START + 0x10 for these FDE instructions. */
 static int row_for(const uint8_t *insn, size_t n, struct cfi_row *row)
 {
@@ -405,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_row_cache_cap),
 		cmocka_unit_test(test_crow_ops_cap),
 		cmocka_unit_test(test_fdes_sorted),
+		cmocka_unit_test(test_fdes_pcrel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,8 +11,8 @@
 # The comparison fails on kiln's text with a frame removed. In kiln's
 # folded stacks, every hot stack (>= 2 samples and >= 1% of them) that is
 # not marked [truncated] reaches main, and >= 95% of the weight that is
-# not marked does. The output is the same on one thread and on two
-# (KILN_THREADS=1, =2).
+# not marked does. The output (folded stacks, kernel frames marked, the
+# SVG) is the same on one thread and on two (KILN_THREADS=1, =2).
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_perf
@@ -76,4 +76,15 @@ KILN_THREADS=2 "$KILN" collapse "$T/cc.data" >"$T/two.folded" 2>/dev/null || fai
 KILN_THREADS=1 "$KILN" collapse "$T/cc.data" >"$T/one.folded" 2>/dev/null || fail "collapse failed"
 cmp -s "$T/two.folded" "$T/one.folded" || fail "output differs between KILN_THREADS=2 and 1"
 cmp -s "$T/kiln.folded" "$T/one.folded" || fail "output differs with KILN_THREADS=1"
+# With two threads /proc/kallsyms is read on a third from the start and
+# samples with kernel frames are held until it is read (their user frames
+# named at once): kernel frames marked, and the SVG, the same bytes too.
+KILN_THREADS=2 "$KILN" collapse --kernel "$T/cc.data" >"$T/two.k" 2>/dev/null || fail "collapse failed"
+KILN_THREADS=1 "$KILN" collapse --kernel "$T/cc.data" >"$T/one.k" 2>/dev/null || fail "collapse failed"
+cmp -s "$T/two.k" "$T/one.k" || fail "kernel frames differ between KILN_THREADS=2 and 1"
+grep -q '_\[k\]' "$T/one.k" && echo "kernel frames: $(grep -c '_\[k\]' "$T/one.k") stacks" ||
+	echo "no kernel frames recorded here (kernel samples not allowed?)"
+KILN_THREADS=2 "$KILN" flame -o "$T/two.svg" "$T/cc.data" 2>/dev/null || fail "flame failed"
+KILN_THREADS=1 "$KILN" flame -o "$T/one.svg" "$T/cc.data" 2>/dev/null || fail "flame failed"
+cmp -s "$T/two.svg" "$T/one.svg" || fail "SVG differs between KILN_THREADS=2 and 1"
 echo ok
