@@ -230,6 +230,38 @@ static uint64_t table_key(const struct dwunit *u)
 }
 
 /*
+ * The attribute list at *p passed over while its pairs (and implicit
+ * constants) are one byte each (the pairs of most entries), counting
+ * them in *nattr: true at its terminating pair (*p past it), false where
+ * read_entry's full loop must go on (*p and *nattr at that pair).
+ */
+static bool skim_attrs(const uint8_t **pp, const uint8_t *end, uint32_t *nattr)
+{
+	const uint8_t *p = *pp;
+	uint32_t n = *nattr;
+	bool done = false;
+	while (end - p >= 2 && n <= MAX_ABBREV_ATTRS) {
+		unsigned at = p[0], form = p[1];
+		if ((at | form) >= 0x80)
+			break;
+		if (form == DW_FORM_implicit_const) { /* its value: one byte, or the full loop */
+			if (end - p < 3 || p[2] >= 0x80)
+				break;
+			p++;
+		}
+		p += 2;
+		if (!(at | form)) {
+			done = true;
+			break;
+		}
+		n++;
+	}
+	*pp = p;
+	*nattr = n;
+	return done;
+}
+
+/*
  * Reads the entry at *pp (code, tag, children, attribute list) into *ab;
  * with a table, its attributes are appended to t->attrs and ab->fixed
  * worked out, else ab->fixed is -1 and *list (if given) is set to the
@@ -249,6 +281,10 @@ static bool read_entry(const uint8_t **pp, const uint8_t *end, struct dwabbrev_t
 	if (list)
 		*list = p;
 	int64_t fixed = 0;
+	if (!t && skim_attrs(&p, end, &ab->nattr)) {
+		*pp = p;
+		return true;
+	}
 	for (;;) {
 		if (p >= end || ab->nattr > MAX_ABBREV_ATTRS)
 			return false;
