@@ -48,12 +48,19 @@ struct asec {
 	uint32_t index;
 };
 
+/* A row of a unit's line table (16 bytes: a unit's table is kept whole). */
 struct lrow {
 	uint64_t addr;
-	uint32_t line;
+	uint32_t line; /* 0: unknown (at most INT32_MAX), | LROW_END on an end-of-sequence row */
 	uint32_t file; /* basename id; SRCLINE_NONE on an end-of-sequence row */
-	bool end;
 };
+
+#define LROW_END 0x80000000u
+
+static bool lrow_end(const struct lrow *r)
+{
+	return r->line & LROW_END;
+}
 
 /* A row as the program gave it, numbered for a stable sort. */
 struct prow {
@@ -647,8 +654,8 @@ static void cover_row(void *arg, const struct dwline_row *r)
 		return;
 	}
 	if (c->any && r->addr > c->first) {
-		struct lrow lo = { c->first, 0, SRCLINE_NONE, false };
-		struct lrow hi = { r->addr, 0, SRCLINE_NONE, true };
+		struct lrow lo = { c->first, 0, SRCLINE_NONE };
+		struct lrow hi = { r->addr, LROW_END, SRCLINE_NONE };
 		VEC_PUSH(&c->u->lines, lo);
 		VEC_PUSH(&c->u->lines, hi);
 	}
@@ -660,7 +667,7 @@ static int lrow_cmp(const void *a, const void *b)
 	const struct lrow *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (int)x->end - (int)y->end; /* a sequence's start after another's end */
+	return (int)lrow_end(x) - (int)lrow_end(y); /* a sequence's start after another's end */
 }
 
 static void load_coverage(struct srcfile *f, struct unit *u)
@@ -785,8 +792,10 @@ static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u)
 		uint64_t file = u->version >= 5 && !v[i].file_set && v[i].file == 1 ? 0 : v[i].file;
 		int64_t line = v[i].line;
 		struct lrow r = { v[i].addr, line > 0 && line <= INT32_MAX ? (uint32_t)line : 0,
-				  SRCLINE_NONE, v[i].end };
-		if (!r.end)
+				  SRCLINE_NONE };
+		if (v[i].end)
+			r.line |= LROW_END;
+		else
 			r.file = unit_file(sl, u, file);
 		if (u->lines.n && u->lines.v[u->lines.n - 1].addr == r.addr)
 			u->lines.v[u->lines.n - 1] = r;
@@ -962,7 +971,7 @@ static int32_t unit_func(const struct unit *u, uint64_t addr)
 static const struct lrow *unit_line(const struct unit *u, uint64_t addr)
 {
 	size_t lo = UPPER_BOUND(u->lines.v, u->lines.n, struct lrow, addr, addr);
-	if (!lo || u->lines.v[lo - 1].end || lo == u->lines.n)
+	if (!lo || lrow_end(&u->lines.v[lo - 1]) || lo == u->lines.n)
 		return NULL; /* no row, or past the last row (no end of sequence after it) */
 	return &u->lines.v[lo - 1];
 }
