@@ -400,6 +400,7 @@ static void add_urange(void *arg, uint64_t lo, uint64_t hi)
 static void index_units(struct srcfile *f)
 {
 	struct dwinfo *di = &f->di;
+	VEC_RESERVE(&f->units, di->units.n); /* grown once: units are big */
 	for (uint32_t k = 0; k < di->units.n; k++) {
 		const struct dwunit *du = &di->units.v[k];
 		struct dwdie cu;
