@@ -19,6 +19,7 @@
 
 #include "base/mapguard.h"
 #include "base/search.h"
+#include "base/sort.h"
 #include "base/xalloc.h"
 #include "dso/dcache.h"
 #include "dso/elf_expand.h"
@@ -62,17 +63,10 @@ static bool lrow_end(const struct lrow *r)
 	return r->line & LROW_END;
 }
 
-/* A row as the program gave it, numbered for a stable sort. */
-struct prow {
-	uint64_t addr;
-	uint64_t file;
-	int64_t line;
-	uint32_t seq;
-	bool end, file_set;
-};
-
-struct prows {
-	VEC(struct prow) v;
+/* A unit's rows while they are sorted (file: the file register's value,
+ * until the unit's file names are known). */
+struct lrows {
+	VEC(struct lrow) v;
 };
 
 struct func {
@@ -128,7 +122,7 @@ struct srcfile {
 	struct hashmap unit_at;     /* unit DIE offset -> unit index */
 	struct dwline_secs lsecs;   /* what line programs read */
 	struct dwinfo di;           /* the DIEs (when 'dw') */
-	struct prows prows;         /* a unit's rows while they are sorted */
+	struct lrows rows;          /* a unit's rows while they are sorted */
 	unsigned load_depth;        /* units being loaded, nested */
 };
 
@@ -160,7 +154,7 @@ static void srcfile_free(struct srcfile *f)
 	VEC_FREE(&f->unranged);
 	VEC_FREE(&f->secs);
 	VEC_FREE(&f->syms);
-	VEC_FREE(&f->prows.v);
+	VEC_FREE(&f->rows.v);
 	hashmap_release(&f->unit_at);
 	if (f->dw) {
 		dwinfo_close(&f->di);
@@ -683,57 +677,67 @@ static void load_coverage(struct srcfile *f, struct unit *u)
 		qsort(u->lines.v, u->lines.n, sizeof(*u->lines.v), lrow_cmp);
 }
 
+/* Rows as the program gives them, line and file as load_lines keeps them. */
+struct collect {
+	struct lrows *rows;
+	unsigned version;
+};
+
 static void collect_row(void *arg, const struct dwline_row *r)
 {
-	struct prows *rows = arg;
-	struct prow x = { r->addr, r->file, r->line, (uint32_t)rows->v.n, r->end, r->file_set };
-	VEC_PUSH(&rows->v, x);
+	struct collect *c = arg;
+	/* binutils 2.40 reads a DWARF 5 row whose file register was never
+	 * set in its sequence (the initial 1) as file entry 0. */
+	uint64_t file = c->version >= 5 && !r->file_set && r->file == 1 ? 0 : r->file;
+	struct lrow x = { r->addr, r->line > 0 && r->line <= INT32_MAX ? (uint32_t)r->line : 0,
+			  file < UINT32_MAX ? (uint32_t)file : UINT32_MAX };
+	if (r->end)
+		x.line |= LROW_END;
+	VEC_PUSH(&c->rows->v, x);
 }
 
-/* By address, an end of sequence first, then in program order. */
-static int prow_cmp(const void *a, const void *b)
+/* By address, an end of sequence first; rows equal by these keep program
+ * order (every sort of them is stable). */
+static bool lrow_before(const struct lrow *a, const struct lrow *b)
 {
-	const struct prow *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->end != y->end)
-		return x->end ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return a->addr != b->addr ? a->addr < b->addr : lrow_end(a) > lrow_end(b);
 }
+
+SORT_DEFINE(lrows_sort_all, struct lrow, lrow_before)
 
 /*
- * Rows sorted by prow_cmp. They come as sequences, each mostly in order:
- * a natural merge sort merges the runs already there (program order is
- * kept on ties by stability, as prow_cmp's 'seq' would keep it).
+ * f->rows sorted by lrow_before. They come as sequences, each mostly in
+ * order: a natural merge sort merges the runs already there.
  */
-static void prows_sort(struct srcfile *f, struct prow *v, size_t n)
+static void rows_sort(struct srcfile *f)
 {
-	size_t runs = 0;
+	struct lrow *v = f->rows.v.v;
+	size_t n = f->rows.v.n, runs = 0;
 	for (size_t i = 1; i < n; i++)
-		runs += prow_cmp(&v[i - 1], &v[i]) > 0;
+		runs += lrow_before(&v[i], &v[i - 1]);
 	if (!runs)
 		return;
 	if (runs > n / 8) { /* no order to speak of */
-		qsort(v, n, sizeof(*v), prow_cmp);
+		lrows_sort_all(v, n);
 		return;
 	}
-	struct prow *tmp = xmalloc(n * sizeof(*tmp));
-	struct prow *src = v, *dst = tmp;
+	struct lrow *tmp = xmalloc(n * sizeof(*tmp));
+	struct lrow *src = v, *dst = tmp;
 	for (;;) {
 		size_t i = 0, merged = 0;
 		while (i < n) {
 			size_t mid = i + 1;
-			while (mid < n && prow_cmp(&src[mid - 1], &src[mid]) <= 0)
+			while (mid < n && !lrow_before(&src[mid], &src[mid - 1]))
 				mid++;
 			size_t hi = mid;
 			if (hi < n) {
 				hi++;
-				while (hi < n && prow_cmp(&src[hi - 1], &src[hi]) <= 0)
+				while (hi < n && !lrow_before(&src[hi], &src[hi - 1]))
 					hi++;
 			}
 			size_t a = i, b = mid, k = i;
 			while (a < mid && b < hi)
-				dst[k++] = prow_cmp(&src[b], &src[a]) < 0 ? src[b++] : src[a++];
+				dst[k++] = lrow_before(&src[b], &src[a]) ? src[b++] : src[a++];
 			while (a < mid)
 				dst[k++] = src[a++];
 			while (b < hi)
@@ -741,7 +745,7 @@ static void prows_sort(struct srcfile *f, struct prow *v, size_t n)
 			merged++;
 			i = hi;
 		}
-		struct prow *t = src;
+		struct lrow *t = src;
 		src = dst;
 		dst = t;
 		if (merged == 1)
@@ -749,8 +753,8 @@ static void prows_sort(struct srcfile *f, struct prow *v, size_t n)
 	}
 	if (src != v) { /* the sorted rows are in tmp: keep that buffer instead */
 		free(v);
-		f->prows.v.v = src;
-		f->prows.v.cap = n;
+		f->rows.v.v = src;
+		f->rows.v.cap = n;
 		return;
 	}
 	free(tmp);
@@ -769,8 +773,9 @@ static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u)
 	struct dwline_prog lp;
 	if (!unit_prog(f, u, true, &lp))
 		return;
-	f->prows.v.n = 0;
-	if (!dwline_run(&lp, collect_row, &f->prows)) {
+	f->rows.v.n = 0;
+	struct collect c = { &f->rows, u->version };
+	if (!dwline_run(&lp, collect_row, &c)) {
 		dwline_close(&lp);
 		return;
 	}
@@ -780,28 +785,19 @@ static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u)
 		VEC_PUSH(&u->files, df->name ? strtab_intern(sl->strs, df->name, df->len) : unknown);
 	}
 	dwline_close(&lp);
-	struct prow *v = f->prows.v.v;
-	size_t n = f->prows.v.n;
-	prows_sort(f, v, n);
-	v = f->prows.v.v; /* the sort may have moved them */
+	rows_sort(f);
+	struct lrow *v = f->rows.v.v;
+	size_t n = f->rows.v.n;
 	if (n)
-		v[n - 1].end = true;
+		v[n - 1].line |= LROW_END;
 	VEC_RESERVE(&u->lines, n);
 	for (size_t i = 0; i < n; i++) {
-		/* binutils 2.40 reads a DWARF 5 row whose file register was never
-		 * set in its sequence (the initial 1) as file entry 0. */
-		uint64_t file = u->version >= 5 && !v[i].file_set && v[i].file == 1 ? 0 : v[i].file;
-		int64_t line = v[i].line;
-		struct lrow r = { v[i].addr, line > 0 && line <= INT32_MAX ? (uint32_t)line : 0,
-				  SRCLINE_NONE };
-		if (v[i].end)
-			r.line |= LROW_END;
-		else
-			r.file = unit_file(sl, u, file);
+		struct lrow r = v[i];
+		r.file = lrow_end(&r) ? SRCLINE_NONE : unit_file(sl, u, r.file);
 		if (u->lines.n && u->lines.v[u->lines.n - 1].addr == r.addr)
 			u->lines.v[u->lines.n - 1] = r;
 		else
-			VEC_PUSH(&u->lines, r);
+			u->lines.v[u->lines.n++] = r;
 	}
 }
 
