@@ -231,6 +231,8 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
 		return 0;
 	size_t n = sh.sh_size / sh.sh_entsize;
+	if (n > 1 && sh.sh_size <= data->d_size) /* room for all: grown once */
+		VEC_RESERVE(&f->syms, f->syms.n + n - 1);
 	enum { NOTHING, SYMBOL, FILE_AFTER_SYMBOL } state = NOTHING;
 	uint32_t file = SRCLINE_NONE;
 	bool have_file = false;
