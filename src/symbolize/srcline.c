@@ -38,7 +38,6 @@ struct fsym {
 	const char *raw;     /* the name in the symbol string table (libelf's copy) */
 	uint32_t name, file; /* strtab ids; name: SRCLINE_NONE until first asked (sym_name),
 			      * file: SRCLINE_NONE */
-	uint32_t idx;        /* symbol table order */
 	uint32_t shndx;
 	bool func;   /* STT_FUNC / STT_GNU_IFUNC */
 	bool notype; /* STT_NOTYPE */
@@ -213,14 +212,48 @@ static void load_sections(struct srcfile *f)
 	}
 }
 
-static int fsym_cmp(const void *a, const void *b)
+/* A symbol's sort key: by section, then address; 'pos' (its place in
+ * table order) keeps equal keys in table order through the stable sort. */
+struct fsym_key {
+	uint64_t value;
+	uint32_t shndx, pos;
+};
+
+static bool fsym_key_before(const struct fsym_key *a, const struct fsym_key *b)
 {
-	const struct fsym *x = a, *y = b;
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return a->shndx != b->shndx ? a->shndx < b->shndx : a->value < b->value;
+}
+
+SORT_DEFINE(fsym_keys_sort, struct fsym_key, fsym_key_before)
+
+/*
+ * f->syms sorted by (shndx, value, table order): their 16-byte keys
+ * sorted, then the symbols moved in place along the permutation's
+ * cycles (no second symbol array).
+ */
+static void sort_syms(struct srcfile *f)
+{
+	struct fsym *v = f->syms.v;
+	size_t n = f->syms.n;
+	struct fsym_key *k = xmalloc(n * sizeof(*k));
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct fsym_key){ v[i].value, v[i].shndx, (uint32_t)i };
+	fsym_keys_sort(k, n);
+	for (size_t i = 0; i < n; i++) { /* slot j takes the symbol at k[j].pos */
+		if (k[i].pos == i)
+			continue;
+		struct fsym first = v[i];
+		size_t j = i;
+		while (k[j].pos != i) {
+			size_t from = k[j].pos;
+			v[j] = v[from];
+			k[j].pos = (uint32_t)j;
+			j = from;
+		}
+		v[j] = first;
+		k[j].pos = (uint32_t)j;
+	}
+	free(k);
 }
 
 /* One symbol table: returns the number of symbols it has (beyond the null one). */
@@ -263,7 +296,6 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 			.raw = name ? name : "",
 			.name = SRCLINE_NONE,
 			.file = SRCLINE_NONE,
-			.idx = (uint32_t)i,
 			.shndx = s.st_shndx,
 			.func = type == STT_FUNC || type == STT_GNU_IFUNC,
 			.notype = type == STT_NOTYPE,
@@ -291,7 +323,7 @@ static void load_symbols(struct srclines *sl, struct srcfile *f)
 	if (!got && dyn) /* binutils: the dynamic symbols when .symtab has none */
 		read_symtab(sl, f, dyn);
 	if (f->syms.n)
-		qsort(f->syms.v, f->syms.n, sizeof(f->syms.v[0]), fsym_cmp);
+		sort_syms(f);
 }
 
 /* binutils' better_fit, for symbols at the same address in table order. */
