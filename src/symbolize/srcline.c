@@ -117,6 +117,7 @@ struct srcfile {
 	VEC(struct fsym) syms; /* sorted by (shndx, value, idx) */
 	VEC(struct unit) units;
 	VEC(struct urange) uranges; /* sorted by low, then unit */
+	VEC(uint64_t) umaxhigh;     /* prefix maximum of uranges[].high */
 	VEC(uint32_t) unranged;     /* units with no address ranges */
 	struct hashmap unit_at;     /* unit DIE offset -> unit index */
 	struct dwline_secs lsecs;   /* what line programs read */
@@ -150,6 +151,7 @@ static void srcfile_free(struct srcfile *f)
 		unit_free(&f->units.v[i]);
 	VEC_FREE(&f->units);
 	VEC_FREE(&f->uranges);
+	VEC_FREE(&f->umaxhigh);
 	VEC_FREE(&f->unranged);
 	VEC_FREE(&f->secs);
 	VEC_FREE(&f->syms);
@@ -457,6 +459,13 @@ static void index_units(struct srcfile *f)
 	}
 	if (f->uranges.n)
 		qsort(f->uranges.v, f->uranges.n, sizeof(f->uranges.v[0]), urange_cmp);
+	VEC_RESERVE(&f->umaxhigh, f->uranges.n);
+	uint64_t m = 0;
+	for (size_t i = 0; i < f->uranges.n; i++) {
+		m = f->uranges.v[i].high > m ? f->uranges.v[i].high : m;
+		f->umaxhigh.v[i] = m;
+	}
+	f->umaxhigh.n = f->uranges.n;
 }
 
 /* binutils' non_mangled(): languages whose DW_AT_name is the symbol name. */
@@ -1031,10 +1040,11 @@ static bool dwarf_lookup(struct srclines *sl, struct srcfile *f, uint64_t addr, 
 	if (!f->dw)
 		return false;
 	size_t lo = UPPER_BOUND(f->uranges.v, f->uranges.n, struct urange, low, addr);
-	/* Candidate units in unit order (ranges seldom overlap; bounded scan back). */
+	/* Candidate units in unit order (ranges seldom overlap; bounded scan
+	 * back, over only the ranges that may still reach addr). */
 	uint32_t cand[16];
 	size_t nc = 0;
-	for (size_t i = lo, k = 0; i-- > 0 && k < 4096 && nc < 16; k++)
+	for (size_t i = lo, k = 0; i-- > 0 && k < 4096 && nc < 16 && f->umaxhigh.v[i] > addr; k++)
 		if (addr < f->uranges.v[i].high)
 			cand[nc++] = f->uranges.v[i].unit;
 	for (size_t i = 1; i < nc; i++) /* sort by unit index */
