@@ -119,7 +119,7 @@ struct srcfile {
 	VEC(struct urange) uranges; /* sorted by low, then unit */
 	VEC(uint64_t) umaxhigh;     /* prefix maximum of uranges[].high */
 	VEC(uint32_t) unranged;     /* units with no address ranges */
-	struct hashmap unit_at;     /* unit DIE offset -> unit index */
+	VEC(uint32_t) unit_of;      /* dwinfo unit index -> unit index (UINT32_MAX: none) */
 	struct dwline_secs lsecs;   /* what line programs read */
 	struct dwinfo di;           /* the DIEs (when 'dw') */
 	struct lrows rows;          /* a unit's rows while they are sorted */
@@ -156,7 +156,7 @@ static void srcfile_free(struct srcfile *f)
 	VEC_FREE(&f->secs);
 	VEC_FREE(&f->syms);
 	VEC_FREE(&f->rows.v);
-	hashmap_release(&f->unit_at);
+	VEC_FREE(&f->unit_of);
 	if (f->dw) {
 		dwinfo_close(&f->di);
 		dwarf_end(f->dw);
@@ -431,6 +431,9 @@ static void index_units(struct srcfile *f)
 {
 	struct dwinfo *di = &f->di;
 	VEC_RESERVE(&f->units, di->units.n); /* grown once: units are big */
+	VEC_RESERVE(&f->unit_of, di->units.n);
+	f->unit_of.n = di->units.n;
+	memset(f->unit_of.v, 0xff, di->units.n * sizeof(*f->unit_of.v));
 	for (uint32_t k = 0; k < di->units.n; k++) {
 		const struct dwunit *du = &di->units.v[k];
 		struct dwdie cu;
@@ -448,7 +451,7 @@ static void index_units(struct srcfile *f)
 		u->lang = c.has_lang ? (int)c.lang : 0;
 		u->stmt_list = c.has_stmt;
 		u->stmt_off = c.has_stmt ? c.stmt : UINT64_MAX;
-		hashmap_put(&f->unit_at, u->off, ui);
+		f->unit_of.v[k] = ui;
 		u->partial = cu.ab.tag == DW_TAG_partial_unit;
 		if (u->partial) /* never searched by address */
 			continue;
@@ -544,11 +547,17 @@ static const char *attr_str(struct namestate *ns, const struct dwattr *a)
 	return dwinfo_str(&ns->f->di, ns->die, a);
 }
 
+/* The unit of dwinfo unit k, or UINT32_MAX (not a compile or partial unit). */
+static uint32_t unit_of(const struct srcfile *f, uint32_t k)
+{
+	return k < f->unit_of.n ? f->unit_of.v[k] : UINT32_MAX;
+}
+
 /* The DW_AT_language of dwinfo unit k (0: none). */
 static int unit_lang(struct srcfile *f, uint32_t k)
 {
-	uint64_t ui;
-	if (hashmap_get(&f->unit_at, f->di.units.v[k].die, &ui))
+	uint32_t ui;
+	if ((ui = unit_of(f, k)) != UINT32_MAX)
 		return f->units.v[ui].lang;
 	struct dwdie cu;
 	if (!dwinfo_unit_die(&f->di, k, &cu) || cu.null)
@@ -575,9 +584,8 @@ static void follow(struct namestate *ns, const struct dwattr *a)
 	int saved_lang = ns->lang;
 	uint32_t saved_unit = ns->origin_unit;
 	const struct dwdie *saved_die = ns->die;
-	uint64_t ui;
 	ns->lang = unit_lang(ns->f, k);
-	ns->origin_unit = hashmap_get(&ns->f->unit_at, di->units.v[k].die, &ui) ? (uint32_t)ui : UINT32_MAX;
+	ns->origin_unit = unit_of(ns->f, k);
 	ns->die = &origin;
 	ns->depth++;
 	if (!dwinfo_attrs(di, &origin, origin_attr, ns, NULL))
@@ -1227,7 +1235,6 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	struct srcfile *f = xcalloc(1, sizeof(*f));
 	f->fd = -1;
 	f->guard = -1;
-	hashmap_init(&f->unit_at);
 	sl->files.v[dso] = f;
 	struct dso *d = dso_set_get(sl->dsos, dso);
 	char path[4096];
