@@ -230,6 +230,38 @@ static uint64_t table_key(const struct dwunit *u)
 }
 
 /*
+ * The attribute list at *p passed over while its pairs (and implicit
+ * constants) are one byte each (the pairs of most entries), counting
+ * them in *nattr: true at its terminating pair (*p past it), false where
+ * read_entry's full loop must go on (*p and *nattr at that pair).
+ */
+static bool skim_attrs(const uint8_t **pp, const uint8_t *end, uint32_t *nattr)
+{
+	const uint8_t *p = *pp;
+	uint32_t n = *nattr;
+	bool done = false;
+	while (end - p >= 2 && n <= MAX_ABBREV_ATTRS) {
+		unsigned at = p[0], form = p[1];
+		if ((at | form) >= 0x80)
+			break;
+		if (form == DW_FORM_implicit_const) { /* its value: one byte, or the full loop */
+			if (end - p < 3 || p[2] >= 0x80)
+				break;
+			p++;
+		}
+		p += 2;
+		if (!(at | form)) {
+			done = true;
+			break;
+		}
+		n++;
+	}
+	*pp = p;
+	*nattr = n;
+	return done;
+}
+
+/*
  * Reads the entry at *pp (code, tag, children, attribute list) into *ab;
  * with a table, its attributes are appended to t->attrs and ab->fixed
  * worked out, else ab->fixed is -1 and *list (if given) is set to the
@@ -249,6 +281,10 @@ static bool read_entry(const uint8_t **pp, const uint8_t *end, struct dwabbrev_t
 	if (list)
 		*list = p;
 	int64_t fixed = 0;
+	if (!t && skim_attrs(&p, end, &ab->nattr)) {
+		*pp = p;
+		return true;
+	}
 	for (;;) {
 		if (p >= end || ab->nattr > MAX_ABBREV_ATTRS)
 			return false;
@@ -265,15 +301,17 @@ static bool read_entry(const uint8_t **pp, const uint8_t *end, struct dwabbrev_t
 		}
 		if (!at && !form)
 			break;
-		struct dwabbrev_attr a = { (uint32_t)at, (uint32_t)form, 0 };
+		struct dwabbrev_attr a = { (uint32_t)at, (uint32_t)form, -1 };
 		if (form == DW_FORM_implicit_const) {
 			if (p >= end)
 				return false;
-			a.implicit = dw_sleb(&p, end);
+			a.aux = dw_sleb(&p, end);
 		}
 		if (t) {
 			int fs = fixed_size(t->version, t->asize, t->offsz, (unsigned)form);
 			fixed = fixed >= 0 && fs >= 0 ? fixed + fs : -1;
+			if (form != DW_FORM_implicit_const)
+				a.aux = fs >= 0 ? fs : -1;
 			VEC_PUSH(&t->attrs, a);
 		}
 		ab->nattr++;
@@ -375,7 +413,7 @@ static void spec_attr(const uint8_t **p, const uint8_t *end, struct dwabbrev_att
 {
 	a->at = (uint32_t)dw_uleb(p, end);
 	a->form = (uint32_t)dw_uleb(p, end);
-	a->implicit = a->form == DW_FORM_implicit_const ? dw_sleb(p, end) : 0;
+	a->aux = a->form == DW_FORM_implicit_const ? dw_sleb(p, end) : -1;
 }
 
 /* The DIE's code read and *d filled but for its abbreviation; false: unreadable. */
@@ -451,14 +489,20 @@ bool dwinfo_attrs(struct dwinfo *di, const struct dwdie *d, dwattr_fn fn, void *
 		else
 			at = di->tables.v[table].attrs.v[d->ab.attr + i];
 		unsigned form = at.form;
+		bool implicit = form == DW_FORM_implicit_const;
 		for (unsigned k = 0; form == DW_FORM_indirect; k++) {
 			if (k >= MAX_INDIRECT || p >= end)
 				return false;
 			form = (unsigned)dw_uleb(&p, end);
 		}
-		struct dwattr a = { at.at, form, (uint64_t)(p - base), at.implicit };
-		if (!skip_value(u, form, &p, end))
+		struct dwattr a = { at.at, form, (uint64_t)(p - base), implicit ? at.aux : 0 };
+		if (!implicit && at.aux >= 0 && form == at.form) { /* a fixed size, known */
+			if (end - p < at.aux)
+				return false;
+			p += at.aux;
+		} else if (!skip_value(u, form, &p, end)) {
 			return false;
+		}
 		if (!fn(arg, &a))
 			return false;
 	}

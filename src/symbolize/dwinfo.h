@@ -51,7 +51,9 @@ struct dwabbrev {
 
 struct dwabbrev_attr {
 	uint32_t at, form;
-	int64_t implicit; /* DW_FORM_implicit_const's value */
+	/* DW_FORM_implicit_const: its value; any other form: the size of its
+	 * values in the units that read the table when fixed, else -1 */
+	int64_t aux;
 };
 
 struct dwabbrev_table {

@@ -19,6 +19,7 @@
 
 #include "base/mapguard.h"
 #include "base/search.h"
+#include "base/sort.h"
 #include "base/xalloc.h"
 #include "dso/dcache.h"
 #include "dso/elf_expand.h"
@@ -37,7 +38,6 @@ struct fsym {
 	const char *raw;     /* the name in the symbol string table (libelf's copy) */
 	uint32_t name, file; /* strtab ids; name: SRCLINE_NONE until first asked (sym_name),
 			      * file: SRCLINE_NONE */
-	uint32_t idx;        /* symbol table order */
 	uint32_t shndx;
 	bool func;   /* STT_FUNC / STT_GNU_IFUNC */
 	bool notype; /* STT_NOTYPE */
@@ -48,24 +48,24 @@ struct asec {
 	uint32_t index;
 };
 
+/* A row of a unit's line table (16 bytes: a unit's table is kept whole). */
 struct lrow {
 	uint64_t addr;
-	uint32_t line;
+	uint32_t line; /* 0: unknown (at most INT32_MAX), | LROW_END on an end-of-sequence row */
 	uint32_t file; /* basename id; SRCLINE_NONE on an end-of-sequence row */
-	bool end;
 };
 
-/* A row as the program gave it, numbered for a stable sort. */
-struct prow {
-	uint64_t addr;
-	uint64_t file;
-	int64_t line;
-	uint32_t seq;
-	bool end, file_set;
-};
+#define LROW_END 0x80000000u
 
-struct prows {
-	VEC(struct prow) v;
+static bool lrow_end(const struct lrow *r)
+{
+	return r->line & LROW_END;
+}
+
+/* A unit's rows while they are sorted (file: the file register's value,
+ * until the unit's file names are known). */
+struct lrows {
+	VEC(struct lrow) v;
 };
 
 struct func {
@@ -117,11 +117,12 @@ struct srcfile {
 	VEC(struct fsym) syms; /* sorted by (shndx, value, idx) */
 	VEC(struct unit) units;
 	VEC(struct urange) uranges; /* sorted by low, then unit */
+	VEC(uint64_t) umaxhigh;     /* prefix maximum of uranges[].high */
 	VEC(uint32_t) unranged;     /* units with no address ranges */
-	struct hashmap unit_at;     /* unit DIE offset -> unit index */
+	VEC(uint32_t) unit_of;      /* dwinfo unit index -> unit index (UINT32_MAX: none) */
 	struct dwline_secs lsecs;   /* what line programs read */
 	struct dwinfo di;           /* the DIEs (when 'dw') */
-	struct prows prows;         /* a unit's rows while they are sorted */
+	struct lrows rows;          /* a unit's rows while they are sorted */
 	unsigned load_depth;        /* units being loaded, nested */
 };
 
@@ -150,11 +151,12 @@ static void srcfile_free(struct srcfile *f)
 		unit_free(&f->units.v[i]);
 	VEC_FREE(&f->units);
 	VEC_FREE(&f->uranges);
+	VEC_FREE(&f->umaxhigh);
 	VEC_FREE(&f->unranged);
 	VEC_FREE(&f->secs);
 	VEC_FREE(&f->syms);
-	VEC_FREE(&f->prows.v);
-	hashmap_release(&f->unit_at);
+	VEC_FREE(&f->rows.v);
+	VEC_FREE(&f->unit_of);
 	if (f->dw) {
 		dwinfo_close(&f->di);
 		dwarf_end(f->dw);
@@ -212,14 +214,48 @@ static void load_sections(struct srcfile *f)
 	}
 }
 
-static int fsym_cmp(const void *a, const void *b)
+/* A symbol's sort key: by section, then address; 'pos' (its place in
+ * table order) keeps equal keys in table order through the stable sort. */
+struct fsym_key {
+	uint64_t value;
+	uint32_t shndx, pos;
+};
+
+static bool fsym_key_before(const struct fsym_key *a, const struct fsym_key *b)
 {
-	const struct fsym *x = a, *y = b;
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return a->shndx != b->shndx ? a->shndx < b->shndx : a->value < b->value;
+}
+
+SORT_DEFINE(fsym_keys_sort, struct fsym_key, fsym_key_before)
+
+/*
+ * f->syms sorted by (shndx, value, table order): their 16-byte keys
+ * sorted, then the symbols moved in place along the permutation's
+ * cycles (no second symbol array).
+ */
+static void sort_syms(struct srcfile *f)
+{
+	struct fsym *v = f->syms.v;
+	size_t n = f->syms.n;
+	struct fsym_key *k = xmalloc(n * sizeof(*k));
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct fsym_key){ v[i].value, v[i].shndx, (uint32_t)i };
+	fsym_keys_sort(k, n);
+	for (size_t i = 0; i < n; i++) { /* slot j takes the symbol at k[j].pos */
+		if (k[i].pos == i)
+			continue;
+		struct fsym first = v[i];
+		size_t j = i;
+		while (k[j].pos != i) {
+			size_t from = k[j].pos;
+			v[j] = v[from];
+			k[j].pos = (uint32_t)j;
+			j = from;
+		}
+		v[j] = first;
+		k[j].pos = (uint32_t)j;
+	}
+	free(k);
 }
 
 /* One symbol table: returns the number of symbols it has (beyond the null one). */
@@ -230,6 +266,8 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
 		return 0;
 	size_t n = sh.sh_size / sh.sh_entsize;
+	if (n > 1 && sh.sh_size <= data->d_size) /* room for all: grown once */
+		VEC_RESERVE(&f->syms, f->syms.n + n - 1);
 	enum { NOTHING, SYMBOL, FILE_AFTER_SYMBOL } state = NOTHING;
 	uint32_t file = SRCLINE_NONE;
 	bool have_file = false;
@@ -260,7 +298,6 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 			.raw = name ? name : "",
 			.name = SRCLINE_NONE,
 			.file = SRCLINE_NONE,
-			.idx = (uint32_t)i,
 			.shndx = s.st_shndx,
 			.func = type == STT_FUNC || type == STT_GNU_IFUNC,
 			.notype = type == STT_NOTYPE,
@@ -288,7 +325,7 @@ static void load_symbols(struct srclines *sl, struct srcfile *f)
 	if (!got && dyn) /* binutils: the dynamic symbols when .symtab has none */
 		read_symtab(sl, f, dyn);
 	if (f->syms.n)
-		qsort(f->syms.v, f->syms.n, sizeof(f->syms.v[0]), fsym_cmp);
+		sort_syms(f);
 }
 
 /* binutils' better_fit, for symbols at the same address in table order. */
@@ -393,6 +430,10 @@ static void add_urange(void *arg, uint64_t lo, uint64_t hi)
 static void index_units(struct srcfile *f)
 {
 	struct dwinfo *di = &f->di;
+	VEC_RESERVE(&f->units, di->units.n); /* grown once: units are big */
+	VEC_RESERVE(&f->unit_of, di->units.n);
+	f->unit_of.n = di->units.n;
+	memset(f->unit_of.v, 0xff, di->units.n * sizeof(*f->unit_of.v));
 	for (uint32_t k = 0; k < di->units.n; k++) {
 		const struct dwunit *du = &di->units.v[k];
 		struct dwdie cu;
@@ -410,7 +451,7 @@ static void index_units(struct srcfile *f)
 		u->lang = c.has_lang ? (int)c.lang : 0;
 		u->stmt_list = c.has_stmt;
 		u->stmt_off = c.has_stmt ? c.stmt : UINT64_MAX;
-		hashmap_put(&f->unit_at, u->off, ui);
+		f->unit_of.v[k] = ui;
 		u->partial = cu.ab.tag == DW_TAG_partial_unit;
 		if (u->partial) /* never searched by address */
 			continue;
@@ -421,6 +462,13 @@ static void index_units(struct srcfile *f)
 	}
 	if (f->uranges.n)
 		qsort(f->uranges.v, f->uranges.n, sizeof(f->uranges.v[0]), urange_cmp);
+	VEC_RESERVE(&f->umaxhigh, f->uranges.n);
+	uint64_t m = 0;
+	for (size_t i = 0; i < f->uranges.n; i++) {
+		m = f->uranges.v[i].high > m ? f->uranges.v[i].high : m;
+		f->umaxhigh.v[i] = m;
+	}
+	f->umaxhigh.n = f->uranges.n;
 }
 
 /* binutils' non_mangled(): languages whose DW_AT_name is the symbol name. */
@@ -499,11 +547,17 @@ static const char *attr_str(struct namestate *ns, const struct dwattr *a)
 	return dwinfo_str(&ns->f->di, ns->die, a);
 }
 
+/* The unit of dwinfo unit k, or UINT32_MAX (not a compile or partial unit). */
+static uint32_t unit_of(const struct srcfile *f, uint32_t k)
+{
+	return k < f->unit_of.n ? f->unit_of.v[k] : UINT32_MAX;
+}
+
 /* The DW_AT_language of dwinfo unit k (0: none). */
 static int unit_lang(struct srcfile *f, uint32_t k)
 {
-	uint64_t ui;
-	if (hashmap_get(&f->unit_at, f->di.units.v[k].die, &ui))
+	uint32_t ui;
+	if ((ui = unit_of(f, k)) != UINT32_MAX)
 		return f->units.v[ui].lang;
 	struct dwdie cu;
 	if (!dwinfo_unit_die(&f->di, k, &cu) || cu.null)
@@ -530,9 +584,8 @@ static void follow(struct namestate *ns, const struct dwattr *a)
 	int saved_lang = ns->lang;
 	uint32_t saved_unit = ns->origin_unit;
 	const struct dwdie *saved_die = ns->die;
-	uint64_t ui;
 	ns->lang = unit_lang(ns->f, k);
-	ns->origin_unit = hashmap_get(&ns->f->unit_at, di->units.v[k].die, &ui) ? (uint32_t)ui : UINT32_MAX;
+	ns->origin_unit = unit_of(ns->f, k);
 	ns->die = &origin;
 	ns->depth++;
 	if (!dwinfo_attrs(di, &origin, origin_attr, ns, NULL))
@@ -647,8 +700,8 @@ static void cover_row(void *arg, const struct dwline_row *r)
 		return;
 	}
 	if (c->any && r->addr > c->first) {
-		struct lrow lo = { c->first, 0, SRCLINE_NONE, false };
-		struct lrow hi = { r->addr, 0, SRCLINE_NONE, true };
+		struct lrow lo = { c->first, 0, SRCLINE_NONE };
+		struct lrow hi = { r->addr, LROW_END, SRCLINE_NONE };
 		VEC_PUSH(&c->u->lines, lo);
 		VEC_PUSH(&c->u->lines, hi);
 	}
@@ -660,7 +713,7 @@ static int lrow_cmp(const void *a, const void *b)
 	const struct lrow *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (int)x->end - (int)y->end; /* a sequence's start after another's end */
+	return (int)lrow_end(x) - (int)lrow_end(y); /* a sequence's start after another's end */
 }
 
 static void load_coverage(struct srcfile *f, struct unit *u)
@@ -675,57 +728,67 @@ static void load_coverage(struct srcfile *f, struct unit *u)
 		qsort(u->lines.v, u->lines.n, sizeof(*u->lines.v), lrow_cmp);
 }
 
+/* Rows as the program gives them, line and file as load_lines keeps them. */
+struct collect {
+	struct lrows *rows;
+	unsigned version;
+};
+
 static void collect_row(void *arg, const struct dwline_row *r)
 {
-	struct prows *rows = arg;
-	struct prow x = { r->addr, r->file, r->line, (uint32_t)rows->v.n, r->end, r->file_set };
-	VEC_PUSH(&rows->v, x);
+	struct collect *c = arg;
+	/* binutils 2.40 reads a DWARF 5 row whose file register was never
+	 * set in its sequence (the initial 1) as file entry 0. */
+	uint64_t file = c->version >= 5 && !r->file_set && r->file == 1 ? 0 : r->file;
+	struct lrow x = { r->addr, r->line > 0 && r->line <= INT32_MAX ? (uint32_t)r->line : 0,
+			  file < UINT32_MAX ? (uint32_t)file : UINT32_MAX };
+	if (r->end)
+		x.line |= LROW_END;
+	VEC_PUSH(&c->rows->v, x);
 }
 
-/* By address, an end of sequence first, then in program order. */
-static int prow_cmp(const void *a, const void *b)
+/* By address, an end of sequence first; rows equal by these keep program
+ * order (every sort of them is stable). */
+static bool lrow_before(const struct lrow *a, const struct lrow *b)
 {
-	const struct prow *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->end != y->end)
-		return x->end ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return a->addr != b->addr ? a->addr < b->addr : lrow_end(a) > lrow_end(b);
 }
+
+SORT_DEFINE(lrows_sort_all, struct lrow, lrow_before)
 
 /*
- * Rows sorted by prow_cmp. They come as sequences, each mostly in order:
- * a natural merge sort merges the runs already there (program order is
- * kept on ties by stability, as prow_cmp's 'seq' would keep it).
+ * f->rows sorted by lrow_before. They come as sequences, each mostly in
+ * order: a natural merge sort merges the runs already there.
  */
-static void prows_sort(struct srcfile *f, struct prow *v, size_t n)
+static void rows_sort(struct srcfile *f)
 {
-	size_t runs = 0;
+	struct lrow *v = f->rows.v.v;
+	size_t n = f->rows.v.n, runs = 0;
 	for (size_t i = 1; i < n; i++)
-		runs += prow_cmp(&v[i - 1], &v[i]) > 0;
+		runs += lrow_before(&v[i], &v[i - 1]);
 	if (!runs)
 		return;
 	if (runs > n / 8) { /* no order to speak of */
-		qsort(v, n, sizeof(*v), prow_cmp);
+		lrows_sort_all(v, n);
 		return;
 	}
-	struct prow *tmp = xmalloc(n * sizeof(*tmp));
-	struct prow *src = v, *dst = tmp;
+	struct lrow *tmp = xmalloc(n * sizeof(*tmp));
+	struct lrow *src = v, *dst = tmp;
 	for (;;) {
 		size_t i = 0, merged = 0;
 		while (i < n) {
 			size_t mid = i + 1;
-			while (mid < n && prow_cmp(&src[mid - 1], &src[mid]) <= 0)
+			while (mid < n && !lrow_before(&src[mid], &src[mid - 1]))
 				mid++;
 			size_t hi = mid;
 			if (hi < n) {
 				hi++;
-				while (hi < n && prow_cmp(&src[hi - 1], &src[hi]) <= 0)
+				while (hi < n && !lrow_before(&src[hi], &src[hi - 1]))
 					hi++;
 			}
 			size_t a = i, b = mid, k = i;
 			while (a < mid && b < hi)
-				dst[k++] = prow_cmp(&src[b], &src[a]) < 0 ? src[b++] : src[a++];
+				dst[k++] = lrow_before(&src[b], &src[a]) ? src[b++] : src[a++];
 			while (a < mid)
 				dst[k++] = src[a++];
 			while (b < hi)
@@ -733,7 +796,7 @@ static void prows_sort(struct srcfile *f, struct prow *v, size_t n)
 			merged++;
 			i = hi;
 		}
-		struct prow *t = src;
+		struct lrow *t = src;
 		src = dst;
 		dst = t;
 		if (merged == 1)
@@ -741,8 +804,8 @@ static void prows_sort(struct srcfile *f, struct prow *v, size_t n)
 	}
 	if (src != v) { /* the sorted rows are in tmp: keep that buffer instead */
 		free(v);
-		f->prows.v.v = src;
-		f->prows.v.cap = n;
+		f->rows.v.v = src;
+		f->rows.v.cap = n;
 		return;
 	}
 	free(tmp);
@@ -761,8 +824,9 @@ static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u)
 	struct dwline_prog lp;
 	if (!unit_prog(f, u, true, &lp))
 		return;
-	f->prows.v.n = 0;
-	if (!dwline_run(&lp, collect_row, &f->prows)) {
+	f->rows.v.n = 0;
+	struct collect c = { &f->rows, u->version };
+	if (!dwline_run(&lp, collect_row, &c)) {
 		dwline_close(&lp);
 		return;
 	}
@@ -772,26 +836,19 @@ static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u)
 		VEC_PUSH(&u->files, df->name ? strtab_intern(sl->strs, df->name, df->len) : unknown);
 	}
 	dwline_close(&lp);
-	struct prow *v = f->prows.v.v;
-	size_t n = f->prows.v.n;
-	prows_sort(f, v, n);
-	v = f->prows.v.v; /* the sort may have moved them */
+	rows_sort(f);
+	struct lrow *v = f->rows.v.v;
+	size_t n = f->rows.v.n;
 	if (n)
-		v[n - 1].end = true;
+		v[n - 1].line |= LROW_END;
 	VEC_RESERVE(&u->lines, n);
 	for (size_t i = 0; i < n; i++) {
-		/* binutils 2.40 reads a DWARF 5 row whose file register was never
-		 * set in its sequence (the initial 1) as file entry 0. */
-		uint64_t file = u->version >= 5 && !v[i].file_set && v[i].file == 1 ? 0 : v[i].file;
-		int64_t line = v[i].line;
-		struct lrow r = { v[i].addr, line > 0 && line <= INT32_MAX ? (uint32_t)line : 0,
-				  SRCLINE_NONE, v[i].end };
-		if (!r.end)
-			r.file = unit_file(sl, u, file);
+		struct lrow r = v[i];
+		r.file = lrow_end(&r) ? SRCLINE_NONE : unit_file(sl, u, r.file);
 		if (u->lines.n && u->lines.v[u->lines.n - 1].addr == r.addr)
 			u->lines.v[u->lines.n - 1] = r;
 		else
-			VEC_PUSH(&u->lines, r);
+			u->lines.v[u->lines.n++] = r;
 	}
 }
 
@@ -962,7 +1019,7 @@ static int32_t unit_func(const struct unit *u, uint64_t addr)
 static const struct lrow *unit_line(const struct unit *u, uint64_t addr)
 {
 	size_t lo = UPPER_BOUND(u->lines.v, u->lines.n, struct lrow, addr, addr);
-	if (!lo || u->lines.v[lo - 1].end || lo == u->lines.n)
+	if (!lo || lrow_end(&u->lines.v[lo - 1]) || lo == u->lines.n)
 		return NULL; /* no row, or past the last row (no end of sequence after it) */
 	return &u->lines.v[lo - 1];
 }
@@ -991,10 +1048,11 @@ static bool dwarf_lookup(struct srclines *sl, struct srcfile *f, uint64_t addr, 
 	if (!f->dw)
 		return false;
 	size_t lo = UPPER_BOUND(f->uranges.v, f->uranges.n, struct urange, low, addr);
-	/* Candidate units in unit order (ranges seldom overlap; bounded scan back). */
+	/* Candidate units in unit order (ranges seldom overlap; bounded scan
+	 * back, over only the ranges that may still reach addr). */
 	uint32_t cand[16];
 	size_t nc = 0;
-	for (size_t i = lo, k = 0; i-- > 0 && k < 4096 && nc < 16; k++)
+	for (size_t i = lo, k = 0; i-- > 0 && k < 4096 && nc < 16 && f->umaxhigh.v[i] > addr; k++)
 		if (addr < f->uranges.v[i].high)
 			cand[nc++] = f->uranges.v[i].unit;
 	for (size_t i = 1; i < nc; i++) /* sort by unit index */
@@ -1177,7 +1235,6 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 	struct srcfile *f = xcalloc(1, sizeof(*f));
 	f->fd = -1;
 	f->guard = -1;
-	hashmap_init(&f->unit_at);
 	sl->files.v[dso] = f;
 	struct dso *d = dso_set_get(sl->dsos, dso);
 	char path[4096];
