@@ -37,15 +37,18 @@ fi
 [ -n "$fg" ] || echo "note: FLAMEGRAPH_DIR not set: FlameGraph's Perl scripts are skipped, kiln alone is timed"
 
 # run NAME OUTFILE CMD...: wall and CPU seconds and peak RSS (MB) of CMD,
-# stdout to OUTFILE; sets $last (wall) and $lastcpu. CPU is perf stat's
-# task-clock (to the millisecond; /usr/bin/time's is in hundredths) when
-# perf is there, else user + system time.
+# stdout to OUTFILE; sets $last (wall) and $lastcpu. When perf is there,
+# CPU is perf stat's task-clock (to the millisecond; /usr/bin/time's is in
+# hundredths) and wall its duration_time (from the command's start to its
+# exit: perf stat's own start-up, ~25 ms, would be a large part of kiln's
+# wall time on the small inputs); else user + system time, and the wall
+# time around the command.
 run() {
 	name=$1 o=$2
 	shift 2
 	t0=$(date +%s.%N)
 	if command -v perf >/dev/null; then
-		set -- perf stat -x, -e task-clock -o "$out/.cpu" -- "$@"
+		set -- perf stat -x, -e task-clock,duration_time -o "$out/.cpu" -- "$@"
 	fi
 	/usr/bin/time -f "%e %U %S %M" -o "$out/.time" "$@" >"$o" 2>"$out/.err" || {
 		echo "$name failed: $(tail -2 "$out/.err")" >&2
@@ -57,6 +60,7 @@ run() {
 	lastcpu=$(echo "$2 + $3" | bc)
 	if command -v perf >/dev/null; then
 		lastcpu=$(awk -F, '/task-clock/ { printf "%.4f", $1 / 1000 }' "$out/.cpu")
+		last=$(awk -F, '/duration_time/ { printf "%.4f", $1 / 1e9 }' "$out/.cpu")
 	fi
 	printf '  %-30s wall %7.3f s  cpu %7.3f s  peak %6d MB\n' "$name" "$last" "$lastcpu" $(($4 / 1024))
 }
