@@ -24,6 +24,10 @@ if(KILN_BPF)
 			COMMAND ${KILN_BPFTOOL} btf dump file /sys/kernel/btf/vmlinux format c > ${KILN_VMLINUX_H}.tmp
 			COMMAND ${CMAKE_COMMAND} -E rename ${KILN_VMLINUX_H}.tmp ${KILN_VMLINUX_H}
 			VERBATIM)
+		# One target makes vmlinux.h, and every skeleton waits for it: a
+		# custom command's output listed by several targets would be made
+		# by each of them, in parallel builds at the same time.
+		add_custom_target(kiln_bpf_vmlinux DEPENDS ${KILN_VMLINUX_H})
 		set(KILN_HAVE_BPF ON)
 		message(STATUS "BPF: on (${KILN_CLANG}, ${KILN_BPFTOOL}, libbpf ${LIBBPF_VERSION})")
 	endif()
@@ -50,5 +54,6 @@ function(kiln_bpf_skeleton name src)
 		DEPENDS ${obj}
 		VERBATIM)
 	add_custom_target(kiln_bpf_${name} DEPENDS ${skel})
+	add_dependencies(kiln_bpf_${name} kiln_bpf_vmlinux)
 	set(KILN_BPF_SKEL_${name} ${skel} PARENT_SCOPE)
 endfunction()
