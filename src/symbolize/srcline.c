@@ -19,112 +19,13 @@
 
 #include "base/mapguard.h"
 #include "base/search.h"
-#include "base/sort.h"
 #include "base/xalloc.h"
 #include "dso/dcache.h"
 #include "dso/elf_expand.h"
 #include "symbolize/dwbytes.h"
 #include "symbolize/dwinfo.h"
 #include "symbolize/dwline.h"
-
-#define MAX_DIE_DEPTH 256     /* DIE nesting walked in a unit */
-#define MAX_ORIGIN_DEPTH 100  /* abstract_origin/specification chain (binutils' limit) */
-#define MAX_UNIT_FUNCS 2000000 /* function DIEs indexed per unit */
-#define MAX_RANGES_PER_DIE 4096
-
-/* A symbol binutils' elf_find_function may pick. */
-struct fsym {
-	uint64_t value, size;
-	const char *raw;     /* the name in the symbol string table (libelf's copy) */
-	uint32_t name, file; /* strtab ids; name: SRCLINE_NONE until first asked (sym_name),
-			      * file: SRCLINE_NONE */
-	uint32_t shndx;
-	bool func;   /* STT_FUNC / STT_GNU_IFUNC */
-	bool notype; /* STT_NOTYPE */
-};
-
-struct asec {
-	uint64_t addr, size;
-	uint32_t index;
-};
-
-/* A row of a unit's line table (16 bytes: a unit's table is kept whole). */
-struct lrow {
-	uint64_t addr;
-	uint32_t line; /* 0: unknown (at most INT32_MAX), | LROW_END on an end-of-sequence row */
-	uint32_t file; /* basename id; SRCLINE_NONE on an end-of-sequence row */
-};
-
-#define LROW_END 0x80000000u
-
-static bool lrow_end(const struct lrow *r)
-{
-	return r->line & LROW_END;
-}
-
-/* A unit's rows while they are sorted (file: the file register's value,
- * until the unit's file names are known). */
-struct lrows {
-	VEC(struct lrow) v;
-};
-
-struct func {
-	int32_t parent; /* nearest enclosing function, -1 for none */
-	const char *raw; /* its raw (mangled) name in the section bytes, NULL: none */
-	uint32_t name;   /* raw's strtab id once asked for (func_name), else SRCLINE_NONE */
-	uint32_t call_file, call_line;
-	bool inlined; /* DW_TAG_inlined_subroutine */
-	bool is_linkage;
-};
-
-struct frange {
-	uint64_t low, high;
-	uint32_t func;
-};
-
-struct unit {
-	Dwarf_Off off; /* of the unit DIE */
-	bool loaded, broken;
-	bool loading; /* being loaded (binutils answers "fine" when asked again meanwhile) */
-	bool stmt_list;
-	bool partial; /* DW_TAG_partial_unit: never searched by address, loaded only to
-		       * see whether it is readable (an abstract origin's unit) */
-	int lang;
-	unsigned version, asize;
-	uint32_t dwu;              /* its index among the dwinfo units */
-	uint64_t stmt_off;         /* DW_AT_stmt_list */
-	VEC(struct lrow) lines;
-	VEC(struct func) funcs;
-	VEC(struct frange) ranges; /* sorted by low, then longer first, then DIE order */
-	VEC(uint64_t) maxhigh;     /* prefix maximum of ranges[].high */
-	VEC(uint32_t) files;       /* file index -> basename id (call_file) */
-};
-
-struct urange {
-	uint64_t low, high;
-	uint32_t unit;
-};
-
-struct srcfile {
-	int fd;
-	int guard; /* libelf's mapping of the file in base/mapguard, or -1 */
-	Elf *elf;
-	uint8_t *image; /* the expanded file elf reads, or NULL (the file itself) */
-	size_t image_len;
-	bool image_cached; /* 'image' maps an entry of dso/dcache */
-	Dwarf *dw;
-	VEC(struct asec) secs;
-	VEC(struct fsym) syms; /* sorted by (shndx, value, idx) */
-	VEC(struct unit) units;
-	VEC(struct urange) uranges; /* sorted by low, then unit */
-	VEC(uint64_t) umaxhigh;     /* prefix maximum of uranges[].high */
-	VEC(uint32_t) unranged;     /* units with no address ranges */
-	VEC(uint32_t) unit_of;      /* dwinfo unit index -> unit index (UINT32_MAX: none) */
-	struct dwline_secs lsecs;   /* what line programs read */
-	struct dwinfo di;           /* the DIEs (when 'dw') */
-	struct lrows rows;          /* a unit's rows while they are sorted */
-	unsigned load_depth;        /* units being loaded, nested */
-};
+#include "symbolize/srcline_int.h"
 
 void srclines_init(struct srclines *sl, struct dso_set *dsos, struct strtab *strs)
 {
@@ -198,183 +99,6 @@ void srclines_forget(struct srclines *sl)
 	srclines_init(sl, keep.dsos, keep.strs);
 	sl->names_only = keep.names_only;
 	sl->uncached = keep.uncached;
-}
-
-/* ---- ELF: sections and the symbol table, as binutils reads them ---- */
-
-static void load_sections(struct srcfile *f)
-{
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(f->elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
-			continue;
-		struct asec a = { sh.sh_addr, sh.sh_size, (uint32_t)elf_ndxscn(scn) };
-		VEC_PUSH(&f->secs, a);
-	}
-}
-
-/* A symbol's sort key: by section, then address; 'pos' (its place in
- * table order) keeps equal keys in table order through the stable sort. */
-struct fsym_key {
-	uint64_t value;
-	uint32_t shndx, pos;
-};
-
-static bool fsym_key_before(const struct fsym_key *a, const struct fsym_key *b)
-{
-	return a->shndx != b->shndx ? a->shndx < b->shndx : a->value < b->value;
-}
-
-SORT_DEFINE(fsym_keys_sort, struct fsym_key, fsym_key_before)
-
-/*
- * f->syms sorted by (shndx, value, table order): their 16-byte keys
- * sorted, then the symbols moved in place along the permutation's
- * cycles (no second symbol array).
- */
-static void sort_syms(struct srcfile *f)
-{
-	struct fsym *v = f->syms.v;
-	size_t n = f->syms.n;
-	struct fsym_key *k = xmalloc(n * sizeof(*k));
-	for (size_t i = 0; i < n; i++)
-		k[i] = (struct fsym_key){ v[i].value, v[i].shndx, (uint32_t)i };
-	fsym_keys_sort(k, n);
-	for (size_t i = 0; i < n; i++) { /* slot j takes the symbol at k[j].pos */
-		if (k[i].pos == i)
-			continue;
-		struct fsym first = v[i];
-		size_t j = i;
-		while (k[j].pos != i) {
-			size_t from = k[j].pos;
-			v[j] = v[from];
-			k[j].pos = (uint32_t)j;
-			j = from;
-		}
-		v[j] = first;
-		k[j].pos = (uint32_t)j;
-	}
-	free(k);
-}
-
-/* One symbol table: returns the number of symbols it has (beyond the null one). */
-static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
-{
-	GElf_Shdr sh;
-	Elf_Data *data;
-	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
-		return 0;
-	size_t n = sh.sh_size / sh.sh_entsize;
-	if (n > 1 && sh.sh_size <= data->d_size) /* room for all: grown once */
-		VEC_RESERVE(&f->syms, f->syms.n + n - 1);
-	enum { NOTHING, SYMBOL, FILE_AFTER_SYMBOL } state = NOTHING;
-	uint32_t file = SRCLINE_NONE;
-	bool have_file = false;
-	for (size_t i = 1; i < n; i++) {
-		GElf_Sym s;
-		if (!gelf_getsym(data, (int)i, &s))
-			break;
-		int type = GELF_ST_TYPE(s.st_info), bind = GELF_ST_BIND(s.st_info);
-		const char *name = elf_strptr(f->elf, sh.sh_link, s.st_name);
-		if (type == STT_FILE) {
-			file = strtab_intern_str(sl->strs, name ? name : "");
-			have_file = true;
-			if (state == SYMBOL)
-				state = FILE_AFTER_SYMBOL;
-			continue;
-		}
-		if (state == NOTHING)
-			state = SYMBOL;
-		if (type == STT_SECTION || type == STT_OBJECT || type == STT_TLS ||
-		    s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
-			continue;
-		if (!s.st_size && bind == STB_LOCAL && type == STT_NOTYPE &&
-		    GELF_ST_VISIBILITY(s.st_other) == STV_HIDDEN)
-			continue; /* annobin markers */
-		struct fsym fs = {
-			.value = s.st_value,
-			.size = s.st_size,
-			.raw = name ? name : "",
-			.name = SRCLINE_NONE,
-			.file = SRCLINE_NONE,
-			.shndx = s.st_shndx,
-			.func = type == STT_FUNC || type == STT_GNU_IFUNC,
-			.notype = type == STT_NOTYPE,
-		};
-		if (have_file && (bind == STB_LOCAL || state != FILE_AFTER_SYMBOL))
-			fs.file = file;
-		VEC_PUSH(&f->syms, fs);
-	}
-	return n > 0 ? n - 1 : 0;
-}
-
-static void load_symbols(struct srclines *sl, struct srcfile *f)
-{
-	Elf_Scn *scn = NULL, *dyn = NULL;
-	size_t got = 0;
-	while ((scn = elf_nextscn(f->elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !got)
-			got = read_symtab(sl, f, scn);
-		else if (sh.sh_type == SHT_DYNSYM && !dyn)
-			dyn = scn;
-	}
-	if (!got && dyn) /* binutils: the dynamic symbols when .symtab has none */
-		read_symtab(sl, f, dyn);
-	if (f->syms.n)
-		sort_syms(f);
-}
-
-/* binutils' better_fit, for symbols at the same address in table order. */
-static bool better_fit(const struct fsym *cur, const struct fsym *s, uint64_t off)
-{
-	uint64_t csz = cur->size ? cur->size : 1, ssz = s->size ? s->size : 1;
-	if (cur->value + csz <= off)
-		return ssz > csz;
-	if (s->value + ssz <= off)
-		return false;
-	if (cur->func != s->func)
-		return s->func;
-	if (cur->notype != s->notype)
-		return cur->notype;
-	return ssz < csz;
-}
-
-/* A symbol's name id, interned the first time it is asked for: most
- * symbols of a file never name an address. */
-static uint32_t sym_name(struct srclines *sl, struct fsym *s)
-{
-	if (s->name == SRCLINE_NONE)
-		s->name = strtab_intern_str(sl->strs, s->raw);
-	return s->name;
-}
-
-/* elf_find_function: the symbol binutils names an address by, or NULL. */
-static struct fsym *find_function(const struct srcfile *f, uint32_t shndx, uint64_t addr)
-{
-	size_t lo = 0, hi = f->syms.n;
-	while (lo < hi) { /* first symbol past (shndx, addr) */
-		size_t mid = lo + (hi - lo) / 2;
-		const struct fsym *s = &f->syms.v[mid];
-		if (s->shndx < shndx || (s->shndx == shndx && s->value <= addr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || f->syms.v[lo - 1].shndx != shndx)
-		return NULL;
-	size_t first = lo - 1;
-	uint64_t v = f->syms.v[first].value;
-	while (first > 0 && f->syms.v[first - 1].shndx == shndx && f->syms.v[first - 1].value == v)
-		first--;
-	struct fsym *best = &f->syms.v[first];
-	for (size_t i = first + 1; i < lo; i++)
-		if (better_fit(best, &f->syms.v[i], addr))
-			best = &f->syms.v[i];
-	return best;
 }
 
 /* ---- DWARF units ---- */
@@ -667,190 +391,6 @@ static int frange_cmp(const void *a, const void *b)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
-static uint32_t unit_file(struct srclines *sl, const struct unit *u, size_t idx)
-{
-	return idx < u->files.n ? u->files.v[idx] : strtab_intern_str(sl->strs, "<unknown>");
-}
-
-/* The unit's line program, its header read (with the file table if 'files'). */
-static bool unit_prog(struct srcfile *f, const struct unit *u, bool files, struct dwline_prog *lp)
-{
-	if (dwline_open(&f->lsecs, u->stmt_off, u->asize, files, lp))
-		return true;
-	dwline_close(lp);
-	return false;
-}
-
-/* Names only: a unit's line coverage, one [first row, end) pair of rows
- * per sequence (which rows exist is what picks the unit; their lines and
- * files are not needed). */
-struct cover {
-	struct unit *u;
-	uint64_t first;
-	bool any;
-};
-
-static void cover_row(void *arg, const struct dwline_row *r)
-{
-	struct cover *c = arg;
-	if (!r->end) {
-		if (!c->any || r->addr < c->first)
-			c->first = r->addr;
-		c->any = true;
-		return;
-	}
-	if (c->any && r->addr > c->first) {
-		struct lrow lo = { c->first, 0, SRCLINE_NONE };
-		struct lrow hi = { r->addr, LROW_END, SRCLINE_NONE };
-		VEC_PUSH(&c->u->lines, lo);
-		VEC_PUSH(&c->u->lines, hi);
-	}
-	c->any = false;
-}
-
-static int lrow_cmp(const void *a, const void *b)
-{
-	const struct lrow *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return (int)lrow_end(x) - (int)lrow_end(y); /* a sequence's start after another's end */
-}
-
-static void load_coverage(struct srcfile *f, struct unit *u)
-{
-	struct dwline_prog lp;
-	if (!unit_prog(f, u, false, &lp))
-		return;
-	struct cover c = { u, 0, false };
-	dwline_run(&lp, cover_row, &c);
-	dwline_close(&lp);
-	if (u->lines.n > 2)
-		qsort(u->lines.v, u->lines.n, sizeof(*u->lines.v), lrow_cmp);
-}
-
-/* Rows as the program gives them, line and file as load_lines keeps them. */
-struct collect {
-	struct lrows *rows;
-	unsigned version;
-};
-
-static void collect_row(void *arg, const struct dwline_row *r)
-{
-	struct collect *c = arg;
-	/* binutils 2.40 reads a DWARF 5 row whose file register was never
-	 * set in its sequence (the initial 1) as file entry 0. */
-	uint64_t file = c->version >= 5 && !r->file_set && r->file == 1 ? 0 : r->file;
-	struct lrow x = { r->addr, r->line > 0 && r->line <= INT32_MAX ? (uint32_t)r->line : 0,
-			  file < UINT32_MAX ? (uint32_t)file : UINT32_MAX };
-	if (r->end)
-		x.line |= LROW_END;
-	VEC_PUSH(&c->rows->v, x);
-}
-
-/* By address, an end of sequence first; rows equal by these keep program
- * order (every sort of them is stable). */
-static bool lrow_before(const struct lrow *a, const struct lrow *b)
-{
-	return a->addr != b->addr ? a->addr < b->addr : lrow_end(a) > lrow_end(b);
-}
-
-SORT_DEFINE(lrows_sort_all, struct lrow, lrow_before)
-
-/*
- * f->rows sorted by lrow_before. They come as sequences, each mostly in
- * order: a natural merge sort merges the runs already there.
- */
-static void rows_sort(struct srcfile *f)
-{
-	struct lrow *v = f->rows.v.v;
-	size_t n = f->rows.v.n, runs = 0;
-	for (size_t i = 1; i < n; i++)
-		runs += lrow_before(&v[i], &v[i - 1]);
-	if (!runs)
-		return;
-	if (runs > n / 8) { /* no order to speak of */
-		lrows_sort_all(v, n);
-		return;
-	}
-	struct lrow *tmp = xmalloc(n * sizeof(*tmp));
-	struct lrow *src = v, *dst = tmp;
-	for (;;) {
-		size_t i = 0, merged = 0;
-		while (i < n) {
-			size_t mid = i + 1;
-			while (mid < n && !lrow_before(&src[mid], &src[mid - 1]))
-				mid++;
-			size_t hi = mid;
-			if (hi < n) {
-				hi++;
-				while (hi < n && !lrow_before(&src[hi], &src[hi - 1]))
-					hi++;
-			}
-			size_t a = i, b = mid, k = i;
-			while (a < mid && b < hi)
-				dst[k++] = lrow_before(&src[b], &src[a]) ? src[b++] : src[a++];
-			while (a < mid)
-				dst[k++] = src[a++];
-			while (b < hi)
-				dst[k++] = src[b++];
-			merged++;
-			i = hi;
-		}
-		struct lrow *t = src;
-		src = dst;
-		dst = t;
-		if (merged == 1)
-			break;
-	}
-	if (src != v) { /* the sorted rows are in tmp: keep that buffer instead */
-		free(v);
-		f->rows.v.v = src;
-		f->rows.v.cap = n;
-		return;
-	}
-	free(tmp);
-}
-
-/*
- * The unit's rows in address order and its file names by file register
- * value (file 0 before DWARF 5: "<unknown>"). An invalid program gives
- * neither, as binutils then has no lines for the unit. The rules are
- * those the rows were read by before (libdw's): at one address an end of
- * sequence sorts first, the highest row ends a sequence, and of rows at
- * one address the last counts (binutils keeps the last).
- */
-static void load_lines(struct srclines *sl, struct srcfile *f, struct unit *u)
-{
-	struct dwline_prog lp;
-	if (!unit_prog(f, u, true, &lp))
-		return;
-	f->rows.v.n = 0;
-	struct collect c = { &f->rows, u->version };
-	if (!dwline_run(&lp, collect_row, &c)) {
-		dwline_close(&lp);
-		return;
-	}
-	uint32_t unknown = strtab_intern_str(sl->strs, "<unknown>");
-	for (size_t i = 0; i < lp.files.n; i++) {
-		const struct dwline_file *df = &lp.files.v[i];
-		VEC_PUSH(&u->files, df->name ? strtab_intern(sl->strs, df->name, df->len) : unknown);
-	}
-	dwline_close(&lp);
-	rows_sort(f);
-	struct lrow *v = f->rows.v.v;
-	size_t n = f->rows.v.n;
-	if (n)
-		v[n - 1].line |= LROW_END;
-	VEC_RESERVE(&u->lines, n);
-	for (size_t i = 0; i < n; i++) {
-		struct lrow r = v[i];
-		r.file = lrow_end(&r) ? SRCLINE_NONE : unit_file(sl, u, r.file);
-		if (u->lines.n && u->lines.v[u->lines.n - 1].addr == r.addr)
-			u->lines.v[u->lines.n - 1] = r;
-		else
-			u->lines.v[u->lines.n++] = r;
-	}
-}
 
 static bool is_func_tag(int tag)
 {
@@ -980,9 +520,9 @@ static void load_unit(struct srclines *sl, struct srcfile *f, uint32_t ui)
 	/* A partial unit's rows and function ranges are never looked up: only
 	 * whether its DIEs read matters. */
 	if (!u->partial && sl->names_only)
-		load_coverage(f, u);
+		srcline_load_coverage(f, u);
 	else if (!u->partial)
-		load_lines(sl, f, u);
+		srcline_load_lines(sl, f, u);
 	bool ok = load_funcs(sl, f, ui);
 	f->load_depth--;
 	u = &f->units.v[ui];
@@ -1261,8 +801,8 @@ static struct srcfile *open_file(struct srclines *sl, uint32_t dso)
 		f->guard = mapguard_add(f->image, f->image_len);
 	else
 		f->guard = raw ? mapguard_add(raw, mapped) : -1;
-	load_sections(f);
-	load_symbols(sl, f);
+	srcline_load_sections(f);
+	srcline_load_symbols(sl, f);
 	hide_unread_sections(f);
 	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
 	if (f->dw) {
@@ -1307,10 +847,10 @@ static size_t a2l(struct srclines *sl, struct srcfile *f, uint64_t addr)
 	if (fn && fn->is_linkage) {
 		r.func = func_name(sl, fn);
 	} else {
-		struct fsym *s = find_function(f, sec->index, addr);
+		struct fsym *s = srcline_find_function(f, sec->index, addr);
 		if (s) {
 			found = true;
-			r.func = sym_name(sl, s);
+			r.func = srcline_sym_name(sl, s);
 			if (!(h.row && h.u))
 				r.file = s->file;
 		} else if (fn) {
