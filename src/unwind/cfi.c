@@ -274,6 +274,21 @@ static void drop_overlaps(struct cfi_table *t)
 	t->fdes.n = k;
 }
 
+/* Index an FDE covering [pc, pc + range) whose instructions are [insn,
+ * end); an empty or wrapping range is skipped. */
+static void add_fde(struct cfi_table *t, uint64_t pc, uint64_t range, size_t ci,
+		    const uint8_t *insn, const uint8_t *end)
+{
+	if (!range || pc + range <= pc)
+		return;
+	struct fde_ent *f = VEC_PUSH_ZERO(&t->fdes);
+	f->start = pc;
+	f->end = pc + range;
+	f->cie = (uint32_t)ci;
+	f->insn_off = (uint32_t)(insn - t->data);
+	f->insn_len = (uint32_t)(end - insn);
+}
+
 /*
  * The usual .eh_frame FDE (GCC's and LLVM's): pc-relative signed 4-byte
  * pointers (DW_EH_PE_pcrel | sdata4) and a one-byte augmentation length,
@@ -288,14 +303,7 @@ static bool fde_fast(struct cfi_table *t, const struct cie_ent *c, const uint8_t
 		return false;
 	uint64_t pc = t->vaddr + (uint64_t)(p - t->data) + (uint64_t)(int64_t)(int32_t)le32(p);
 	uint64_t range = (uint64_t)(int64_t)(int32_t)le32(p + 4);
-	if (range && pc + range > pc) {
-		struct fde_ent *f = VEC_PUSH_ZERO(&t->fdes);
-		f->start = pc;
-		f->end = pc + range;
-		f->cie = (uint32_t)ci;
-		f->insn_off = (uint32_t)(p + 9 + p[8] - t->data);
-		f->insn_len = (uint32_t)(end - (p + 9 + p[8]));
-	}
+	add_fde(t, pc, range, ci, p + 9 + p[8], end);
 	return true;
 }
 
@@ -357,9 +365,9 @@ struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vadd
 					}
 				}
 			}
-			if (ci < t->cies.n && !debug_frame && fde_fast(t, &t->cies.v[ci], r.p, end, ci)) {
-				/* indexed (or skipped, as the general path would) */
-			} else if (ci < t->cies.n) {
+			/* The usual form read directly (fde_fast), any other here. */
+			if (ci < t->cies.n &&
+			    (debug_frame || !fde_fast(t, &t->cies.v[ci], r.p, end, ci))) {
 				const struct cie_ent *c = &t->cies.v[ci];
 				uint8_t enc = debug_frame ? 0x00 : c->fde_enc;
 				struct rd fr = { data, r.p, end, false };
@@ -372,14 +380,8 @@ struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vadd
 					else
 						fr.p += alen;
 				}
-				if (!fr.bad && range && pc + range > pc) {
-					struct fde_ent *f = VEC_PUSH_ZERO(&t->fdes);
-					f->start = pc;
-					f->end = pc + range;
-					f->cie = (uint32_t)ci;
-					f->insn_off = (uint32_t)(fr.p - data);
-					f->insn_len = (uint32_t)(end - fr.p);
-				}
+				if (!fr.bad)
+					add_fde(t, pc, range, ci, fr.p, end);
 			}
 		}
 		r.p = end;
