@@ -1,7 +1,7 @@
 /*
  * wbuf: text put together in a fixed buffer and handed to stdio in large
  * pieces (base, L0), for writers that emit many small fields (script's
- * samples, SVG frames, folded lines): one fwrite per buffer instead of a
+ * samples, folded lines): one fwrite per buffer instead of a
  * printf or fputs call per field.
  *
  * The buffer is embedded (put one on the stack or in a context struct);
