@@ -25,7 +25,6 @@
 #include "base/ifile.h"
 #include "base/mapguard.h"
 #include "base/search.h"
-#include "base/sort.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/elf_int.h"
