@@ -25,159 +25,14 @@
 #include "base/ifile.h"
 #include "base/mapguard.h"
 #include "base/search.h"
-#include "base/sort.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
+#include "dso/elf_int.h"
 #include "dso/unpack.h"
-
-/* The few ELF constants we need; <elf.h> is not used so the layouts below
- * are the only description of the format. */
-enum {
-	ELFCLASS32 = 1,
-	ELFCLASS64 = 2,
-	ELFDATA2LSB = 1,
-	ELFDATA2MSB = 2,
-	EM_386 = 3,
-	EM_X86_64 = 62,
-	PT_LOAD = 1,
-	PT_NOTE = 4,
-	PN_XNUM = 0xffff,
-	SHT_PROGBITS = 1,
-	SHT_SYMTAB = 2,
-	SHT_STRTAB = 3,
-	SHT_RELA = 4,
-	SHT_NOBITS = 8,
-	SHT_REL = 9,
-	SHT_NOTE = 7,
-	SHT_DYNSYM = 11,
-	SHT_SYMTAB_SHNDX = 18,
-	SHF_EXECINSTR = 0x4,
-	SHF_COMPRESSED = 0x800,
-	SHN_UNDEF = 0,
-	SHN_LORESERVE = 0xff00,
-	SHN_XINDEX = 0xffff,
-	STB_LOCAL = 0,
-	STB_GLOBAL = 1,
-	STB_WEAK = 2,
-	STT_NOTYPE = 0,
-	STT_FUNC = 2,
-	STT_GNU_IFUNC = 10,
-	NT_GNU_BUILD_ID = 3,
-	R_X86_JUMP_SLOT = 7, /* same number on x86_64 and i386 */
-	R_X86_GLOB_DAT = 6,  /* ditto */
-	R_X86_64_IRELATIVE = 37,
-	R_386_IRELATIVE = 42,
-	X86_PLT_ENTRY = 16,
-};
-
-/* A section header, widened to 64 bits whatever the class. */
-struct shdr {
-	uint64_t flags, addr, offset, size, addralign, entsize;
-	uint32_t name, type, link, info;
-};
-
-struct load_seg {
-	uint64_t offset, filesz, vaddr;
-};
-
-/* The final table: sorted by start, one entry per address, start < end. */
-struct elf_sym {
-	uint64_t start, end;
-	const char *name; /* in the image data, or in 'owned' */
-};
-
-/* A candidate symbol while the table is being built. */
-struct cand {
-	uint64_t start, size;
-	uint64_t sec_start, sec_end; /* its section's [addr, addr + size) */
-	const char *name;
-	size_t seq; /* order seen: the last tie-break */
-	uint8_t bind;
-};
-
-enum zkind {
-	Z_NONE = 0,
-	Z_CHDR,   /* SHF_COMPRESSED: Elf_Chdr + zlib/zstd */
-	Z_ZDEBUG, /* .zdebug_*: "ZLIB" + size + zlib */
-};
-
-struct named_section {
-	const char *name; /* in the image's section-name table */
-	struct elf_section s; /* the bytes as stored; decompressed once asked for */
-	uint8_t zkind;
-	bool unpacked; /* zkind != Z_NONE: s now holds the decompressed bytes */
-	bool bad;      /* zkind != Z_NONE: decompression failed */
-};
-
-struct elf_image {
-	const uint8_t *data;
-	size_t len;
-	void *map; /* owned mapping (elf_image_open), or NULL */
-	size_t map_len;
-	int guard; /* the mapping's mapguard slot, or -1 */
-	bool is64;
-	unsigned type, machine;
-	VEC(struct load_seg) loads;
-	VEC(struct elf_sym) syms;
-	VEC(char *) owned; /* synthesized names, decompressed sections */
-	uint8_t build_id[ELF_BUILD_ID_MAX];
-	size_t build_id_len;
-	VEC(struct named_section) sections; /* sections with bytes in the file */
-};
-
-/* Parse-time state; freed when elf_image_parse returns. */
-struct parse {
-	struct elf_image *img;
-	struct shdr *sh;
-	size_t shnum;
-	size_t shstrndx; /* 0: no section names */
-	uint64_t phoff;
-	size_t phnum, phentsize;
-	VEC(struct cand) cands;
-	struct zsec *z; /* shnum entries once a compressed section was read */
-};
-
-/* A compressed section as parsing reads it: decompressed on first use. */
-struct zsec {
-	const uint8_t *p;
-	size_t n;
-	int state; /* 0 not tried, 1 ok, -1 bad */
-};
-
-/* A symbol or relocation table, validated: 'n' entries of 'entsize' bytes
- * at 'p', names in [str, str + strsz). */
-struct table {
-	const uint8_t *p;
-	size_t n, entsize;
-	const char *str;
-	size_t strsz;
-};
-
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-/* An address-sized field: 4 bytes in ELF32, 8 in ELF64. */
-static uint64_t rdw(const struct elf_image *img, const uint8_t *p)
-{
-	return img->is64 ? le64(p) : le32(p);
-}
-
-/* True if [off, off + size) lies inside the image. */
-static bool in_file(const struct elf_image *img, uint64_t off, uint64_t size)
-{
-	return off <= img->len && size <= img->len - off;
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* ---- headers ---- */
 
-static int parse_ehdr(struct parse *ps, uint64_t *shoff, unsigned *shentsize, unsigned *shnum,
+static int parse_ehdr(struct elf_parse *ps, uint64_t *shoff, unsigned *shentsize, unsigned *shnum,
 		      unsigned *shstrndx)
 {
 	struct elf_image *img = ps->img;
@@ -252,7 +107,7 @@ static void read_shdr(const struct elf_image *img, const uint8_t *p, struct shdr
  * real count is in section 0's sh_size, and e_shstrndx == SHN_XINDEX means
  * the real index is in section 0's sh_link (extended numbering).
  */
-static int parse_shdrs(struct parse *ps, uint64_t shoff, unsigned shentsize, unsigned e_shnum,
+static int parse_shdrs(struct elf_parse *ps, uint64_t shoff, unsigned shentsize, unsigned e_shnum,
 		       unsigned e_shstrndx)
 {
 	struct elf_image *img = ps->img;
@@ -285,7 +140,7 @@ static int parse_shdrs(struct parse *ps, uint64_t shoff, unsigned shentsize, uns
 }
 
 /* A section's bytes as stored in the file, if they are inside it. */
-static bool sec_raw(const struct parse *ps, size_t idx, const uint8_t **p, size_t *n)
+static bool sec_raw(const struct elf_parse *ps, size_t idx, const uint8_t **p, size_t *n)
 {
 	const struct shdr *sh;
 
@@ -320,7 +175,7 @@ static int unpack_owned(struct elf_image *img, enum zkind kind, const uint8_t *r
  * (SHF_COMPRESSED) are decompressed once, and a section that does not
  * decompress has no bytes.
  */
-static bool sec_data(struct parse *ps, size_t idx, const uint8_t **p, size_t *n)
+bool elf_sec_data(struct elf_parse *ps, size_t idx, const uint8_t **p, size_t *n)
 {
 	if (!sec_raw(ps, idx, p, n))
 		return false;
@@ -342,7 +197,7 @@ static bool sec_data(struct parse *ps, size_t idx, const uint8_t **p, size_t *n)
 #define NAME_MAX_LEN 16384
 
 /* The NUL-terminated string at 'off' in a string table, or NULL. */
-static const char *str_at(const char *str, size_t strsz, uint64_t off)
+const char *elf_str_at(const char *str, size_t strsz, uint64_t off)
 {
 	if (!str || off >= strsz)
 		return NULL;
@@ -352,18 +207,18 @@ static const char *str_at(const char *str, size_t strsz, uint64_t off)
 	return str + off;
 }
 
-static const char *sec_name(struct parse *ps, size_t idx)
+static const char *sec_name(struct elf_parse *ps, size_t idx)
 {
 	const uint8_t *p;
 	size_t n;
 
-	if (!ps->shstrndx || !sec_data(ps, ps->shstrndx, &p, &n))
+	if (!ps->shstrndx || !elf_sec_data(ps, ps->shstrndx, &p, &n))
 		return NULL;
-	return str_at((const char *)p, n, ps->sh[idx].name);
+	return elf_str_at((const char *)p, n, ps->sh[idx].name);
 }
 
 /* Index of the first section with this name (and type, if non-zero), or 0. */
-static size_t find_section(struct parse *ps, const char *name, uint32_t type)
+size_t elf_find_section(struct elf_parse *ps, const char *name, uint32_t type)
 {
 	for (size_t i = 1; i < ps->shnum; i++) {
 		const char *s = sec_name(ps, i);
@@ -414,7 +269,7 @@ static bool scan_notes(struct elf_image *img, const uint8_t *p, size_t n, uint64
 	return false;
 }
 
-static int parse_phdrs(struct parse *ps)
+static int parse_phdrs(struct elf_parse *ps)
 {
 	struct elf_image *img = ps->img;
 	size_t min = img->is64 ? 56 : 32;
@@ -462,476 +317,21 @@ static int parse_phdrs(struct parse *ps)
 	return 0;
 }
 
-static void scan_note_sections(struct parse *ps)
+static void scan_note_sections(struct elf_parse *ps)
 {
 	for (size_t i = 1; i < ps->shnum && !ps->img->build_id_len; i++) {
 		const uint8_t *p;
 		size_t n;
-		if (ps->sh[i].type == SHT_NOTE && sec_data(ps, i, &p, &n))
+		if (ps->sh[i].type == SHT_NOTE && elf_sec_data(ps, i, &p, &n))
 			scan_notes(ps->img, p, n, ps->sh[i].addralign == 8 ? 8 : 4);
 	}
-}
-
-/* ---- symbol tables ---- */
-
-/*
- * Validate a symbol (or relocation) table section and its string table
- * (the section in sh_link). sh_entsize below the record size, including 0,
- * makes the table invalid.
- */
-static bool table_open(struct parse *ps, size_t idx, size_t recsz, bool need_str,
-		       struct table *t)
-{
-	const uint8_t *p;
-	size_t n;
-
-	memset(t, 0, sizeof(*t));
-	if (!sec_data(ps, idx, &p, &n) || ps->sh[idx].entsize < recsz ||
-	    ps->sh[idx].entsize > n)
-		return false;
-	t->p = p;
-	t->entsize = (size_t)ps->sh[idx].entsize;
-	t->n = n / t->entsize;
-	if (need_str) {
-		size_t link = ps->sh[idx].link;
-		const uint8_t *s;
-		size_t sn;
-		if (link >= ps->shnum || ps->sh[link].type != SHT_STRTAB ||
-		    !sec_data(ps, link, &s, &sn))
-			return false;
-		t->str = (const char *)s;
-		t->strsz = sn;
-	}
-	return true;
-}
-
-static bool symtab_open(struct parse *ps, size_t idx, struct table *t)
-{
-	return table_open(ps, idx, ps->img->is64 ? 24 : 16, true, t);
-}
-
-struct rawsym {
-	uint64_t value, size;
-	uint32_t name, shndx;
-	uint8_t type, bind;
-};
-
-static void read_sym(const struct elf_image *img, const struct table *t, size_t i,
-		     struct rawsym *s)
-{
-	const uint8_t *p = t->p + i * t->entsize;
-	uint8_t info;
-
-	s->name = le32(p);
-	if (img->is64) {
-		info = p[4];
-		s->shndx = rd16(p + 6);
-		s->value = le64(p + 8);
-		s->size = le64(p + 16);
-	} else {
-		s->value = le32(p + 4);
-		s->size = le32(p + 8);
-		info = p[12];
-		s->shndx = rd16(p + 14);
-	}
-	s->type = info & 0xf;
-	s->bind = info >> 4;
-}
-
-static void add_cand(struct parse *ps, uint64_t start, uint64_t size, const char *name,
-		     uint8_t bind, const struct shdr *sec)
-{
-	struct cand *c = VEC_PUSH_ZERO(&ps->cands);
-
-	c->start = start;
-	c->size = size;
-	c->name = name;
-	c->bind = bind;
-	c->seq = ps->cands.n - 1;
-	if (sec) {
-		c->sec_start = sec->addr;
-		c->sec_end = add_sat(sec->addr, sec->size);
-	}
-}
-
-/*
- * Function symbols of one table: FUNC and GNU_IFUNC, and NOTYPE labels in
- * executable sections (assembly often leaves them untyped). Undefined,
- * absolute and other reserved section indexes are skipped, as are symbols
- * whose name is empty or not a terminated string inside the string table.
- */
-static void collect_symbols(struct parse *ps, size_t idx, const struct table *t)
-{
-	const uint8_t *xp = NULL;
-	size_t xn = 0;
-
-	/* SHN_XINDEX symbols keep their section index in SYMTAB_SHNDX. */
-	for (size_t i = 1; i < ps->shnum; i++) {
-		if (ps->sh[i].type == SHT_SYMTAB_SHNDX && ps->sh[i].link == idx &&
-		    sec_data(ps, i, &xp, &xn)) {
-			xn /= 4;
-			break;
-		}
-	}
-
-	for (size_t i = 1; i < t->n; i++) {
-		struct rawsym s;
-		uint64_t shndx;
-		read_sym(ps->img, t, i, &s);
-		if (s.type != STT_FUNC && s.type != STT_GNU_IFUNC && s.type != STT_NOTYPE)
-			continue;
-		if (s.shndx == SHN_XINDEX) {
-			if (!xp || i >= xn)
-				continue;
-			shndx = le32(xp + 4 * i);
-		} else if (s.shndx == SHN_UNDEF || s.shndx >= SHN_LORESERVE) {
-			continue;
-		} else {
-			shndx = s.shndx;
-		}
-		if (shndx == SHN_UNDEF || shndx >= ps->shnum)
-			continue;
-		const struct shdr *sec = &ps->sh[shndx];
-		if (s.type == STT_NOTYPE && !(sec->flags & SHF_EXECINSTR))
-			continue;
-		const char *name = str_at(t->str, t->strsz, s.name);
-		if (!name || !*name)
-			continue;
-		add_cand(ps, s.value, s.size, name, s.bind, sec);
-	}
-}
-
-/* ---- PLT ---- */
-
-struct rel {
-	uint64_t offset, addend;
-	uint32_t sym, type;
-	bool has_addend;
-	size_t seq;
-};
-
-static void read_rel(const struct elf_image *img, const struct table *t, bool rela, size_t i,
-		     struct rel *r)
-{
-	const uint8_t *p = t->p + i * t->entsize;
-	uint64_t info;
-
-	r->offset = rdw(img, p);
-	info = rdw(img, p + (img->is64 ? 8 : 4));
-	if (img->is64) {
-		r->sym = (uint32_t)(info >> 32);
-		r->type = (uint32_t)info;
-	} else {
-		r->sym = (uint32_t)(info >> 8);
-		r->type = (uint32_t)(info & 0xff);
-	}
-	r->has_addend = rela;
-	r->addend = rela ? rdw(img, p + (img->is64 ? 16 : 8)) : 0;
-	r->seq = i;
-}
-
-static int rel_cmp(const void *a, const void *b)
-{
-	const struct rel *x = a, *y = b;
-
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * A relocation section and its symbol table (sh_link). Returns the
- * relocations read into a fresh array (caller frees), or NULL.
- */
-static struct rel *read_rels(struct parse *ps, size_t idx, struct table *syms, size_t *n)
-{
-	const struct elf_image *img = ps->img;
-	bool rela = ps->sh[idx].type == SHT_RELA;
-	size_t recsz = rela ? (img->is64 ? 24 : 12) : (img->is64 ? 16 : 8);
-	struct table t;
-	struct rel *r;
-
-	*n = 0;
-	if (!table_open(ps, idx, recsz, false, &t) || ps->sh[idx].link >= ps->shnum ||
-	    !symtab_open(ps, ps->sh[idx].link, syms) || t.n == 0)
-		return NULL;
-	XALLOC_ARRAY(r, t.n);
-	for (size_t i = 0; i < t.n; i++)
-		read_rel(img, &t, rela, i, &r[i]);
-	qsort(r, t.n, sizeof(*r), rel_cmp);
-	*n = t.n;
-	return r;
-}
-
-static const char *rel_sym_name(struct parse *ps, const struct table *syms, uint32_t idx)
-{
-	struct rawsym s;
-
-	if (idx == 0 || idx >= syms->n)
-		return NULL;
-	read_sym(ps->img, syms, idx, &s);
-	const char *name = str_at(syms->str, syms->strsz, s.name);
-	return name && *name ? name : NULL;
-}
-
-static void add_plt(struct parse *ps, uint64_t addr, uint64_t size, const char *name,
-		    const struct shdr *sec)
-{
-	char *s = xasprintf("%s@plt", name);
-
-	VEC_PUSH(&ps->img->owned, s);
-	add_cand(ps, addr, size, s, STB_GLOBAL, sec);
-}
-
-static bool x86(const struct elf_image *img)
-{
-	return img->machine == EM_X86_64 || img->machine == EM_386;
-}
-
-/*
- * Lazy PLT stubs from .rela.plt (.rel.plt on i386). Entry i sits at
- * .plt + 16 * (i + 1) after the 16-byte PLT0, or at .plt.sec + 16 * i
- * when the IBT layout splits the stubs into .plt.sec. The i-th stub uses
- * the i-th GOT slot, so relocations are taken in r_offset (GOT) order:
- * with IFUNCs the linker does not emit them in PLT order (glibc's libc.so
- * is such a case), which is why perf sorts them too.
- */
-static void synth_plt(struct parse *ps)
-{
-	size_t relidx, pltidx, n;
-	uint64_t first;
-	struct table syms;
-	struct rel *r;
-
-	relidx = find_section(ps, ".rela.plt", SHT_RELA);
-	if (!relidx)
-		relidx = find_section(ps, ".rel.plt", SHT_REL);
-	if (!relidx)
-		return;
-	pltidx = find_section(ps, ".plt.sec", SHT_PROGBITS);
-	first = 0;
-	if (!pltidx) {
-		pltidx = find_section(ps, ".plt", SHT_PROGBITS);
-		first = 1; /* skip PLT0 */
-	}
-	if (!pltidx || ps->sh[pltidx].size % X86_PLT_ENTRY)
-		return;
-	r = read_rels(ps, relidx, &syms, &n);
-	if (!r)
-		return;
-
-	const struct shdr *plt = &ps->sh[pltidx];
-	uint64_t slots = plt->size / X86_PLT_ENTRY;
-	unsigned irelative = ps->img->machine == EM_X86_64 ? R_X86_64_IRELATIVE : R_386_IRELATIVE;
-	for (size_t i = 0; i < n && first + i < slots; i++) {
-		uint64_t addr = plt->addr + (first + i) * X86_PLT_ENTRY;
-		if (r[i].type == R_X86_JUMP_SLOT) {
-			const char *name = rel_sym_name(ps, &syms, r[i].sym);
-			if (name)
-				add_plt(ps, addr, X86_PLT_ENTRY, name, plt);
-		} else if (r[i].type == irelative) {
-			/* No symbol: name it by the resolver, as objdump does. */
-			char buf[40] = "*ABS*";
-			if (r[i].has_addend)
-				snprintf(buf, sizeof(buf), "*ABS*+%#" PRIx64, r[i].addend);
-			add_plt(ps, addr, X86_PLT_ENTRY, buf, plt);
-		}
-	}
-	free(r);
-}
-
-/*
- * The GOT slot a .plt.got stub jumps through, decoded from its first
- * instruction (after an optional endbr and bnd prefix):
- *   ff 25 disp32   jmp *disp(%rip) on x86_64, jmp *abs32 on i386
- *   ff a3 disp32   jmp *disp(%ebx) on i386 (PIC, ebx = GOT base)
- */
-static bool pltgot_target(struct parse *ps, const uint8_t *p, size_t n, uint64_t addr,
-			  uint64_t *got)
-{
-	size_t i = 0;
-
-	if (n >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && (p[3] == 0xfa || p[3] == 0xfb))
-		i = 4;
-	if (i < n && p[i] == 0xf2)
-		i++;
-	if (n - i < 6 || p[i] != 0xff)
-		return false;
-	uint32_t disp = le32(p + i + 2);
-	if (ps->img->is64 && p[i + 1] == 0x25) {
-		*got = addr + i + 6 + (uint64_t)(int64_t)(int32_t)disp;
-		return true;
-	}
-	if (!ps->img->is64 && p[i + 1] == 0x25) {
-		*got = disp;
-		return true;
-	}
-	if (!ps->img->is64 && p[i + 1] == 0xa3) {
-		size_t gotidx = find_section(ps, ".got.plt", 0);
-		if (!gotidx)
-			gotidx = find_section(ps, ".got", 0);
-		if (!gotidx)
-			return false;
-		*got = (ps->sh[gotidx].addr + disp) & 0xffffffffu;
-		return true;
-	}
-	return false;
-}
-
-/*
- * Non-lazy stubs in .plt.got jump through GOT slots that .rela.dyn fills
- * with GLOB_DAT (or JUMP_SLOT) relocations; name each stub after the
- * symbol of the relocation at its slot, as objdump and perf do.
- */
-static void synth_plt_got(struct parse *ps)
-{
-	size_t idx = find_section(ps, ".plt.got", SHT_PROGBITS), relidx, n;
-	const uint8_t *p;
-	size_t len;
-	struct table syms;
-	struct rel *r;
-
-	if (!idx || !sec_data(ps, idx, &p, &len))
-		return;
-	const struct shdr *sec = &ps->sh[idx];
-	uint64_t ent = sec->entsize == 8 || sec->entsize == 16 ? sec->entsize : 8;
-	relidx = find_section(ps, ".rela.dyn", SHT_RELA);
-	if (!relidx)
-		relidx = find_section(ps, ".rel.dyn", SHT_REL);
-	if (!relidx)
-		return;
-	r = read_rels(ps, relidx, &syms, &n);
-	if (!r)
-		return;
-	for (uint64_t off = 0; off + ent <= len; off += ent) {
-		uint64_t got;
-		if (!pltgot_target(ps, p + off, (size_t)ent, sec->addr + off, &got))
-			continue;
-		/* r is sorted by offset: binary search for the slot. */
-		size_t lo = LOWER_BOUND(r, n, struct rel, offset, got);
-		for (; lo < n && r[lo].offset == got; lo++) {
-			if (r[lo].type != R_X86_GLOB_DAT && r[lo].type != R_X86_JUMP_SLOT)
-				continue;
-			const char *name = rel_sym_name(ps, &syms, r[lo].sym);
-			if (name) {
-				add_plt(ps, sec->addr + off, ent, name, sec);
-				break;
-			}
-		}
-	}
-	free(r);
-}
-
-/* ---- the final table ---- */
-
-/* By start, then in the order seen (a total order). */
-static inline bool cand_less(const struct cand *x, const struct cand *y)
-{
-	return x->start != y->start ? x->start < y->start : x->seq < y->seq;
-}
-
-SORT_DEFINE(sort_cands, struct cand, cand_less)
-
-static size_t underscores(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
-/* True if 'b' should replace 'a' as the name of their shared address
- * (perf's choose_best_symbol); 'a' was seen first and wins ties. */
-static bool cand_better(const struct cand *a, const struct cand *b)
-{
-	if (!!a->size != !!b->size)
-		return b->size != 0;
-	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
-		return a->bind == STB_WEAK;
-	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
-		return b->bind == STB_GLOBAL;
-	size_t ua = underscores(a->name), ub = underscores(b->name);
-	if (ua != ub)
-		return ub < ua;
-	return strlen(b->name) > strlen(a->name);
-}
-
-/*
- * Sort, keep one name per address, and give every symbol an end:
- *   1. a sized symbol ends at start + size;
- *   2. a sizeless one at the next symbol's start, as perf's
- *      symbols__fixup_end does, even past its own section (crti's _init
- *      covers the PLT header that follows .init until the first
- *      "name@plt");
- *   3. a last sizeless one at its section's end (start + 1 if the section
- *      says nothing useful), so every kept symbol has start < end.
- */
-static void finish_symbols(struct parse *ps)
-{
-	struct cand *c = ps->cands.v;
-	size_t n = ps->cands.n, k = 0;
-	struct elf_image *img = ps->img;
-
-	if (!n)
-		return;
-	sort_cands(c, n);
-	for (size_t i = 0; i < n;) {
-		size_t best = i, j = i + 1;
-		for (; j < n && c[j].start == c[i].start; j++)
-			if (cand_better(&c[best], &c[j]))
-				best = j;
-		c[k++] = c[best];
-		i = j;
-	}
-
-	XALLOC_ARRAY(img->syms.v, k);
-	img->syms.cap = k;
-	img->syms.n = k;
-	for (size_t i = 0; i < k; i++) {
-		struct elf_sym *s = &img->syms.v[i];
-		uint64_t end;
-		bool in_sec = c[i].sec_end > c[i].start && c[i].sec_start <= c[i].start;
-		if (c[i].size) {
-			end = add_sat(c[i].start, c[i].size);
-		} else if (i + 1 < k) {
-			end = c[i + 1].start;
-		} else {
-			end = in_sec ? c[i].sec_end : add_sat(c[i].start, 1);
-		}
-		if (end <= c[i].start) /* start == UINT64_MAX */
-			end = c[i].start;
-		s->start = c[i].start;
-		s->end = end;
-		s->name = c[i].name;
-	}
-}
-
-static void load_symbols(struct parse *ps)
-{
-	struct table t;
-	size_t idx = 0;
-
-	for (size_t i = 1; i < ps->shnum && !idx; i++)
-		if (ps->sh[i].type == SHT_SYMTAB && symtab_open(ps, i, &t))
-			idx = i;
-	for (size_t i = 1; i < ps->shnum && !idx; i++)
-		if (ps->sh[i].type == SHT_DYNSYM && symtab_open(ps, i, &t))
-			idx = i;
-	if (idx)
-		collect_symbols(ps, idx, &t);
-	if (x86(ps->img)) {
-		synth_plt(ps);
-		synth_plt_got(ps);
-	}
-	finish_symbols(ps);
 }
 
 /* ---- API ---- */
 
 /* Remember every named section whose bytes are in the file (for CFI);
  * compressed ones are decompressed when first asked for. */
-static void keep_sections(struct parse *ps)
+static void keep_sections(struct elf_parse *ps)
 {
 	for (size_t i = 1; i < ps->shnum; i++) {
 		const uint8_t *p;
@@ -958,7 +358,7 @@ int elf_image_parse(struct elf_image **out, const void *data, size_t len)
 
 int elf_image_parse_flags(struct elf_image **out, const void *data, size_t len, unsigned flags)
 {
-	struct parse ps = { 0 };
+	struct elf_parse ps = { 0 };
 	uint64_t shoff = 0;
 	unsigned shentsize = 0, shnum = 0, shstrndx = 0;
 	int err;
@@ -978,7 +378,7 @@ int elf_image_parse_flags(struct elf_image **out, const void *data, size_t len, 
 	if (!ps.img->build_id_len)
 		scan_note_sections(&ps);
 	if (!(flags & ELF_IMAGE_NO_SYMBOLS))
-		load_symbols(&ps);
+		elf_load_symbols(&ps);
 	keep_sections(&ps);
 	*out = ps.img;
 	ps.img = NULL;
