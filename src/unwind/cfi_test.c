@@ -308,13 +308,10 @@ static void test_expr_int64_min(void **state)
 /* ---- the unwinding loop: frames per stack ---- */
 
 /* Every pc is mapped; no CFI, so each step follows the frame pointer. */
-static bool fp_only(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
-		    uint64_t *vaddr)
+static bool fp_only(void *ctx, uint64_t pc, struct dwarf_where *w)
 {
 	(void)ctx;
-	*key = 1;
-	*t = NULL;
-	*vaddr = pc;
+	*w = (struct dwarf_where){ .key = 1, .t = NULL, .delta = 0, .lo = pc, .hi = pc };
 	return true;
 }
 
@@ -363,12 +360,14 @@ static void test_frames_per_stack(void **state)
 }
 
 /* One CFI row for every pc in [FDE_START, FDE_START + FDE_LEN). */
-static bool one_fde(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
-		    uint64_t *vaddr)
+static bool one_fde(void *ctx, uint64_t pc, struct dwarf_where *w)
 {
-	*key = (uint32_t)(pc / FDE_LEN); /* a binary per sample: distinct cache keys */
-	*t = ctx;
-	*vaddr = FDE_START + pc % FDE_LEN;
+	/* a binary per sample: distinct cache keys */
+	*w = (struct dwarf_where){ .key = (uint32_t)(pc / FDE_LEN),
+				   .t = ctx,
+				   .delta = FDE_START + pc % FDE_LEN - pc,
+				   .lo = pc,
+				   .hi = pc };
 	return true;
 }
 

@@ -100,12 +100,20 @@ void unwinder_sample(struct unwinder *u, const struct event *ev, struct unwind_s
 
 /*
  * Where a pc lies, for dwarf_unwind_regs(): false if it is in no known
- * mapping (the stack ends there); else *key names its binary (the row
- * cache is keyed by it), *t is the binary's CFI (NULL: none, use the frame
- * pointer) and *vaddr the pc's link-time address in it.
+ * mapping (the stack ends there); else key names its binary (the row
+ * cache is keyed by it), t is the binary's CFI (NULL: none, use the frame
+ * pointer) and the pc's link-time address in it is pc + delta. Every pc
+ * of [lo, hi) has the same answer (the same key, t and delta) for the
+ * rest of the stack, so the unwinder asks again only outside it (lo = hi:
+ * ask for every pc).
  */
-typedef bool (*dwarf_lookup_fn)(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
-				uint64_t *vaddr);
+struct dwarf_where {
+	uint32_t key;
+	const struct cfi_table *t;
+	uint64_t delta;
+	uint64_t lo, hi;
+};
+typedef bool (*dwarf_lookup_fn)(void *ctx, uint64_t pc, struct dwarf_where *w);
 
 /*
  * The unwinding loop itself, free of perf.data and /proc (unwinder_sample
