@@ -162,6 +162,7 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 	memset(c, 0, sizeof(*c));
 	c->cfa_off = (int32_t)row->cfa_off;
 	c->cfa_reg = row->cfa_reg;
+	c->direct = 1;
 	c->signal_frame = row->signal_frame;
 	c->ra_kind = (uint8_t)row->regs[CFI_RA].kind;
 	c->sp_kind = (uint8_t)row->regs[DW_SP].kind;
@@ -193,6 +194,8 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 		c->ops[c->nops].off = (int16_t)rule->off;
 		c->ops[c->nops].reg = (uint8_t)r;
 		unsigned src = rule->kind == CFI_RULE_REG ? rule->reg : 0;
+		if (rule->kind == CFI_RULE_REG)
+			c->direct = 0;
 		c->ops[c->nops].rule = (uint8_t)(rule->kind << 5 | src);
 		c->nops++;
 	}
@@ -350,6 +353,21 @@ static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 			 valid);
 }
 
+/* The end of a cached row's step, its values stored (step_done's rules;
+ * on a stop, regs may hold some of the caller's values). */
+static int crow_done(const struct cfi_crow *c, uint64_t cfa, uint32_t nvalid,
+		     const struct stackmem *mem, uint64_t *regs, uint32_t *valid)
+{
+	if (!(nvalid & (1u << CFI_RA)))
+		return step_end(c->ra_kind, mem);
+	if (!(nvalid & (1u << DW_SP)) || c->sp_kind == CFI_RULE_SAME) {
+		regs[DW_SP] = cfa;
+		nvalid |= 1u << DW_SP;
+	}
+	*valid = nvalid;
+	return 0;
+}
+
 /*
  * cfi_step() on a cached compact row: the same rules, the same result
  * (a compact row holds no expressions), with the kept registers copied
@@ -362,10 +380,19 @@ static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 	if (!(v & (1u << c->cfa_reg)))
 		return -EINVAL;
 	uint64_t cfa = regs[c->cfa_reg] + (uint64_t)(int64_t)c->cfa_off;
-	/* The rules read the callee's registers: their values are all computed
+	uint32_t nvalid = v & c->keep;
+	if (c->direct) { /* no rule reads a register: store as they come */
+		for (unsigned i = 0; i < c->nops; i++) {
+			unsigned r = c->ops[i].reg;
+			if (plain_rule(c->ops[i].rule >> 5, r, 0, c->ops[i].off, cfa, regs, v, mem, &regs[r]))
+				nvalid |= 1u << r;
+		}
+		return crow_done(c, cfa, nvalid, mem, regs, valid);
+	}
+	/* A rule reads the callee's registers: the values are all computed
 	 * before any is stored. */
 	uint64_t vals[CFI_CROW_OPS];
-	uint32_t nvalid = v & c->keep, done = 0;
+	uint32_t done = 0;
 	for (unsigned i = 0; i < c->nops; i++) {
 		unsigned rule = c->ops[i].rule;
 		if (plain_rule(rule >> 5, c->ops[i].reg, rule & 31, c->ops[i].off, cfa, regs, v, mem,
@@ -379,12 +406,7 @@ static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 	for (unsigned i = 0; i < c->nops; i++)
 		if (done & (1u << i))
 			regs[c->ops[i].reg] = vals[i];
-	if (!(nvalid & (1u << DW_SP)) || c->sp_kind == CFI_RULE_SAME) {
-		regs[DW_SP] = cfa;
-		nvalid |= 1u << DW_SP;
-	}
-	*valid = nvalid;
-	return 0;
+	return crow_done(c, cfa, nvalid, mem, regs, valid);
 }
 
 /* Frame-pointer step, where there is no CFI. */

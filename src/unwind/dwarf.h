@@ -54,6 +54,7 @@ struct cfi_crow {
 	uint8_t ra_kind, sp_kind; /* the RA's and SP's rule kinds (the step's end) */
 	uint32_t keep;            /* registers whose value carries over when known */
 	uint8_t nops;
+	uint8_t direct; /* no rule reads a register: each value may be stored as computed */
 	struct {
 		int16_t off;
 		uint8_t reg;  /* the register it sets */
