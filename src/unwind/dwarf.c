@@ -47,6 +47,12 @@ static bool read_stack(void *ctx, uint64_t addr, uint64_t *val)
 	return true;
 }
 
+/* Whether 8-byte reads at every address of [lo, hi] stay inside the copy. */
+static bool in_copy(const struct stackmem *s, uint64_t lo, uint64_t hi)
+{
+	return lo <= hi && lo >= s->base && hi - s->base < s->reads;
+}
+
 void unwinder_init(struct unwinder *u, struct machine *m)
 {
 	memset(u, 0, sizeof(*u));
@@ -155,6 +161,31 @@ static const struct cfi_table *table_for_dso(struct unwinder *u, uint32_t dso_id
  * addresses over and over. Bounded: past the cap, rows are recomputed. */
 #define ROW_CACHE_MAX DWARF_ROW_CACHE_MAX
 
+_Static_assert(sizeof(struct cfi_crow) == 64, "a cached row fills one cache line");
+
+/* A compact row's "saved at CFA + off" rules moved first (the order of
+ * its rules does not matter: each sets its own register from the
+ * callee's), with the range of their offsets. */
+static void saved_first(struct cfi_crow *c)
+{
+	struct cfi_crow_op rest[CFI_CROW_OPS];
+	unsigned nrest = 0;
+	c->nsaved = 0;
+	for (unsigned i = 0; i < c->nops; i++) {
+		if (c->ops[i].rule >> 5 != CFI_RULE_OFFSET) {
+			rest[nrest++] = c->ops[i];
+			continue;
+		}
+		int16_t off = c->ops[i].off;
+		if (!c->nsaved || off < c->lo_off)
+			c->lo_off = off;
+		if (!c->nsaved || off > c->hi_off)
+			c->hi_off = off;
+		c->ops[c->nsaved++] = c->ops[i];
+	}
+	memcpy(&c->ops[c->nsaved], rest, nrest * sizeof(rest[0]));
+}
+
 static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 {
 	if (row->cfa_is_expr || row->cfa_off != (int32_t)row->cfa_off)
@@ -199,6 +230,7 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 		c->ops[c->nops].rule = (uint8_t)(rule->kind << 5 | src);
 		c->nops++;
 	}
+	saved_first(c);
 	return true;
 }
 
@@ -382,7 +414,17 @@ static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 	uint64_t cfa = regs[c->cfa_reg] + (uint64_t)(int64_t)c->cfa_off;
 	uint32_t nvalid = v & c->keep;
 	if (c->direct) { /* no rule reads a register: store as they come */
-		for (unsigned i = 0; i < c->nops; i++) {
+		unsigned i = 0;
+		if (c->nsaved && in_copy(mem, cfa + (uint64_t)(int64_t)c->lo_off,
+					 cfa + (uint64_t)(int64_t)c->hi_off)) {
+			/* every saved register inside the copy: read without checks */
+			for (; i < c->nsaved; i++) {
+				unsigned r = c->ops[i].reg;
+				memcpy(&regs[r], mem->bytes + (cfa + (uint64_t)(int64_t)c->ops[i].off - mem->base), 8);
+				nvalid |= 1u << r;
+			}
+		}
+		for (; i < c->nops; i++) {
 			unsigned r = c->ops[i].reg;
 			if (plain_rule(c->ops[i].rule >> 5, r, 0, c->ops[i].off, cfa, regs, v, mem, &regs[r]))
 				nvalid |= 1u << r;

@@ -55,7 +55,9 @@ struct cfi_crow {
 	uint32_t keep;            /* registers whose value carries over when known */
 	uint8_t nops;
 	uint8_t direct; /* no rule reads a register: each value may be stored as computed */
-	struct {
+	uint8_t nsaved; /* ops[0, nsaved) are "saved at CFA + off", the rest after them */
+	int16_t lo_off, hi_off; /* the least and greatest off of those */
+	struct cfi_crow_op {
 		int16_t off;
 		uint8_t reg;  /* the register it sets */
 		uint8_t rule; /* kind (3 bits) << 5 | source register (5 bits) */
