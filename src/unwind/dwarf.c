@@ -578,14 +578,16 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 	const struct ev_sample *s = &ev->u.sample;
 	uint64_t regs[CFI_NREGS] = { 0 };
 	uint32_t valid = 0;
+	/* The values come in the order of the mask's set bits. */
 	size_t idx = 0;
-	for (unsigned bit = 0; bit < 64; bit++) {
-		if (!(s->user_regs_mask & (1ULL << bit)))
-			continue;
-		uint64_t v = ev_u64(s->user_regs, idx++);
-		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
-			regs[perf_to_dwarf[bit]] = v;
-			valid |= 1u << perf_to_dwarf[bit];
+	for (uint64_t m = s->user_regs_mask; m; m &= m - 1, idx++) {
+		unsigned bit = (unsigned)__builtin_ctzll(m);
+		if (bit >= 24)
+			break;
+		int d = perf_to_dwarf[bit];
+		if (d >= 0) {
+			regs[d] = ev_u64(s->user_regs, idx);
+			valid |= 1u << d;
 		}
 	}
 	struct sample_ctx c = { u, ev->sid.pid };
