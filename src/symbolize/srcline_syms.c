@@ -5,8 +5,8 @@
  */
 #include <gelf.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "base/sort.h"
 #include "base/xalloc.h"
 #include "symbolize/srcline_int.h"
 
@@ -29,55 +29,26 @@ struct fsym_key {
 	uint32_t shndx, pos;
 };
 
-/* One pass of the radix sort: src into dst by the byte of 'field' at 'shift'
- * (field 0: value, 1: shndx), stably. */
-static void key_pass(const struct fsym_key *src, struct fsym_key *dst, size_t n, int field,
-		     unsigned shift)
+static inline uint64_t key_value(const struct fsym_key *k)
 {
-	size_t at[256] = { 0 };
-	for (size_t i = 0; i < n; i++)
-		at[((field ? src[i].shndx : src[i].value) >> shift) & 0xff]++;
-	for (size_t b = 0, sum = 0; b < 256; b++) {
-		size_t c = at[b];
-		at[b] = sum;
-		sum += c;
-	}
-	for (size_t i = 0; i < n; i++)
-		dst[at[((field ? src[i].shndx : src[i].value) >> shift) & 0xff]++] = src[i];
+	return k->value;
 }
 
-/*
- * The keys sorted by (shndx, value), equal keys in their order: a
- * least-significant-byte-first radix sort, one pass per byte that is not
- * the same in every key (a table's addresses differ in 3-4 bytes, its
- * section numbers in 1), where a comparison sort took ~17 comparisons a
- * symbol.
- */
+static inline uint64_t key_shndx(const struct fsym_key *k)
+{
+	return k->shndx;
+}
+
+RADIX_DEFINE(sort_by_value, struct fsym_key, key_value)
+RADIX_DEFINE(sort_by_shndx, struct fsym_key, key_shndx)
+
+/* The keys sorted by (shndx, value), equal keys in their order: by value,
+ * then stably by section (a radix sort: a comparison sort took ~17
+ * comparisons a symbol). */
 static void fsym_keys_sort(struct fsym_key *k, size_t n)
 {
-	if (n < 2)
-		return;
-	uint64_t dv = 0;
-	uint32_t ds = 0;
-	for (size_t i = 1; i < n; i++) {
-		dv |= k[i].value ^ k[0].value;
-		ds |= k[i].shndx ^ k[0].shndx;
-	}
-	struct fsym_key *tmp = xmalloc(n * sizeof(*tmp)), *src = k, *dst = tmp;
-	for (int field = 0; field < 2; field++) {
-		uint64_t diff = field ? ds : dv;
-		for (unsigned shift = 0; shift < 64 && diff >> shift; shift += 8) {
-			if (!((diff >> shift) & 0xff))
-				continue;
-			key_pass(src, dst, n, field, shift);
-			struct fsym_key *t = src;
-			src = dst;
-			dst = t;
-		}
-	}
-	if (src != k)
-		memcpy(k, src, n * sizeof(*k));
-	free(tmp);
+	sort_by_value(k, n);
+	sort_by_shndx(k, n);
 }
 
 /*

@@ -256,9 +256,27 @@ static inline bool fde_less(const struct fde_ent *x, const struct fde_ent *y)
 	return x->insn_off < y->insn_off;
 }
 
+static inline uint64_t fde_start(const struct fde_ent *f)
+{
+	return f->start;
+}
+
+RADIX_DEFINE(sort_by_start, struct fde_ent, fde_start)
+
 /* FDEs sorted by fde_less (a big binary has 50,000, often far from
- * sorted: qsort's indirect calls took 40 M instructions). */
-SORT_DEFINE(sort_fdes, struct fde_ent, fde_less)
+ * sorted): by start (a radix sort), then each run of one start (rare) by
+ * the rest of fde_less. */
+static void sort_fdes(struct fde_ent *v, size_t n)
+{
+	sort_by_start(v, n);
+	for (size_t i = 1; i < n; i++) {
+		struct fde_ent x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1].start == x.start && fde_less(&x, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
 
 /* Keep FDEs that do not overlap one kept before them (sorted order):
  * well-formed CFI has no overlaps, and without them the binary search
