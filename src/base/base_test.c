@@ -364,6 +364,16 @@ static void test_hash_str(void **state)
 
 /* ---- sort.h ---- */
 
+/* v[0, n) sorted by .key, equal keys in their first order (.seq). */
+#define ASSERT_SORTED_STABLE(v, n)                                                \
+	do {                                                                      \
+		for (size_t i_ = 1; i_ < (n); i_++) {                             \
+			assert_true((v)[i_ - 1].key <= (v)[i_].key);              \
+			if ((v)[i_ - 1].key == (v)[i_].key)                       \
+				assert_true((v)[i_ - 1].seq < (v)[i_].seq);       \
+		}                                                                 \
+	} while (0)
+
 struct kv {
 	uint32_t key, seq;
 };
@@ -391,11 +401,7 @@ static void test_sort(void **state)
 			v[i].seq = (uint32_t)i;
 		}
 		sort_kv(v, n);
-		for (size_t i = 1; i < n; i++) {
-			assert_true(v[i - 1].key <= v[i].key);
-			if (v[i - 1].key == v[i].key)
-				assert_true(v[i - 1].seq < v[i].seq);
-		}
+		ASSERT_SORTED_STABLE(v, n);
 		free(v);
 	}
 }
@@ -432,11 +438,7 @@ static void test_radix(void **state)
 				v[i].seq = (uint32_t)i;
 			}
 			radix_kv64(v, n);
-			for (size_t i = 1; i < n; i++) {
-				assert_true(v[i - 1].key <= v[i].key);
-				if (v[i - 1].key == v[i].key)
-					assert_true(v[i - 1].seq < v[i].seq);
-			}
+			ASSERT_SORTED_STABLE(v, n);
 			free(v);
 		}
 	}

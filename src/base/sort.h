@@ -28,6 +28,23 @@
 
 #define SORT_RUN 16
 
+/* Both sorts pass between v and one scratch array: the two swapped after
+ * a pass; at the end the result copied back to v if it is in the
+ * scratch array, which goes. */
+#define SORT_SWAP_(T, a, b)                                                                   \
+	do {                                                                                  \
+		T *t_ = (a);                                                                  \
+		(a) = (b);                                                                    \
+		(b) = t_;                                                                     \
+	} while (0)
+
+static inline void sort_done_(void *v, const void *src, void *tmp, size_t bytes)
+{
+	if (src != v)
+		memcpy(v, src, bytes);
+	free(tmp);
+}
+
 #define SORT_DEFINE(name, T, less)                                                            \
 	static void name(T *v, size_t n)                                                      \
 	{                                                                                     \
@@ -57,13 +74,9 @@
 				while (b_ < hi_)                                              \
 					dst_[k_++] = src_[b_++];                              \
 			}                                                                     \
-			T *t_ = src_;                                                         \
-			src_ = dst_;                                                          \
-			dst_ = t_;                                                            \
+			SORT_SWAP_(T, src_, dst_);                                            \
 		}                                                                             \
-		if (src_ != v)                                                                \
-			memcpy(v, src_, n * sizeof(T));                                       \
-		free(tmp_);                                                                   \
+		sort_done_(v, src_, tmp_, n * sizeof(T));                                     \
 	}
 
 #define RADIX_DEFINE(name, T, key)                                                            \
@@ -88,13 +101,9 @@
 			}                                                                     \
 			for (size_t i_ = 0; i_ < n; i_++)                                     \
 				dst_[at_[(key(&src_[i_]) >> s_) & 0xff]++] = src_[i_];        \
-			T *t_ = src_;                                                         \
-			src_ = dst_;                                                          \
-			dst_ = t_;                                                            \
+			SORT_SWAP_(T, src_, dst_);                                            \
 		}                                                                             \
-		if (src_ != v)                                                                \
-			memcpy(v, src_, n * sizeof(T));                                       \
-		free(tmp_);                                                                   \
+		sort_done_(v, src_, tmp_, n * sizeof(T));                                     \
 	}
 
 #endif
