@@ -22,15 +22,12 @@ struct env {
 	const struct cfi_table *t;
 };
 
-static bool lookup(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
-		   uint64_t *vaddr)
+static bool lookup(void *ctx, uint64_t pc, struct dwarf_where *w)
 {
 	struct env *e = ctx;
 	if (pc >= (1ULL << 47))
 		return false;
-	*key = 1;
-	*t = e->t;
-	*vaddr = pc;
+	*w = (struct dwarf_where){ .key = 1, .t = e->t, .delta = 0, .lo = 0, .hi = 1ULL << 47 };
 	return true;
 }
 

@@ -364,6 +364,16 @@ static void test_hash_str(void **state)
 
 /* ---- sort.h ---- */
 
+/* v[0, n) sorted by .key, equal keys in their first order (.seq). */
+#define ASSERT_SORTED_STABLE(v, n)                                                \
+	do {                                                                      \
+		for (size_t i_ = 1; i_ < (n); i_++) {                             \
+			assert_true((v)[i_ - 1].key <= (v)[i_].key);              \
+			if ((v)[i_ - 1].key == (v)[i_].key)                       \
+				assert_true((v)[i_ - 1].seq < (v)[i_].seq);       \
+		}                                                                 \
+	} while (0)
+
 struct kv {
 	uint32_t key, seq;
 };
@@ -391,12 +401,46 @@ static void test_sort(void **state)
 			v[i].seq = (uint32_t)i;
 		}
 		sort_kv(v, n);
-		for (size_t i = 1; i < n; i++) {
-			assert_true(v[i - 1].key <= v[i].key);
-			if (v[i - 1].key == v[i].key)
-				assert_true(v[i - 1].seq < v[i].seq);
-		}
+		ASSERT_SORTED_STABLE(v, n);
 		free(v);
+	}
+}
+
+struct kv64 {
+	uint64_t key;
+	uint32_t seq;
+};
+
+static inline uint64_t kv64_key(const struct kv64 *a)
+{
+	return a->key;
+}
+
+RADIX_DEFINE(radix_kv64, struct kv64, kv64_key)
+
+/* The radix sort: sorted by the whole 64-bit key, equal keys in their
+ * first order, whichever bytes differ (low ones, high ones, one, none). */
+static void test_radix(void **state)
+{
+	(void)state;
+	static const uint64_t masks[] = { 0, 0xff, 0xff00ff, 0xffffffffffffffffull,
+					  0xff00000000000000ull, 0x7f0000000001ull };
+	static const size_t sizes[] = { 0, 1, 2, 17, 1000, 4097 };
+	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			size_t n = sizes[z];
+			struct kv64 *v = calloc(n + 1, sizeof(*v));
+			uint64_t x = 12345;
+			for (size_t i = 0; i < n; i++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				/* many equal keys: few distinct values under the mask */
+				v[i].key = 0x1234000000000000ull ^ ((x >> 7) % 41 * 0x0101010101010101ull & masks[m]);
+				v[i].seq = (uint32_t)i;
+			}
+			radix_kv64(v, n);
+			ASSERT_SORTED_STABLE(v, n);
+			free(v);
+		}
 	}
 }
 
@@ -414,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_wbuf),
 		cmocka_unit_test(test_hash_str),
 		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_radix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,15 +22,18 @@
 #include "unwind/unwind.h"
 
 /* Frame names per (symbol, dso, mode): naming builds and interns a string,
- * so it is done once per distinct symbol (the key is exact, not a hash). */
+ * so it is done once per distinct symbol (the key is exact, not a hash),
+ * and once per dso for its frames of no symbol ("[dso]"), unless they
+ * show their address (--addrs). */
 static struct trie_frame cached_frame(struct hashmap *fc, struct strtab *strs,
 				      const struct symbolizer *sz, const struct sym *sym,
 				      const struct frame_opts *o)
 {
-	/* An exact key: name id (32 bits), dso id (31 bits), kernel (1 bit). */
+	/* An exact key: name id or SYM_NONE (32 bits), dso id (31 bits),
+	 * kernel (1 bit). */
 	uint64_t key = ((uint64_t)sym->name << 32) | ((uint64_t)(sym->dso & 0x7fffffff) << 1) |
 		       sym->kernel, v;
-	if (sym->name == SYM_NONE || sym->dso == SYM_NONE || sym->dso > 0x7fffffff)
+	if ((sym->name == SYM_NONE && o->addrs) || sym->dso == SYM_NONE || sym->dso > 0x7fffffff)
 		return frame_for_sym(strs, sz, sym, o);
 	if (hashmap_get(fc, key, &v))
 		return (struct trie_frame){ (uint32_t)(v >> 8), (uint8_t)(v & 0xff) };
@@ -54,6 +57,7 @@ struct entry_slots {
 struct entry_frames {
 	struct entry_slots at[2]; /* without, with inline frames */
 	VEC(struct trie_frame) frames;
+	struct hashmap inl; /* name id << 1 | inlined -> an inline frame (name << 8 | kind) */
 };
 
 static void entry_frames_release(struct entry_frames *c)
@@ -61,6 +65,20 @@ static void entry_frames_release(struct entry_frames *c)
 	free(c->at[0].v);
 	free(c->at[1].v);
 	free(c->frames.v);
+	hashmap_release(&c->inl);
+}
+
+/* frame_for_inline once per (name, inlined): the same inline function
+ * shows at many addresses. */
+static struct trie_frame cached_inline(struct hashmap *ic, struct strtab *strs,
+				       const struct sym_inline *in, const struct frame_opts *o)
+{
+	uint64_t key = (uint64_t)in->name << 1 | in->inlined, v;
+	if (hashmap_get(ic, key, &v))
+		return (struct trie_frame){ (uint32_t)(v >> 8), (uint8_t)(v & 0xff) };
+	struct trie_frame f = frame_for_inline(strs, in, o);
+	hashmap_put(ic, key, ((uint64_t)f.name << 8) | f.kind);
+	return f;
 }
 
 /* The frames for 'sym' (entry != SYM_NONE), outermost first. */
@@ -82,7 +100,7 @@ static size_t entry_frames(struct entry_frames *c, struct hashmap *fcache, struc
 			struct sym_inline in[SRCLINE_MAX_INLINE];
 			k = symbolize_inlines(sz, sym, in, SRCLINE_MAX_INLINE);
 			for (size_t i = k; i-- > 0;)
-				VEC_PUSH(&c->frames, frame_for_inline(strs, &in[i], o));
+				VEC_PUSH(&c->frames, cached_inline(&c->inl, strs, &in[i], o));
 		}
 		if (!k) {
 			VEC_PUSH(&c->frames, cached_frame(fcache, strs, sz, sym, o));
@@ -361,6 +379,7 @@ static void ctx_init(struct profile_ctx *x, const struct profile_opts *o, struct
 	x->lp = o->locprof;
 	hashmap_init(&x->fcache);
 	hashmap_init(&x->pcache);
+	hashmap_init(&x->ecache.inl);
 	x->cap = UNWIND_MAX_FRAMES * 4 + 2; /* room for inline frames and [truncated] too */
 	x->frames = xmalloc(sizeof(*x->frames) * x->cap);
 	if (!o->locprof && !o->reverse) {

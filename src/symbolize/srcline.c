@@ -157,7 +157,8 @@ static void index_units(struct srcfile *f)
 	VEC_RESERVE(&f->units, di->units.n); /* grown once: units are big */
 	VEC_RESERVE(&f->unit_of, di->units.n);
 	f->unit_of.n = di->units.n;
-	memset(f->unit_of.v, 0xff, di->units.n * sizeof(*f->unit_of.v));
+	if (di->units.n) /* else no array yet: memset of NULL is undefined */
+		memset(f->unit_of.v, 0xff, di->units.n * sizeof(*f->unit_of.v));
 	for (uint32_t k = 0; k < di->units.n; k++) {
 		const struct dwunit *du = &di->units.v[k];
 		struct dwdie cu;

@@ -44,6 +44,10 @@ struct cfi_table {
 	uint64_t vaddr;
 	VEC(struct fde_ent) fdes;
 	VEC(struct cie_ent) cies;
+	/* Each CIE's initial row (its instructions run once) and the error
+	 * running them gave, by CIE index. */
+	struct cfi_row *cie_rows;
+	int *cie_errs;
 };
 
 /* ---- a bounded reader over the section ---- */
@@ -256,9 +260,27 @@ static inline bool fde_less(const struct fde_ent *x, const struct fde_ent *y)
 	return x->insn_off < y->insn_off;
 }
 
+static inline uint64_t fde_start(const struct fde_ent *f)
+{
+	return f->start;
+}
+
+RADIX_DEFINE(sort_by_start, struct fde_ent, fde_start)
+
 /* FDEs sorted by fde_less (a big binary has 50,000, often far from
- * sorted: qsort's indirect calls took 40 M instructions). */
-SORT_DEFINE(sort_fdes, struct fde_ent, fde_less)
+ * sorted): by start (a radix sort), then each run of one start (rare) by
+ * the rest of fde_less. */
+static void sort_fdes(struct fde_ent *v, size_t n)
+{
+	sort_by_start(v, n);
+	for (size_t i = 1; i < n; i++) {
+		struct fde_ent x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1].start == x.start && fde_less(&x, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
 
 /* Keep FDEs that do not overlap one kept before them (sorted order):
  * well-formed CFI has no overlaps, and without them the binary search
@@ -306,6 +328,8 @@ static bool fde_fast(struct cfi_table *t, const struct cie_ent *c, const uint8_t
 	add_fde(t, pc, range, ci, p + 9 + p[8], end);
 	return true;
 }
+
+static void initial_rows(struct cfi_table *t);
 
 struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vaddr, bool debug_frame)
 {
@@ -388,6 +412,7 @@ struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vadd
 	}
 	sort_fdes(t->fdes.v, t->fdes.n);
 	drop_overlaps(t);
+	initial_rows(t);
 	return t;
 }
 
@@ -397,6 +422,8 @@ void cfi_table_free(struct cfi_table *t)
 		return;
 	VEC_FREE(&t->fdes);
 	VEC_FREE(&t->cies);
+	free(t->cie_rows);
+	free(t->cie_errs);
 	free(t);
 }
 
@@ -599,6 +626,28 @@ static int run(const struct cfi_table *t, const struct cie_ent *c, uint32_t off,
 	return r.bad ? -EBADMSG : 0;
 }
 
+/* The row CIE i's initial instructions make in *row (they hold no
+ * location that matters: only an FDE's instructions stop at a pc). */
+static int cie_row(const struct cfi_table *t, size_t i, struct cfi_row *row)
+{
+	const struct cie_ent *c = &t->cies.v[i];
+	memset(row, 0, sizeof(*row));
+	row->signal_frame = c->signal_frame;
+	return run(t, c, c->insn_off, c->insn_len, 0, 0, row, NULL, false);
+}
+
+/* Every CIE's initial row, made once, unless there are more CIEs than
+ * CFI_CIE_ROWS_MAX (then each lookup makes its own). */
+static void initial_rows(struct cfi_table *t)
+{
+	if (!t->cies.n || t->cies.n > CFI_CIE_ROWS_MAX)
+		return;
+	t->cie_rows = xcalloc(t->cies.n, sizeof(*t->cie_rows));
+	t->cie_errs = xcalloc(t->cies.n, sizeof(*t->cie_errs));
+	for (size_t i = 0; i < t->cies.n; i++)
+		t->cie_errs[i] = cie_row(t, i, &t->cie_rows[i]);
+}
+
 int cfi_find_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row)
 {
 	size_t lo = 0, hi = t->fdes.n;
@@ -613,13 +662,13 @@ int cfi_find_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row)
 		return -ENOENT;
 	const struct fde_ent *f = &t->fdes.v[lo - 1];
 	const struct cie_ent *c = &t->cies.v[f->cie];
-	memset(row, 0, sizeof(*row));
-	row->signal_frame = c->signal_frame;
-	int err = run(t, c, c->insn_off, c->insn_len, f->start, pc, row, NULL, false);
+	struct cfi_row own;
+	const struct cfi_row *initial = t->cie_rows ? &t->cie_rows[f->cie] : &own;
+	int err = t->cie_rows ? t->cie_errs[f->cie] : cie_row(t, f->cie, &own);
 	if (err)
 		return err;
-	struct cfi_row initial = *row;
-	err = run(t, c, f->insn_off, f->insn_len, f->start, pc, row, &initial, true);
+	*row = *initial;
+	err = run(t, c, f->insn_off, f->insn_len, f->start, pc, row, initial, true);
 	if (err)
 		return err;
 	if (row->cfa_is_expr ? !row->cfa_expr : row->cfa_reg >= CFI_NREGS)

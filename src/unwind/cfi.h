@@ -29,6 +29,7 @@
 #define CFI_MAX_STATE_DEPTH 64  /* DW_CFA_remember_state nesting; deeper: -EBADMSG */
 #define CFI_MAX_CFA_OPS 100000  /* CFA instructions run per lookup (CIE + FDE); more: -EBADMSG */
 #define CFI_MAX_EXPR_OPS 1000   /* DWARF expression operations executed; more: -EINVAL */
+#define CFI_CIE_ROWS_MAX 1024   /* CIEs whose initial rows a table keeps; more: made per lookup */
 #define CFI_MAX_EXPR_STACK 64   /* DWARF expression stack entries; more: -EINVAL */
 
 enum cfi_rule_kind {

@@ -85,6 +85,55 @@ static struct sec eh_frame_many(const size_t *order, size_t n)
 	return s;
 }
 
+/* k identical CIEs, then an FDE for [FDE_START, +FDE_LEN) of the last one
+ * with def_cfa_offset 16. */
+static struct sec eh_frame_cies(size_t k)
+{
+	static const uint8_t cie_body[] = {
+		1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x00, 0x0c, 7, 8, 0x90, 1,
+	};
+	static const uint8_t insn[] = { 0x0e, 16 };
+	struct sec s = { 0 };
+	size_t last = 0;
+	for (size_t i = 0; i < k; i++) {
+		last = s.n;
+		put_u32(&s, 4 + sizeof(cie_body));
+		put_u32(&s, 0);
+		put(&s, cie_body, sizeof(cie_body));
+	}
+	put_u32(&s, 4 + 8 + 8 + 1 + sizeof(insn));
+	put_u32(&s, (uint32_t)(s.n - last)); /* back to the last CIE */
+	put_u64(&s, FDE_START);
+	put_u64(&s, FDE_LEN);
+	put(&s, "", 1);
+	put(&s, insn, sizeof(insn));
+	put_u32(&s, 0);
+	return s;
+}
+
+/* A table's CIE initial rows are kept up to CFI_CIE_ROWS_MAX CIEs; past
+ * that each lookup makes its own: the same row either way. */
+static void test_cie_rows_cap(void **state)
+{
+	(void)state;
+	static const size_t ks[] = { 1, 2, CFI_CIE_ROWS_MAX, CFI_CIE_ROWS_MAX + 1 };
+	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		struct sec s = eh_frame_cies(ks[i]);
+		struct cfi_table *t = cfi_table_build(s.p, s.n, 0, false);
+		struct cfi_row row;
+		for (int round = 0; round < 2; round++) {
+			assert_int_equal(cfi_find_row(t, FDE_START + 4, &row), 0);
+			assert_false(row.cfa_is_expr);
+			assert_int_equal(row.cfa_reg, 7);
+			assert_int_equal(row.cfa_off, 16);
+			assert_int_equal(row.regs[CFI_RA].kind, CFI_RULE_OFFSET);
+			assert_int_equal(row.regs[CFI_RA].off, -8);
+		}
+		cfi_table_free(t);
+		free(s.p);
+	}
+}
+
 static void test_fdes_sorted(void **state)
 {
 	(void)state;
@@ -308,13 +357,10 @@ static void test_expr_int64_min(void **state)
 /* ---- the unwinding loop: frames per stack ---- */
 
 /* Every pc is mapped; no CFI, so each step follows the frame pointer. */
-static bool fp_only(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
-		    uint64_t *vaddr)
+static bool fp_only(void *ctx, uint64_t pc, struct dwarf_where *w)
 {
 	(void)ctx;
-	*key = 1;
-	*t = NULL;
-	*vaddr = pc;
+	*w = (struct dwarf_where){ .key = 1, .t = NULL, .delta = 0, .lo = pc, .hi = pc };
 	return true;
 }
 
@@ -363,12 +409,14 @@ static void test_frames_per_stack(void **state)
 }
 
 /* One CFI row for every pc in [FDE_START, FDE_START + FDE_LEN). */
-static bool one_fde(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
-		    uint64_t *vaddr)
+static bool one_fde(void *ctx, uint64_t pc, struct dwarf_where *w)
 {
-	*key = (uint32_t)(pc / FDE_LEN); /* a binary per sample: distinct cache keys */
-	*t = ctx;
-	*vaddr = FDE_START + pc % FDE_LEN;
+	/* a binary per sample: distinct cache keys */
+	*w = (struct dwarf_where){ .key = (uint32_t)(pc / FDE_LEN),
+				   .t = ctx,
+				   .delta = FDE_START + pc % FDE_LEN - pc,
+				   .lo = pc,
+				   .hi = pc };
 	return true;
 }
 
@@ -463,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_row_cache_cap),
 		cmocka_unit_test(test_crow_ops_cap),
 		cmocka_unit_test(test_fdes_sorted),
+		cmocka_unit_test(test_cie_rows_cap),
 		cmocka_unit_test(test_fdes_pcrel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

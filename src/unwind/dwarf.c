@@ -26,19 +26,31 @@ static const int8_t perf_to_dwarf[24] = {
 
 struct stackmem {
 	const uint8_t *bytes;
-	uint64_t base, size; /* [base, base + size) */
+	uint64_t base;  /* the copy holds [base, base + size) */
+	uint64_t reads; /* size - 7: the offsets an 8-byte read may start at (0 if none) */
 	bool ran_out;
 };
+
+static struct stackmem stackmem_of(const uint8_t *bytes, uint64_t base, uint64_t size)
+{
+	return (struct stackmem){ bytes, base, size >= 8 ? size - 7 : 0, false };
+}
 
 static bool read_stack(void *ctx, uint64_t addr, uint64_t *val)
 {
 	struct stackmem *s = ctx;
-	if (addr < s->base || addr - s->base > s->size || s->size - (addr - s->base) < 8) {
+	if (addr < s->base || addr - s->base >= s->reads) {
 		s->ran_out = true;
 		return false;
 	}
 	memcpy(val, s->bytes + (addr - s->base), 8);
 	return true;
+}
+
+/* Whether 8-byte reads at every address of [lo, hi] stay inside the copy. */
+static bool in_copy(const struct stackmem *s, uint64_t lo, uint64_t hi)
+{
+	return lo <= hi && lo >= s->base && hi - s->base < s->reads;
 }
 
 void unwinder_init(struct unwinder *u, struct machine *m)
@@ -149,6 +161,31 @@ static const struct cfi_table *table_for_dso(struct unwinder *u, uint32_t dso_id
  * addresses over and over. Bounded: past the cap, rows are recomputed. */
 #define ROW_CACHE_MAX DWARF_ROW_CACHE_MAX
 
+_Static_assert(sizeof(struct cfi_crow) == 64, "a cached row fills one cache line");
+
+/* A compact row's "saved at CFA + off" rules moved first (the order of
+ * its rules does not matter: each sets its own register from the
+ * callee's), with the range of their offsets. */
+static void saved_first(struct cfi_crow *c)
+{
+	struct cfi_crow_op rest[CFI_CROW_OPS];
+	unsigned nrest = 0;
+	c->nsaved = 0;
+	for (unsigned i = 0; i < c->nops; i++) {
+		if (c->ops[i].rule >> 5 != CFI_RULE_OFFSET) {
+			rest[nrest++] = c->ops[i];
+			continue;
+		}
+		int16_t off = c->ops[i].off;
+		if (!c->nsaved || off < c->lo_off)
+			c->lo_off = off;
+		if (!c->nsaved || off > c->hi_off)
+			c->hi_off = off;
+		c->ops[c->nsaved++] = c->ops[i];
+	}
+	memcpy(&c->ops[c->nsaved], rest, nrest * sizeof(rest[0]));
+}
+
 static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 {
 	if (row->cfa_is_expr || row->cfa_off != (int32_t)row->cfa_off)
@@ -156,6 +193,7 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 	memset(c, 0, sizeof(*c));
 	c->cfa_off = (int32_t)row->cfa_off;
 	c->cfa_reg = row->cfa_reg;
+	c->direct = 1;
 	c->signal_frame = row->signal_frame;
 	c->ra_kind = (uint8_t)row->regs[CFI_RA].kind;
 	c->sp_kind = (uint8_t)row->regs[DW_SP].kind;
@@ -187,9 +225,12 @@ static bool compact(const struct cfi_row *row, struct cfi_crow *c)
 		c->ops[c->nops].off = (int16_t)rule->off;
 		c->ops[c->nops].reg = (uint8_t)r;
 		unsigned src = rule->kind == CFI_RULE_REG ? rule->reg : 0;
+		if (rule->kind == CFI_RULE_REG)
+			c->direct = 0;
 		c->ops[c->nops].rule = (uint8_t)(rule->kind << 5 | src);
 		c->nops++;
 	}
+	saved_first(c);
 	return true;
 }
 
@@ -279,6 +320,13 @@ static inline bool plain_rule(unsigned kind, unsigned r, unsigned reg, int64_t o
 	}
 }
 
+/* A step with no return address: the outermost frame (-ENOENT), or
+ * truncated when its rule needed a stack beyond the copy (-ERANGE). */
+static int step_end(unsigned ra_kind, const struct stackmem *mem)
+{
+	return ra_kind != CFI_RULE_UNDEF && mem->ran_out ? -ERANGE : -ENOENT;
+}
+
 /*
  * The end of a step: without a return address the frame is the outermost
  * (-ENOENT), or truncated when its rule needed a stack beyond the copy
@@ -289,7 +337,7 @@ static int step_done(uint64_t *nregs, uint32_t nvalid, unsigned ra_kind, unsigne
 		     uint64_t cfa, const struct stackmem *mem, uint64_t *regs, uint32_t *valid)
 {
 	if (!(nvalid & (1u << CFI_RA)))
-		return ra_kind != CFI_RULE_UNDEF && mem->ran_out ? -ERANGE : -ENOENT;
+		return step_end(ra_kind, mem);
 	if (!(nvalid & (1u << DW_SP)) || sp_kind == CFI_RULE_SAME) {
 		nregs[DW_SP] = cfa;
 		nvalid |= 1u << DW_SP;
@@ -337,6 +385,21 @@ static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 			 valid);
 }
 
+/* The end of a cached row's step, its values stored (step_done's rules;
+ * on a stop, regs may hold some of the caller's values). */
+static int crow_done(const struct cfi_crow *c, uint64_t cfa, uint32_t nvalid,
+		     const struct stackmem *mem, uint64_t *regs, uint32_t *valid)
+{
+	if (!(nvalid & (1u << CFI_RA)))
+		return step_end(c->ra_kind, mem);
+	if (!(nvalid & (1u << DW_SP)) || c->sp_kind == CFI_RULE_SAME) {
+		regs[DW_SP] = cfa;
+		nvalid |= 1u << DW_SP;
+	}
+	*valid = nvalid;
+	return 0;
+}
+
 /*
  * cfi_step() on a cached compact row: the same rules, the same result
  * (a compact row holds no expressions), with the kept registers copied
@@ -345,20 +408,47 @@ static int cfi_step(const struct cfi_row *row, uint64_t *regs, uint32_t *valid,
 static int crow_step(const struct cfi_crow *c, uint64_t *regs, uint32_t *valid,
 		     struct stackmem *mem)
 {
-	if (!(*valid & (1u << c->cfa_reg)))
+	uint32_t v = *valid;
+	if (!(v & (1u << c->cfa_reg)))
 		return -EINVAL;
 	uint64_t cfa = regs[c->cfa_reg] + (uint64_t)(int64_t)c->cfa_off;
-	uint64_t nregs[CFI_NREGS];
-	uint32_t nvalid = *valid & c->keep;
-	memcpy(nregs, regs, sizeof(nregs));
-	for (unsigned i = 0; i < c->nops; i++) {
-		unsigned r = c->ops[i].reg;
-		unsigned rule = c->ops[i].rule;
-		if (plain_rule(rule >> 5, r, rule & 31, c->ops[i].off, cfa, regs, *valid, mem,
-			       &nregs[r]))
-			nvalid |= 1u << r;
+	uint32_t nvalid = v & c->keep;
+	if (c->direct) { /* no rule reads a register: store as they come */
+		unsigned i = 0;
+		if (c->nsaved && in_copy(mem, cfa + (uint64_t)(int64_t)c->lo_off,
+					 cfa + (uint64_t)(int64_t)c->hi_off)) {
+			/* every saved register inside the copy: read without checks */
+			for (; i < c->nsaved; i++) {
+				unsigned r = c->ops[i].reg;
+				memcpy(&regs[r], mem->bytes + (cfa + (uint64_t)(int64_t)c->ops[i].off - mem->base), 8);
+				nvalid |= 1u << r;
+			}
+		}
+		for (; i < c->nops; i++) {
+			unsigned r = c->ops[i].reg;
+			if (plain_rule(c->ops[i].rule >> 5, r, 0, c->ops[i].off, cfa, regs, v, mem, &regs[r]))
+				nvalid |= 1u << r;
+		}
+		return crow_done(c, cfa, nvalid, mem, regs, valid);
 	}
-	return step_done(nregs, nvalid, c->ra_kind, c->sp_kind, cfa, mem, regs, valid);
+	/* A rule reads the callee's registers: the values are all computed
+	 * before any is stored. */
+	uint64_t vals[CFI_CROW_OPS];
+	uint32_t done = 0;
+	for (unsigned i = 0; i < c->nops; i++) {
+		unsigned rule = c->ops[i].rule;
+		if (plain_rule(rule >> 5, c->ops[i].reg, rule & 31, c->ops[i].off, cfa, regs, v, mem,
+			       &vals[i])) {
+			nvalid |= 1u << c->ops[i].reg;
+			done |= 1u << i;
+		}
+	}
+	if (!(nvalid & (1u << CFI_RA)))
+		return step_end(c->ra_kind, mem);
+	for (unsigned i = 0; i < c->nops; i++)
+		if (done & (1u << i))
+			regs[c->ops[i].reg] = vals[i];
+	return crow_done(c, cfa, nvalid, mem, regs, valid);
 }
 
 /* Frame-pointer step, where there is no CFI. */
@@ -388,8 +478,9 @@ void dwarf_unwind_regs(struct unwinder *u, dwarf_lookup_fn lookup, void *ctx,
 {
 	if (!(valid & (1u << CFI_RA)) || !(valid & (1u << DW_SP)))
 		return;
-	struct stackmem mem = { stack, regs[DW_SP], size, false };
+	struct stackmem mem = stackmem_of(stack, regs[DW_SP], size);
 	bool first = true, after_signal = false, same_sp = false;
+	struct dwarf_where w = { 0 }; /* the last lookup's answer and its range */
 	for (unsigned step = 0; step < UNWIND_MAX_FRAMES; step++) {
 		uint64_t pc = regs[CFI_RA];
 		/* Callers are looked up (and reported) inside the call instruction. */
@@ -400,17 +491,14 @@ void dwarf_unwind_regs(struct unwinder *u, dwarf_lookup_fn lookup, void *ctx,
 			return;
 		}
 		first = false;
-		uint32_t key;
-		const struct cfi_table *t = NULL;
-		uint64_t vaddr = 0;
-		if (!lookup(ctx, at, &key, &t, &vaddr))
+		if ((at < w.lo || at >= w.hi) && !lookup(ctx, at, &w))
 			return;
 		uint64_t old_sp = regs[DW_SP];
 		int err = -ENOENT;
 		struct cfi_row row;
 		const struct cfi_crow *crow;
 		mem.ran_out = false;
-		if (t && find_row(u, t, key, vaddr, &row, &crow) == 0) {
+		if (w.t && find_row(u, w.t, w.key, at + w.delta, &row, &crow) == 0) {
 			err = crow ? crow_step(crow, regs, &valid, &mem) : cfi_step(&row, regs, &valid, &mem);
 			after_signal = crow ? crow->signal_frame != 0 : row.signal_frame;
 			if (err == -ENOENT)
@@ -447,56 +535,41 @@ void dwarf_unwind_regs(struct unwinder *u, dwarf_lookup_fn lookup, void *ctx,
 
 /*
  * dwarf_lookup_fn over the process's recorded mappings. The machine does
- * not change while a stack is unwound, so the last answer holds for every
- * pc of its range (a mapping's part in one PT_LOAD segment): frames of a
- * stack are mostly in one binary.
+ * not change while a stack is unwound, so an answer holds for every pc of
+ * its range (a mapping's part in one PT_LOAD segment): frames of a stack
+ * are mostly in one binary.
  */
 struct sample_ctx {
 	struct unwinder *u;
 	uint32_t pid;
-	uint64_t lo, hi; /* [lo, hi): pcs answered as the last one (empty: none) */
-	uint32_t key;
-	const struct cfi_table *t;
-	uint64_t delta; /* vaddr = pc + delta */
 };
 
-static bool lookup_map(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
-		       uint64_t *vaddr)
+static bool lookup_map(void *ctx, uint64_t pc, struct dwarf_where *w)
 {
 	struct sample_ctx *c = ctx;
-	if (pc >= c->lo && pc < c->hi) {
-		*key = c->key;
-		*t = c->t;
-		*vaddr = pc + c->delta;
-		return true;
-	}
 	const struct mapping *map = machine_find(c->u->m, c->pid, pc, false);
 	if (!map)
 		return false;
 	const struct elf_image *img;
-	*key = map->dso;
-	*t = table_for(c->u, map->dso, &img);
-	uint64_t off = pc - map->start + map->pgoff, lo, hi;
+	w->key = map->dso;
+	w->t = table_for(c->u, map->dso, &img);
+	w->lo = w->hi = 0;
+	uint64_t off = pc - map->start + map->pgoff, lo, hi, vaddr;
 	if (!img) { /* no CFI anywhere in the mapping */
-		c->lo = map->start;
-		c->hi = map->end;
-	} else if (elf_image_offset_segment(img, off, vaddr, &lo, &hi)) {
+		w->lo = map->start;
+		w->hi = map->end;
+	} else if (elf_image_offset_segment(img, off, &vaddr, &lo, &hi)) {
 		/* The mapping's pcs whose file offsets lie in [lo, hi) (none
 		 * remembered if the offset wrapped: a corrupt pgoff). */
-		c->lo = c->hi = 0;
 		if (off >= map->pgoff) {
 			uint64_t span = map->end - map->start;
-			c->lo = lo > map->pgoff ? map->start + (lo - map->pgoff) : map->start;
-			c->hi = hi - map->pgoff < span ? map->start + (hi - map->pgoff) : map->end;
+			w->lo = lo > map->pgoff ? map->start + (lo - map->pgoff) : map->start;
+			w->hi = hi - map->pgoff < span ? map->start + (hi - map->pgoff) : map->end;
 		}
-		c->delta = *vaddr - pc;
+		w->delta = vaddr - pc;
 	} else {
-		*t = NULL;
-		c->lo = c->hi = 0;
-		return true;
+		w->t = NULL;
 	}
-	c->key = *key;
-	c->t = *t;
 	return true;
 }
 
@@ -505,17 +578,19 @@ static void unwind_user(struct unwinder *u, const struct event *ev, struct unwin
 	const struct ev_sample *s = &ev->u.sample;
 	uint64_t regs[CFI_NREGS] = { 0 };
 	uint32_t valid = 0;
+	/* The values come in the order of the mask's set bits. */
 	size_t idx = 0;
-	for (unsigned bit = 0; bit < 64; bit++) {
-		if (!(s->user_regs_mask & (1ULL << bit)))
-			continue;
-		uint64_t v = ev_u64(s->user_regs, idx++);
-		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
-			regs[perf_to_dwarf[bit]] = v;
-			valid |= 1u << perf_to_dwarf[bit];
+	for (uint64_t m = s->user_regs_mask; m; m &= m - 1, idx++) {
+		unsigned bit = (unsigned)__builtin_ctzll(m);
+		if (bit >= 24)
+			break;
+		int d = perf_to_dwarf[bit];
+		if (d >= 0) {
+			regs[d] = ev_u64(s->user_regs, idx);
+			valid |= 1u << d;
 		}
 	}
-	struct sample_ctx c = { u, ev->sid.pid, 0, 0, 0, NULL, 0 };
+	struct sample_ctx c = { u, ev->sid.pid };
 	dwarf_unwind_regs(u, lookup_map, &c, regs, valid, s->stack, s->stack_dyn_size, st);
 }
 

@@ -54,7 +54,10 @@ struct cfi_crow {
 	uint8_t ra_kind, sp_kind; /* the RA's and SP's rule kinds (the step's end) */
 	uint32_t keep;            /* registers whose value carries over when known */
 	uint8_t nops;
-	struct {
+	uint8_t direct; /* no rule reads a register: each value may be stored as computed */
+	uint8_t nsaved; /* ops[0, nsaved) are "saved at CFA + off", the rest after them */
+	int16_t lo_off, hi_off; /* the least and greatest off of those */
+	struct cfi_crow_op {
 		int16_t off;
 		uint8_t reg;  /* the register it sets */
 		uint8_t rule; /* kind (3 bits) << 5 | source register (5 bits) */
@@ -100,12 +103,20 @@ void unwinder_sample(struct unwinder *u, const struct event *ev, struct unwind_s
 
 /*
  * Where a pc lies, for dwarf_unwind_regs(): false if it is in no known
- * mapping (the stack ends there); else *key names its binary (the row
- * cache is keyed by it), *t is the binary's CFI (NULL: none, use the frame
- * pointer) and *vaddr the pc's link-time address in it.
+ * mapping (the stack ends there); else key names its binary (the row
+ * cache is keyed by it), t is the binary's CFI (NULL: none, use the frame
+ * pointer) and the pc's link-time address in it is pc + delta. Every pc
+ * of [lo, hi) has the same answer (the same key, t and delta) for the
+ * rest of the stack, so the unwinder asks again only outside it (lo = hi:
+ * ask for every pc).
  */
-typedef bool (*dwarf_lookup_fn)(void *ctx, uint64_t pc, uint32_t *key, const struct cfi_table **t,
-				uint64_t *vaddr);
+struct dwarf_where {
+	uint32_t key;
+	const struct cfi_table *t;
+	uint64_t delta;
+	uint64_t lo, hi;
+};
+typedef bool (*dwarf_lookup_fn)(void *ctx, uint64_t pc, struct dwarf_where *w);
 
 /*
  * The unwinding loop itself, free of perf.data and /proc (unwinder_sample
