@@ -522,7 +522,7 @@ int disasm_bytes(struct disasm *d, enum disasm_arch arch, const uint8_t *code, u
 int disasm_range(struct disasm *d, const struct elf_image *code, uint64_t start, uint64_t size,
 		 disasm_sym_fn sym, void *sym_ctx)
 {
-	enum disasm_arch arch;
+	enum disasm_arch arch = DISASM_X86_64; /* set by disasm_arch_of (GCC -O3 cannot tell) */
 	const uint8_t *bytes;
 	int err;
 
