@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hashmap.h"
 #include "base/lines.h"
 #include "base/vec.h"
 
@@ -189,6 +190,7 @@ struct parse {
 	 * (p->frames, before any reversal) and, outside charts, their nodes.
 	 */
 	const char *prev;
+	const char *end; /* the end of the text (frames are read 8 bytes at a time up to it) */
 	size_t prev_len;
 	size_t prev_frames;
 	VEC(uint32_t) path;
@@ -212,6 +214,44 @@ static size_t common_prefix(const char *a, const char *b, size_t n)
 	while (l < n && a[l] == b[l])
 		l++;
 	return l;
+}
+
+/*
+ * The frame at s: its length up to the first ';' or 'lim' bytes, whichever
+ * comes first, and its hash_str (*hash), both found in one pass eight
+ * bytes at a time; 'room' bytes are readable at s (room >= lim).
+ */
+static size_t scan_frame(const char *s, size_t lim, size_t room, uint64_t *hash)
+{
+	uint64_t h = HASH_STR_SEED;
+	size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ULL;
+	for (; i + 8 <= room; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		uint64_t x = w ^ (ones * ';');
+		/* The lowest byte flagged is the first ';' (exact: a borrow
+		 * only flags bytes above a zero one). */
+		uint64_t z = (x - ones) & ~x & (ones << 7);
+		size_t j = z ? (size_t)__builtin_ctzll(z) / 8 : 8;
+		if (j > lim - i)
+			j = lim - i;
+		if (j < 8) {
+			if (j)
+				h = hash_str_word(h, w & ((UINT64_C(1) << (8 * j)) - 1));
+			*hash = hash_str_end(h, i + j);
+			return i + j;
+		}
+		h = hash_str_word(h, w);
+	}
+#endif
+	/* The last bytes of the text (or a big-endian host): a byte at a time. */
+	const char *semi = i < lim ? memchr(s + i, ';', lim - i) : NULL;
+	size_t n = semi ? (size_t)(semi - s) : lim;
+	*hash = hash_str(s, n);
+	(void)h;
+	return n;
 }
 
 /*
@@ -241,20 +281,21 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 		return true;
 	/* A frame ends at each ';' and at the end (an empty last frame after
 	 * a trailing ';'); memchr finds them a vector at a time. */
+	size_t room = (size_t)(p->end - s);
 	while (start <= n) {
-		const char *semi = memchr(s + start, ';', n - start);
-		size_t i = semi ? (size_t)(semi - s) : n;
 		if (p->frames.n == FOLDEDTEXT_MAX_FRAMES) {
 			cut = true;
 			break;
 		}
-		size_t fl = i - start;
-		struct trie_frame f = { strtab_intern(p->strs, s + start, fl),
+		uint64_t h;
+		size_t fl = scan_frame(s + start, n - start, room - start, &h);
+		size_t i = start + fl;
+		struct trie_frame f = { strtab_intern_hashed(p->strs, s + start, fl, h),
 					p->frames.n == 0 ? FRAME_PROCESS
 							 : frame_kind_of_name(s + start, fl) };
 		VEC_PUSH(&p->frames, f);
 		VEC_PUSH(&p->ends, i);
-		if (!semi)
+		if (i == n)
 			break;
 		start = i + 1;
 	}
@@ -359,7 +400,7 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 		     struct foldedtext_stats *st)
 {
 	struct foldedtext_opts dflt = { 0 };
-	struct parse p = { .o = o ? o : &dflt, .strs = strs, .t = t, .st = st };
+	struct parse p = { .o = o ? o : &dflt, .strs = strs, .t = t, .st = st, .end = data + len };
 	struct foldedtext_opts fixed = *p.o;
 	if (fixed.frac_digits > FOLDEDTEXT_MAX_DIGITS)
 		fixed.frac_digits = FOLDEDTEXT_MAX_DIGITS;
