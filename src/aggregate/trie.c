@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static uint64_t hash_of(uint32_t parent, uint32_t name, uint8_t kind)
 {
@@ -76,8 +77,84 @@ void trie_init(struct trie *t, struct strtab *names)
 	root->parent = root->first_child = root->next_sibling = TRIE_NONE;
 }
 
+/*
+ * Large node arrays live in a mapping of their own, aligned to and advised
+ * for huge pages (one fault per 2 MiB instead of 512) and grown by mremap
+ * (pages moved, not copied): t->nodes_mapped bytes of it, 0 while the
+ * nodes are malloc's.
+ */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A mapping of 'bytes' (a multiple of HUGE_PAGE) at a HUGE_PAGE boundary, or NULL. */
+static void *map_huge(size_t bytes)
+{
+	char *p = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	size_t head = (HUGE_PAGE - ((uintptr_t)p & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1);
+	if (head)
+		munmap(p, head);
+	munmap(p + head + bytes, HUGE_PAGE - head);
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p + head, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
+#endif
+	return p + head;
+}
+
+/* Room for 'want' nodes; false if a mapping could not be had or grown. */
+static bool nodes_map(struct trie *t, size_t want)
+{
+	if (want > SIZE_MAX / 4 / sizeof(struct trie_node))
+		return false;
+	size_t bytes = (want * sizeof(struct trie_node) + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	void *v;
+	if (t->nodes_mapped) {
+		v = mremap(t->nodes.v, t->nodes_mapped, bytes, MREMAP_MAYMOVE);
+		if (v == MAP_FAILED)
+			return false;
+	} else {
+		v = map_huge(bytes);
+		if (!v)
+			return false;
+		if (t->nodes.n)
+			memcpy(v, t->nodes.v, t->nodes.n * sizeof(struct trie_node));
+		free(t->nodes.v);
+	}
+	t->nodes.v = v;
+	t->nodes.cap = bytes / sizeof(struct trie_node);
+	t->nodes_mapped = bytes;
+	return true;
+}
+
+void trie_reserve(struct trie *t, size_t nodes)
+{
+	if (nodes <= t->nodes.cap)
+		return;
+	if (nodes * sizeof(struct trie_node) < HUGE_PAGE || !nodes_map(t, nodes))
+		VEC_RESERVE(&t->nodes, nodes);
+}
+
+/* A new node at the end of t->nodes, zeroed. */
+static struct trie_node *push_node(struct trie *t)
+{
+	if (t->nodes.n == t->nodes.cap && t->nodes_mapped && !nodes_map(t, t->nodes.cap * 2))
+		xalloc_die("trie nodes");
+	if (t->nodes_mapped) {
+		struct trie_node *n = &t->nodes.v[t->nodes.n++];
+		memset(n, 0, sizeof(*n));
+		return n;
+	}
+	return VEC_PUSH_ZERO(&t->nodes);
+}
+
 void trie_release(struct trie *t)
 {
+	if (t->nodes_mapped) {
+		munmap(t->nodes.v, t->nodes_mapped);
+		t->nodes.v = NULL;
+		t->nodes.n = t->nodes.cap = t->nodes_mapped = 0;
+	}
 	VEC_FREE(&t->nodes);
 	VEC_FREE(&t->last);
 	VEC_FREE(&t->last_path);
@@ -91,7 +168,7 @@ void trie_release(struct trie *t)
 static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
 	uint32_t id = (uint32_t)t->nodes.n;
-	struct trie_node *n = VEC_PUSH_ZERO(&t->nodes);
+	struct trie_node *n = push_node(t);
 	struct trie_node *p = &t->nodes.v[parent];
 	n->name = name;
 	n->kind = kind;
