@@ -21,15 +21,27 @@ static uint64_t hash_of(uint32_t parent, uint32_t name, uint8_t kind)
 #define SLOT_ID(s) ((uint32_t)(s))
 #define SLOT_TAG(h) ((h) & 0xffffffff00000000ULL)
 
-/* Node 0 (the root) is nobody's child, so id 0 marks an empty slot. */
+/* A hash's first slot: its top bits, which the slot's tag keeps, so the
+ * index grows without reading the nodes again. */
+static size_t slot_of(const struct trie *t, uint64_t h)
+{
+	return (size_t)(h >> t->index_shift);
+}
+
+/* Put a slot (tag and id) in the index. Node 0 (the root) is nobody's
+ * child, so id 0 marks an empty slot. */
+static void index_put(struct trie *t, uint64_t slot)
+{
+	size_t i = slot_of(t, slot);
+	while (SLOT_ID(t->index[i]))
+		i = (i + 1) & t->index_mask;
+	t->index[i] = slot;
+}
+
 static void index_insert(struct trie *t, uint32_t id)
 {
 	const struct trie_node *n = &t->nodes.v[id];
-	uint64_t h = hash_of(n->parent, n->name, n->kind);
-	size_t i = (size_t)h & t->index_mask;
-	while (SLOT_ID(t->index[i]))
-		i = (i + 1) & t->index_mask;
-	t->index[i] = SLOT_TAG(h) | id;
+	index_put(t, SLOT_TAG(hash_of(n->parent, n->name, n->kind)) | id);
 }
 
 _Static_assert(TRIE_INDEX_MIN == 2, "indexed() counts children by their links");
@@ -52,11 +64,14 @@ static void index_room(struct trie *t)
 	uint64_t *old = t->index;
 	size_t old_slots = old ? t->index_mask + 1 : 0;
 	size_t slots = old ? old_slots * 2 : 1024;
+	if (slots > (size_t)1 << 32)
+		xalloc_die("trie index"); /* the tag's 32 bits place a slot */
 	t->index = xcalloc(slots, sizeof(*t->index));
 	t->index_mask = slots - 1;
+	t->index_shift = 64 - (unsigned)__builtin_ctzll(slots);
 	for (size_t i = 0; i < old_slots; i++)
 		if (SLOT_ID(old[i]))
-			index_insert(t, SLOT_ID(old[i]));
+			index_put(t, old[i]);
 	free(old);
 }
 
@@ -161,6 +176,7 @@ void trie_release(struct trie *t)
 	free(t->index);
 	t->index = NULL;
 	t->index_mask = 0;
+	t->index_shift = 0;
 	t->nindexed = 0;
 }
 
@@ -311,7 +327,7 @@ uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t
 		return found;
 	}
 	uint64_t h = hash_of(parent, name, kind), tag = SLOT_TAG(h);
-	for (size_t i = (size_t)h & t->index_mask; SLOT_ID(t->index[i]);
+	for (size_t i = slot_of(t, h); SLOT_ID(t->index[i]);
 	     i = (i + 1) & t->index_mask) {
 		if (SLOT_TAG(t->index[i]) != tag)
 			continue;

@@ -86,12 +86,14 @@ struct trie {
 	 * The children of nodes with TRIE_INDEX_MIN children or more, by open
 	 * addressing over (parent, name, kind): a slot holds the node id (low
 	 * 32 bits, 0 = empty) and the high half of the key's hash, so probes
-	 * read nodes only when the hash matches. A node with a single child
+	 * read nodes only when the hash matches; the hash's top bits are its
+	 * first slot. A node with a single child
 	 * finds it without the index (most nodes of a deep profile), so the
 	 * index stays small.
 	 */
 	uint64_t *index;
 	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first entry */
+	unsigned index_shift; /* 64 - log2(slots): a hash's top bits pick its first slot */
 	size_t nindexed;      /* entries in the index */
 	/* trie_add's last stack and its nodes: the next stack's common prefix
 	 * (the same thread's outer frames, mostly) needs no lookups. */
