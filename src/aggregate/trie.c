@@ -299,13 +299,28 @@ void trie_sort(struct trie *t)
 {
 	VEC(uint32_t) kids = { 0 };
 	for (size_t p = 0; p < t->nodes.n; p++) {
+		uint32_t first = t->nodes.v[p].first_child;
+		if (first == TRIE_NONE || t->nodes.v[first].next_sibling == TRIE_NONE)
+			continue; /* no siblings to order (most nodes) */
 		kids.n = 0;
-		for (uint32_t c = t->nodes.v[p].first_child; c != TRIE_NONE;
+		for (uint32_t c = first; c != TRIE_NONE;
 		     c = t->nodes.v[c].next_sibling)
 			VEC_PUSH(&kids, c);
-		if (kids.n < 2)
-			continue;
-		qsort_r(kids.v, kids.n, sizeof(kids.v[0]), cmp_nodes, t);
+		/* Children are linked newest first: stacks added in name order
+		 * (sorted folded text) leave each list reversed, which one
+		 * compare per child tells and a reversal sorts. */
+		size_t desc = 1;
+		while (desc < kids.n && cmp_nodes(&kids.v[desc - 1], &kids.v[desc], t) > 0)
+			desc++;
+		if (desc == kids.n) {
+			for (size_t a = 0, b = kids.n - 1; a < b; a++, b--) {
+				uint32_t x = kids.v[a];
+				kids.v[a] = kids.v[b];
+				kids.v[b] = x;
+			}
+		} else {
+			qsort_r(kids.v, kids.n, sizeof(kids.v[0]), cmp_nodes, t);
+		}
 		t->nodes.v[p].first_child = kids.v[0];
 		for (size_t i = 0; i + 1 < kids.n; i++)
 			t->nodes.v[kids.v[i]].next_sibling = kids.v[i + 1];
