@@ -7,6 +7,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "base/hashmap.h"
 #include "base/lines.h"
@@ -197,11 +200,20 @@ struct parse {
 	VEC(size_t) ends; /* where each of the previous line's frames ends (a ';' or its end) */
 };
 
-/* The length of the common prefix of a and b (n bytes at most): eight
- * bytes at a time, then bytewise. */
+/* The length of the common prefix of a and b (n bytes at most): sixteen
+ * bytes at a time where SSE2 is there, eight, then bytewise. */
 static size_t common_prefix(const char *a, const char *b, size_t n)
 {
 	size_t l = 0;
+#ifdef __SSE2__
+	for (; l + 16 <= n; l += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + l));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + l));
+		unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
+		if (eq != 0xffff)
+			return l + (size_t)__builtin_ctz(~eq);
+	}
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	for (; l + 8 <= n; l += 8) {
 		uint64_t x, y;
