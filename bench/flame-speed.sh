@@ -14,8 +14,11 @@
 #       recording takes many minutes);
 #   (d) the same on large text: `perf script --no-inline` of out/large.data
 #       (LARGE_DATA), the same recording of four compiles in a row (~300 MB;
-#       its text ~60 MB), made when missing (LARGE=0 skips (d)).
-# (a), (c) and (d) run in RUNS interleaved rounds (default 3: kiln, then the
+#       its text ~60 MB), made when missing (LARGE=0 skips (d));
+#   (e) the folded stacks of that large text (out/large.folded, folded once
+#       by kiln collapse from out/large.script; FOLDED_LARGE names another
+#       file), rendered: the real stacks of four compiles.
+# (a), (e), (c) and (d) run in RUNS interleaved rounds (default 3: kiln, then the
 # Perl script, round after round, so a load that comes and goes weighs on
 # both); each line gives the median wall and CPU time and the ratios are
 # of medians. (b) runs once (SYNTHETIC=0 skips it). The load average is
@@ -201,4 +204,27 @@ if command -v perf >/dev/null; then
 else
 	echo "== (c), (d): perf is not installed: skipped"
 fi
+lfold=${FOLDED_LARGE:-$out/large.folded}
+if [ ! -s "$lfold" ] && [ -s "$out/large.script" ]; then
+	"$kiln" collapse "$out/large.script" >"$lfold" 2>/dev/null
+fi
+if [ -s "$lfold" ]; then
+	echo "== (e) folded stacks of the large text ($lfold)"
+	echo "  input: $(wc -l <"$lfold") lines, $(du -kL "$lfold" | cut -f1) KB"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		rec ek "kiln flame" "$out/e.kiln.svg" "$kiln" flame "$lfold" -o -
+		[ -z "$fg" ] || rec ep "flamegraph.pl" "$out/e.pl.svg" perl "$fg/flamegraph.pl" "$lfold"
+		i=$((i + 1))
+	done
+	med ek "kiln flame"
+	tk=$last ck=$lastcpu
+	if [ -n "$fg" ]; then
+		med ep "flamegraph.pl"
+		ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
+	fi
+else
+	echo "== (e) skipped (no $lfold, and no out/large.script to fold it from: (d) makes it)"
+fi
+
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
