@@ -86,6 +86,24 @@ rm -f "$out"/.r.*
 runs=${RUNS:-3}
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $runs rounds"
 ratio() { echo "scale=1; $1 / $2" | bc; }
+# folded_svg KEY FILE: kiln flame and flamegraph.pl on FILE, RUNS
+# interleaved rounds, medians and ratios (outputs $out/KEY.kiln.svg, .pl.svg)
+folded_svg() {
+	fkey=$1 ffile=$2
+	echo "  input: $(wc -l <"$ffile") lines, $(du -kL "$ffile" | cut -f1) KB"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		rec "${fkey}k" "kiln flame" "$out/$fkey.kiln.svg" "$kiln" flame "$ffile" -o -
+		[ -z "$fg" ] || rec "${fkey}p" "flamegraph.pl" "$out/$fkey.pl.svg" perl "$fg/flamegraph.pl" "$ffile"
+		i=$((i + 1))
+	done
+	med "${fkey}k" "kiln flame"
+	tk=$last ck=$lastcpu
+	if [ -n "$fg" ]; then
+		med "${fkey}p" "flamegraph.pl"
+		ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
+	fi
+}
 # ratios NAME REF_WALL REF_CPU KILN_WALL KILN_CPU
 ratios() {
 	echo "  ratio $1: wall $(ratio "$2" "$4")x, cpu $(ratio "$3" "$5")x"
@@ -97,19 +115,7 @@ if [ ! -f "$data" ]; then
 fi
 echo "== (a) folded stacks of $data"
 [ -s "$out/compile.folded" ] || "$kiln" collapse "$data" >"$out/compile.folded" 2>/dev/null
-echo "  input: $(wc -l <"$out/compile.folded") lines, $(du -kL "$out/compile.folded" | cut -f1) KB"
-i=0
-while [ $i -lt "$runs" ]; do
-	rec ak "kiln flame" "$out/a.kiln.svg" "$kiln" flame "$out/compile.folded" -o -
-	[ -z "$fg" ] || rec ap "flamegraph.pl" "$out/a.pl.svg" perl "$fg/flamegraph.pl" "$out/compile.folded"
-	i=$((i + 1))
-done
-med ak "kiln flame"
-tk=$last ck=$lastcpu
-if [ -n "$fg" ]; then
-	med ap "flamegraph.pl"
-	ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
-fi
+folded_svg a "$out/compile.folded"
 
 if [ "${SYNTHETIC:-1}" = 0 ]; then
 	echo "== (b) skipped (SYNTHETIC=0)"
@@ -210,19 +216,7 @@ if [ ! -s "$lfold" ] && [ -s "$out/large.script" ]; then
 fi
 if [ -s "$lfold" ]; then
 	echo "== (e) folded stacks of the large text ($lfold)"
-	echo "  input: $(wc -l <"$lfold") lines, $(du -kL "$lfold" | cut -f1) KB"
-	i=0
-	while [ $i -lt "$runs" ]; do
-		rec ek "kiln flame" "$out/e.kiln.svg" "$kiln" flame "$lfold" -o -
-		[ -z "$fg" ] || rec ep "flamegraph.pl" "$out/e.pl.svg" perl "$fg/flamegraph.pl" "$lfold"
-		i=$((i + 1))
-	done
-	med ek "kiln flame"
-	tk=$last ck=$lastcpu
-	if [ -n "$fg" ]; then
-		med ep "flamegraph.pl"
-		ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
-	fi
+	folded_svg e "$lfold"
 else
 	echo "== (e) skipped (no $lfold, and no out/large.script to fold it from: (d) makes it)"
 fi
