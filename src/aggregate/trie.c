@@ -146,8 +146,10 @@ void trie_reserve(struct trie *t, size_t nodes)
 {
 	if (nodes <= t->nodes.cap)
 		return;
-	if (nodes * sizeof(struct trie_node) < HUGE_PAGE || !nodes_map(t, nodes))
+	if (nodes * sizeof(struct trie_node) < HUGE_PAGE)
 		VEC_RESERVE(&t->nodes, nodes);
+	else
+		(void)nodes_map(t, nodes); /* without it, the nodes grow as they come */
 }
 
 /* A new node at the end of t->nodes, zeroed. */
