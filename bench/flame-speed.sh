@@ -86,11 +86,12 @@ rm -f "$out"/.r.*
 runs=${RUNS:-3}
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $runs rounds"
 ratio() { echo "scale=1; $1 / $2" | bc; }
+show_input() { echo "  input: $(wc -l <"$1") lines, $(du -kL "$1" | cut -f1) KB"; }
 # folded_svg KEY FILE: kiln flame and flamegraph.pl on FILE, RUNS
 # interleaved rounds, medians and ratios (outputs $out/KEY.kiln.svg, .pl.svg)
 folded_svg() {
 	fkey=$1 ffile=$2
-	echo "  input: $(wc -l <"$ffile") lines, $(du -kL "$ffile" | cut -f1) KB"
+	show_input "$ffile"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		rec "${fkey}k" "kiln flame" "$out/$fkey.kiln.svg" "$kiln" flame "$ffile" -o -
@@ -140,7 +141,7 @@ with open(sys.argv[1], "w") as f:
         f.write("%s %d\n" % (";".join(frames), 1 + rnd(50)))
 PY
 fi
-echo "  input: $(wc -l <"$out/synthetic.folded") lines, $(du -kL "$out/synthetic.folded" | cut -f1) KB"
+show_input "$out/synthetic.folded"
 run "kiln flame" "$out/b.kiln.svg" "$kiln" flame "$out/synthetic.folded" -o -
 tk=$last ck=$lastcpu
 if [ -n "$fg" ]; then
@@ -164,7 +165,7 @@ text() {
 		rm -f "$script"
 	fi
 	[ -s "$script" ] || perf script --no-inline -i "$tdata" >"$script" 2>/dev/null
-	echo "  input: $(wc -l <"$script") lines, $(du -kL "$script" | cut -f1) KB"
+	show_input "$script"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		rec "${tkey}ck" "kiln collapse (text)" "$out/$tkey.kiln.folded" "$kiln" collapse "$script"
