@@ -198,7 +198,22 @@ struct parse {
 	size_t prev_frames;
 	VEC(uint32_t) path;
 	VEC(size_t) ends; /* where each of the previous line's frames ends (a ';' or its end) */
+	VEC(uint8_t) kinds; /* by name id: frame_kind_of_name + 1, 0 until worked out */
 };
+
+/* The kind a frame's name says (frame_kind_of_name), worked out once per name. */
+static uint8_t name_kind(struct parse *p, uint32_t name, const char *s, size_t n)
+{
+	if (name >= p->kinds.n) {
+		size_t had = p->kinds.n;
+		VEC_RESERVE(&p->kinds, (size_t)name + 1);
+		memset(p->kinds.v + had, 0, (size_t)name + 1 - had);
+		p->kinds.n = (size_t)name + 1;
+	}
+	if (!p->kinds.v[name])
+		p->kinds.v[name] = (uint8_t)(frame_kind_of_name(s, n) + 1);
+	return (uint8_t)(p->kinds.v[name] - 1);
+}
 
 /* The length of the common prefix of a and b (n bytes at most): sixteen
  * bytes at a time where SSE2 is there, eight, then bytewise. */
@@ -303,8 +318,9 @@ static bool split_frames(struct parse *p, const char *s, size_t n, size_t *share
 		size_t fl = scan_frame(s + start, n - start, room - start, &h);
 		size_t i = start + fl;
 		struct trie_frame f = { strtab_intern_hashed(p->strs, s + start, fl, h),
-					p->frames.n == 0 ? FRAME_PROCESS
-							 : frame_kind_of_name(s + start, fl) };
+					FRAME_PROCESS };
+		if (p->frames.n)
+			f.kind = name_kind(p, f.name, s + start, fl);
 		VEC_PUSH(&p->frames, f);
 		VEC_PUSH(&p->ends, i);
 		if (i == n)
@@ -448,6 +464,7 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 	VEC_FREE(&p.frames);
 	VEC_FREE(&p.path);
 	VEC_FREE(&p.ends);
+	VEC_FREE(&p.kinds);
 	if (first && st->differential) {
 		/* Nodes created after the last line's leaf still need a slot. */
 		VEC_RESERVE(&p.first, t->nodes.n + 1);

@@ -161,6 +161,16 @@ static void test_kinds(void **state)
 			.kind,
 		FRAME_UNKNOWN);
 	done(&r);
+	/* A name's kind is worked out once and kept; the first frame is the
+	 * process's wherever its name comes again. */
+	parse(&r, "x_[k];x_[k];a 1\nx_[k];b;x_[k] 2\nb;x_[k] 3\n", NULL);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "x_[k]")].kind, FRAME_PROCESS);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "x_[k];x_[k]")].kind, FRAME_KERNEL);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "x_[k];b;x_[k]")].kind, FRAME_KERNEL);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "b")].kind, FRAME_PROCESS);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "b;x_[k]")].kind, FRAME_KERNEL);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "x_[k];b")].kind, FRAME_USER);
+	done(&r);
 }
 
 static void test_reverse_and_chart(void **state)
