@@ -14,8 +14,11 @@
 #       recording takes many minutes);
 #   (d) the same on large text: `perf script --no-inline` of out/large.data
 #       (LARGE_DATA), the same recording of four compiles in a row (~300 MB;
-#       its text ~60 MB), made when missing (LARGE=0 skips (d)).
-# (a), (c) and (d) run in RUNS interleaved rounds (default 3: kiln, then the
+#       its text ~60 MB), made when missing (LARGE=0 skips (d));
+#   (e) the folded stacks of that large text (out/large.folded, folded once
+#       by kiln collapse from out/large.script; FOLDED_LARGE names another
+#       file), rendered: the real stacks of four compiles.
+# (a), (e), (c) and (d) run in RUNS interleaved rounds (default 3: kiln, then the
 # Perl script, round after round, so a load that comes and goes weighs on
 # both); each line gives the median wall and CPU time and the ratios are
 # of medians. (b) runs once (SYNTHETIC=0 skips it). The load average is
@@ -83,6 +86,25 @@ rm -f "$out"/.r.*
 runs=${RUNS:-3}
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $runs rounds"
 ratio() { echo "scale=1; $1 / $2" | bc; }
+show_input() { echo "  input: $(wc -l <"$1") lines, $(du -kL "$1" | cut -f1) KB"; }
+# folded_svg KEY FILE: kiln flame and flamegraph.pl on FILE, RUNS
+# interleaved rounds, medians and ratios (outputs $out/KEY.kiln.svg, .pl.svg)
+folded_svg() {
+	fkey=$1 ffile=$2
+	show_input "$ffile"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		rec "${fkey}k" "kiln flame" "$out/$fkey.kiln.svg" "$kiln" flame "$ffile" -o -
+		[ -z "$fg" ] || rec "${fkey}p" "flamegraph.pl" "$out/$fkey.pl.svg" perl "$fg/flamegraph.pl" "$ffile"
+		i=$((i + 1))
+	done
+	med "${fkey}k" "kiln flame"
+	tk=$last ck=$lastcpu
+	if [ -n "$fg" ]; then
+		med "${fkey}p" "flamegraph.pl"
+		ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
+	fi
+}
 # ratios NAME REF_WALL REF_CPU KILN_WALL KILN_CPU
 ratios() {
 	echo "  ratio $1: wall $(ratio "$2" "$4")x, cpu $(ratio "$3" "$5")x"
@@ -94,19 +116,7 @@ if [ ! -f "$data" ]; then
 fi
 echo "== (a) folded stacks of $data"
 [ -s "$out/compile.folded" ] || "$kiln" collapse "$data" >"$out/compile.folded" 2>/dev/null
-echo "  input: $(wc -l <"$out/compile.folded") lines, $(du -kL "$out/compile.folded" | cut -f1) KB"
-i=0
-while [ $i -lt "$runs" ]; do
-	rec ak "kiln flame" "$out/a.kiln.svg" "$kiln" flame "$out/compile.folded" -o -
-	[ -z "$fg" ] || rec ap "flamegraph.pl" "$out/a.pl.svg" perl "$fg/flamegraph.pl" "$out/compile.folded"
-	i=$((i + 1))
-done
-med ak "kiln flame"
-tk=$last ck=$lastcpu
-if [ -n "$fg" ]; then
-	med ap "flamegraph.pl"
-	ratios "flamegraph.pl / kiln" "$last" "$lastcpu" "$tk" "$ck"
-fi
+folded_svg a "$out/compile.folded"
 
 if [ "${SYNTHETIC:-1}" = 0 ]; then
 	echo "== (b) skipped (SYNTHETIC=0)"
@@ -131,7 +141,7 @@ with open(sys.argv[1], "w") as f:
         f.write("%s %d\n" % (";".join(frames), 1 + rnd(50)))
 PY
 fi
-echo "  input: $(wc -l <"$out/synthetic.folded") lines, $(du -kL "$out/synthetic.folded" | cut -f1) KB"
+show_input "$out/synthetic.folded"
 run "kiln flame" "$out/b.kiln.svg" "$kiln" flame "$out/synthetic.folded" -o -
 tk=$last ck=$lastcpu
 if [ -n "$fg" ]; then
@@ -155,7 +165,7 @@ text() {
 		rm -f "$script"
 	fi
 	[ -s "$script" ] || perf script --no-inline -i "$tdata" >"$script" 2>/dev/null
-	echo "  input: $(wc -l <"$script") lines, $(du -kL "$script" | cut -f1) KB"
+	show_input "$script"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		rec "${tkey}ck" "kiln collapse (text)" "$out/$tkey.kiln.folded" "$kiln" collapse "$script"
@@ -201,4 +211,15 @@ if command -v perf >/dev/null; then
 else
 	echo "== (c), (d): perf is not installed: skipped"
 fi
+lfold=${FOLDED_LARGE:-$out/large.folded}
+if [ ! -s "$lfold" ] && [ -s "$out/large.script" ]; then
+	"$kiln" collapse "$out/large.script" >"$lfold" 2>/dev/null
+fi
+if [ -s "$lfold" ]; then
+	echo "== (e) folded stacks of the large text ($lfold)"
+	folded_svg e "$lfold"
+else
+	echo "== (e) skipped (no $lfold, and no out/large.script to fold it from: (d) makes it)"
+fi
+
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -161,6 +161,16 @@ static void test_kinds(void **state)
 			.kind,
 		FRAME_UNKNOWN);
 	done(&r);
+	/* A name's kind is worked out once and kept; the first frame is the
+	 * process's wherever its name comes again. */
+	parse(&r, "x_[k];x_[k];a 1\nx_[k];b;x_[k] 2\nb;x_[k] 3\n", NULL);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "x_[k]")].kind, FRAME_PROCESS);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "x_[k];x_[k]")].kind, FRAME_KERNEL);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "x_[k];b;x_[k]")].kind, FRAME_KERNEL);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "b")].kind, FRAME_PROCESS);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "b;x_[k]")].kind, FRAME_KERNEL);
+	assert_int_equal(r.t.nodes.v[node_at(&r, "x_[k];b")].kind, FRAME_USER);
+	done(&r);
 }
 
 static void test_reverse_and_chart(void **state)
@@ -190,6 +200,36 @@ static void test_reverse_and_chart(void **state)
 		assert_int_equal(r.t.nodes.v[c].self, wself[i]);
 	}
 	assert_int_equal(i, 3);
+	done(&r);
+}
+
+/* Frames of every length around a word's 8 bytes, each ';' at every byte of
+ * a word, the last ones near the end of the text (read bytewise there). */
+static void test_frame_lengths(void **state)
+{
+	(void)state;
+	char text[4096], name[32], path[64];
+	size_t len = 0;
+	for (int n = 0; n < 20; n++) {
+		memset(name, 'a' + n, (size_t)n);
+		name[n] = '\0';
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "p;%s;x%d %d\n", name, n, n + 1);
+	}
+	text[len - 1] = '\0'; /* no newline after the last line */
+	struct run r;
+	parse(&r, text, NULL);
+	assert_int_equal(r.st.stacks, 20);
+	assert_int_equal(r.st.ignored, 0);
+	for (int n = 0; n < 20; n++) {
+		memset(name, 'a' + n, (size_t)n);
+		name[n] = '\0';
+		snprintf(path, sizeof(path), "p;%s;x%d", name, n);
+		uint32_t id = node_at(&r, path);
+		assert_int_not_equal(id, TRIE_NONE);
+		assert_int_equal(r.t.nodes.v[id].self, (uint64_t)n + 1);
+		uint32_t mid = r.t.nodes.v[id].parent;
+		assert_int_equal(strtab_len(&r.strs, r.t.nodes.v[mid].name), (uint32_t)n);
+	}
 	done(&r);
 }
 
@@ -281,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_lines),	  cmocka_unit_test(test_fractions),
 		cmocka_unit_test(test_differential), cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_reverse_and_chart), cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_frame_lengths),
 		cmocka_unit_test(test_limits),	  cmocka_unit_test(test_truncations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

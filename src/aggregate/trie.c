@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static uint64_t hash_of(uint32_t parent, uint32_t name, uint8_t kind)
 {
@@ -20,15 +21,27 @@ static uint64_t hash_of(uint32_t parent, uint32_t name, uint8_t kind)
 #define SLOT_ID(s) ((uint32_t)(s))
 #define SLOT_TAG(h) ((h) & 0xffffffff00000000ULL)
 
-/* Node 0 (the root) is nobody's child, so id 0 marks an empty slot. */
+/* A hash's first slot: its top bits, which the slot's tag keeps, so the
+ * index grows without reading the nodes again. */
+static size_t slot_of(const struct trie *t, uint64_t h)
+{
+	return (size_t)(h >> t->index_shift);
+}
+
+/* Put a slot (tag and id) in the index. Node 0 (the root) is nobody's
+ * child, so id 0 marks an empty slot. */
+static void index_put(struct trie *t, uint64_t slot)
+{
+	size_t i = slot_of(t, slot);
+	while (SLOT_ID(t->index[i]))
+		i = (i + 1) & t->index_mask;
+	t->index[i] = slot;
+}
+
 static void index_insert(struct trie *t, uint32_t id)
 {
 	const struct trie_node *n = &t->nodes.v[id];
-	uint64_t h = hash_of(n->parent, n->name, n->kind);
-	size_t i = (size_t)h & t->index_mask;
-	while (SLOT_ID(t->index[i]))
-		i = (i + 1) & t->index_mask;
-	t->index[i] = SLOT_TAG(h) | id;
+	index_put(t, SLOT_TAG(hash_of(n->parent, n->name, n->kind)) | id);
 }
 
 _Static_assert(TRIE_INDEX_MIN == 2, "indexed() counts children by their links");
@@ -51,11 +64,14 @@ static void index_room(struct trie *t)
 	uint64_t *old = t->index;
 	size_t old_slots = old ? t->index_mask + 1 : 0;
 	size_t slots = old ? old_slots * 2 : 1024;
+	if (slots > (size_t)1 << 32)
+		xalloc_die("trie index"); /* the tag's 32 bits place a slot */
 	t->index = xcalloc(slots, sizeof(*t->index));
 	t->index_mask = slots - 1;
+	t->index_shift = 64 - (unsigned)__builtin_ctzll(slots);
 	for (size_t i = 0; i < old_slots; i++)
 		if (SLOT_ID(old[i]))
-			index_insert(t, SLOT_ID(old[i]));
+			index_put(t, old[i]);
 	free(old);
 }
 
@@ -76,14 +92,93 @@ void trie_init(struct trie *t, struct strtab *names)
 	root->parent = root->first_child = root->next_sibling = TRIE_NONE;
 }
 
+/*
+ * Large node arrays live in a mapping of their own, aligned to and advised
+ * for huge pages (one fault per 2 MiB instead of 512) and grown by mremap
+ * (pages moved, not copied): t->nodes_mapped bytes of it, 0 while the
+ * nodes are malloc's.
+ */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A mapping of 'bytes' (a multiple of HUGE_PAGE) at a HUGE_PAGE boundary, or NULL. */
+static void *map_huge(size_t bytes)
+{
+	char *p = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	size_t head = (HUGE_PAGE - ((uintptr_t)p & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1);
+	if (head)
+		munmap(p, head);
+	munmap(p + head + bytes, HUGE_PAGE - head);
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p + head, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
+#endif
+	return p + head;
+}
+
+/* Room for 'want' nodes; false if a mapping could not be had or grown. */
+static bool nodes_map(struct trie *t, size_t want)
+{
+	if (want > SIZE_MAX / 4 / sizeof(struct trie_node))
+		return false;
+	size_t bytes = (want * sizeof(struct trie_node) + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	void *v;
+	if (t->nodes_mapped) {
+		v = mremap(t->nodes.v, t->nodes_mapped, bytes, MREMAP_MAYMOVE);
+		if (v == MAP_FAILED)
+			return false;
+	} else {
+		v = map_huge(bytes);
+		if (!v)
+			return false;
+		if (t->nodes.n)
+			memcpy(v, t->nodes.v, t->nodes.n * sizeof(struct trie_node));
+		free(t->nodes.v);
+	}
+	t->nodes.v = v;
+	t->nodes.cap = bytes / sizeof(struct trie_node);
+	t->nodes_mapped = bytes;
+	return true;
+}
+
+void trie_reserve(struct trie *t, size_t nodes)
+{
+	if (nodes <= t->nodes.cap)
+		return;
+	if (nodes * sizeof(struct trie_node) < HUGE_PAGE)
+		VEC_RESERVE(&t->nodes, nodes);
+	else
+		(void)nodes_map(t, nodes); /* without it, the nodes grow as they come */
+}
+
+/* A new node at the end of t->nodes, zeroed. */
+static struct trie_node *push_node(struct trie *t)
+{
+	if (t->nodes.n == t->nodes.cap && t->nodes_mapped && !nodes_map(t, t->nodes.cap * 2))
+		xalloc_die("trie nodes");
+	if (t->nodes_mapped) {
+		struct trie_node *n = &t->nodes.v[t->nodes.n++];
+		memset(n, 0, sizeof(*n));
+		return n;
+	}
+	return VEC_PUSH_ZERO(&t->nodes);
+}
+
 void trie_release(struct trie *t)
 {
+	if (t->nodes_mapped) {
+		munmap(t->nodes.v, t->nodes_mapped);
+		t->nodes.v = NULL;
+		t->nodes.n = t->nodes.cap = t->nodes_mapped = 0;
+	}
 	VEC_FREE(&t->nodes);
 	VEC_FREE(&t->last);
 	VEC_FREE(&t->last_path);
 	free(t->index);
 	t->index = NULL;
 	t->index_mask = 0;
+	t->index_shift = 0;
 	t->nindexed = 0;
 }
 
@@ -91,7 +186,7 @@ void trie_release(struct trie *t)
 static uint32_t new_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind)
 {
 	uint32_t id = (uint32_t)t->nodes.n;
-	struct trie_node *n = VEC_PUSH_ZERO(&t->nodes);
+	struct trie_node *n = push_node(t);
 	struct trie_node *p = &t->nodes.v[parent];
 	n->name = name;
 	n->kind = kind;
@@ -206,13 +301,28 @@ void trie_sort(struct trie *t)
 {
 	VEC(uint32_t) kids = { 0 };
 	for (size_t p = 0; p < t->nodes.n; p++) {
+		uint32_t first = t->nodes.v[p].first_child;
+		if (first == TRIE_NONE || t->nodes.v[first].next_sibling == TRIE_NONE)
+			continue; /* no siblings to order (most nodes) */
 		kids.n = 0;
-		for (uint32_t c = t->nodes.v[p].first_child; c != TRIE_NONE;
+		for (uint32_t c = first; c != TRIE_NONE;
 		     c = t->nodes.v[c].next_sibling)
 			VEC_PUSH(&kids, c);
-		if (kids.n < 2)
-			continue;
-		qsort_r(kids.v, kids.n, sizeof(kids.v[0]), cmp_nodes, t);
+		/* Children are linked newest first: stacks added in name order
+		 * (sorted folded text) leave each list reversed, which one
+		 * compare per child tells and a reversal sorts. */
+		size_t desc = 1;
+		while (desc < kids.n && cmp_nodes(&kids.v[desc - 1], &kids.v[desc], t) > 0)
+			desc++;
+		if (desc == kids.n) {
+			for (size_t a = 0, b = kids.n - 1; a < b; a++, b--) {
+				uint32_t x = kids.v[a];
+				kids.v[a] = kids.v[b];
+				kids.v[b] = x;
+			}
+		} else {
+			qsort_r(kids.v, kids.n, sizeof(kids.v[0]), cmp_nodes, t);
+		}
 		t->nodes.v[p].first_child = kids.v[0];
 		for (size_t i = 0; i + 1 < kids.n; i++)
 			t->nodes.v[kids.v[i]].next_sibling = kids.v[i + 1];
@@ -234,7 +344,7 @@ uint32_t trie_find(const struct trie *t, uint32_t parent, uint32_t name, uint8_t
 		return found;
 	}
 	uint64_t h = hash_of(parent, name, kind), tag = SLOT_TAG(h);
-	for (size_t i = (size_t)h & t->index_mask; SLOT_ID(t->index[i]);
+	for (size_t i = slot_of(t, h); SLOT_ID(t->index[i]);
 	     i = (i + 1) & t->index_mask) {
 		if (SLOT_TAG(t->index[i]) != tag)
 			continue;

@@ -80,17 +80,20 @@ struct trie_node {
 
 struct trie {
 	struct strtab *names; /* borrowed */
-	VEC(struct trie_node) nodes;
+	VEC(struct trie_node) nodes; /* grown by trie.c alone (trie_reserve's mapping) */
+	size_t nodes_mapped;          /* bytes of that mapping, 0 while 'nodes' is malloc's */
 	/*
 	 * The children of nodes with TRIE_INDEX_MIN children or more, by open
 	 * addressing over (parent, name, kind): a slot holds the node id (low
 	 * 32 bits, 0 = empty) and the high half of the key's hash, so probes
-	 * read nodes only when the hash matches. A node with a single child
+	 * read nodes only when the hash matches; the hash's top bits are its
+	 * first slot. A node with a single child
 	 * finds it without the index (most nodes of a deep profile), so the
 	 * index stays small.
 	 */
 	uint64_t *index;
 	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first entry */
+	unsigned index_shift; /* 64 - log2(slots): a hash's top bits pick its first slot */
 	size_t nindexed;      /* entries in the index */
 	/* trie_add's last stack and its nodes: the next stack's common prefix
 	 * (the same thread's outer frames, mostly) needs no lookups. */
@@ -100,6 +103,15 @@ struct trie {
 
 void trie_init(struct trie *t, struct strtab *names);
 void trie_release(struct trie *t);
+/*
+ * Room for 'nodes' nodes in all, a hint from the caller's input size (a
+ * trie that outgrows it still grows). A large reservation is aligned to
+ * and advised for huge pages where the system has them (transparent huge
+ * pages on madvise): one page fault per 2 MiB of nodes instead of 512. The
+ * room is address space until nodes are added; if it cannot be had, the
+ * trie just grows as before.
+ */
+void trie_reserve(struct trie *t, size_t nodes);
 /* Add a stack, root first (frames[0] is normally the process frame); returns its leaf node. */
 uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
 /* Returns the child of 'parent' with (name, kind), creating it if absent. */

@@ -185,6 +185,40 @@ static void dump(const struct trie *t, char *out, size_t cap)
 }
 
 /* Two tries over their own strtabs, merged: the trie of all their stacks. */
+/* A trie with room reserved (a mapping of its own, grown past it) holds
+ * the same nodes, in the same order, as one grown by malloc. */
+static void test_reserve(void **state)
+{
+	(void)state;
+	struct strtab s;
+	struct trie a, b;
+	strtab_init(&s);
+	trie_init(&a, &s);
+	trie_init(&b, &s);
+	trie_reserve(&b, 70000); /* 2.2 MB: mapped */
+	size_t room = b.nodes.cap;
+	assert_true(room >= 70000);
+	char name[32];
+	for (uint32_t i = 0; i < room; i++) {
+		snprintf(name, sizeof(name), "f%u", i % 977);
+		struct trie_frame f[3] = { { strtab_intern_str(&s, "p"), FRAME_PROCESS },
+					   { strtab_intern_str(&s, name), FRAME_USER },
+					   { strtab_intern_str(&s, name + 1), FRAME_USER } };
+		f[2].name = strtab_intern(&s, name, (size_t)snprintf(name, sizeof(name), "g%u", i));
+		trie_add(&a, f, 3, i + 1);
+		trie_add(&b, f, 3, i + 1);
+	}
+	assert_true(b.nodes.n > room); /* grown past the room reserved */
+	assert_int_equal(a.nodes.n, b.nodes.n);
+	assert_memory_equal(a.nodes.v, b.nodes.v, a.nodes.n * sizeof(struct trie_node));
+	trie_reserve(&b, 10); /* less than it has: nothing */
+	assert_int_equal(a.nodes.n, b.nodes.n);
+	trie_release(&a);
+	trie_release(&b);
+	assert_null(b.nodes.v);
+	strtab_release(&s);
+}
+
 static void test_merge(void **state)
 {
 	(void)state;
@@ -248,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_kind_of_name),
 		cmocka_unit_test(test_node_layout),
+		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -362,6 +362,29 @@ static void test_hash_str(void **state)
 		assert_true(seen[b] > 50 && seen[b] < 150); /* 100 expected in each */
 }
 
+/* hash_str's steps (hash_str_word, hash_str_end) give hash_str's value. */
+static void test_hash_str_steps(void **state)
+{
+	(void)state;
+	char s[41];
+	for (int i = 0; i < 40; i++)
+		s[i] = (char)('a' + i % 26 + (i & 1) * 6);
+	for (size_t n = 0; n <= 40; n++) {
+		uint64_t h = HASH_STR_SEED, w;
+		size_t i = 0;
+		for (; i + 8 <= n; i += 8) {
+			memcpy(&w, s + i, 8);
+			h = hash_str_word(h, w);
+		}
+		if (i < n) {
+			w = 0;
+			memcpy(&w, s + i, n - i); /* little-endian: the bytes in the low end */
+			h = hash_str_word(h, w);
+		}
+		assert_true(hash_str_end(h, n) == hash_str(s, n));
+	}
+}
+
 /* ---- sort.h ---- */
 
 /* v[0, n) sorted by .key, equal keys in their first order (.seq). */
@@ -457,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_cursor),
 		cmocka_unit_test(test_wbuf),
 		cmocka_unit_test(test_hash_str),
+		cmocka_unit_test(test_hash_str_steps),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_radix),
 	};

@@ -24,26 +24,20 @@ uint64_t hash_mix2(uint64_t a, uint64_t b)
 uint64_t hash_str(const void *p, size_t n)
 {
 	const char *s = p;
-	const uint64_t k = 0x9e3779b97f4a7c15ULL;
-	uint64_t h = 0x243f6a8885a308d3ULL ^ ((uint64_t)n * k);
+	uint64_t h = HASH_STR_SEED;
 	size_t i = 0;
 
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, s + i, 8);
-		h = (h ^ w) * k;
-		h ^= h >> 32;
+		h = hash_str_word(h, w);
 	}
 	if (i < n) {
 		uint64_t w = 0;
 		memcpy(&w, s + i, n - i);
-		h = (h ^ w) * k;
-		h ^= h >> 32;
+		h = hash_str_word(h, w);
 	}
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 32;
-	return h;
+	return hash_str_end(h, n);
 }
 
 uint64_t hash_bytes(const void *p, size_t n)

@@ -53,4 +53,28 @@ uint64_t hash_bytes(const void *p, size_t n);
  * versions. */
 uint64_t hash_str(const void *p, size_t n);
 
+/*
+ * hash_str in steps, for a caller that finds where a string ends while
+ * hashing it (the length is mixed in last):
+ *
+ *   uint64_t h = HASH_STR_SEED;
+ *   h = hash_str_word(h, w);   for each 8 bytes, little-endian, in order;
+ *                              the last 1-7 bytes zero-padded to a word
+ *   hash_str_end(h, n) == hash_str(s, n)
+ */
+#define HASH_STR_SEED 0x243f6a8885a308d3ULL
+#define HASH_STR_K 0x9e3779b97f4a7c15ULL
+static inline uint64_t hash_str_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * HASH_STR_K;
+	return h ^ (h >> 32);
+}
+static inline uint64_t hash_str_end(uint64_t h, size_t n)
+{
+	h = (h ^ ((uint64_t)n * HASH_STR_K)) * 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 29;
+	h *= 0x94d049bb133111ebULL;
+	return h ^ (h >> 32);
+}
+
 #endif

@@ -107,9 +107,13 @@ static void grow_slots(struct strtab *t)
 
 uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 {
+	return strtab_intern_hashed(t, s, n, hash_str(s, n));
+}
+
+uint32_t strtab_intern_hashed(struct strtab *t, const char *s, size_t n, uint64_t h)
+{
 	if (!t->slots || ((size_t)t->n + 1) * 4 > (t->mask + 1) * 3)
 		grow_slots(t);
-	uint64_t h = hash_str(s, n);
 	uint32_t tag = SLOT_TAG(h);
 	size_t i = h & t->mask;
 	while (t->slots[i]) {

@@ -40,6 +40,9 @@ void strtab_release(struct strtab *t);
 /* Intern the n bytes at s (no NUL needed); returns its id. */
 uint32_t strtab_intern(struct strtab *t, const char *s, size_t n);
 uint32_t strtab_intern_str(struct strtab *t, const char *s);
+/* strtab_intern with the bytes' hash_str (base/hashmap.h) already worked
+ * out by the caller (one that hashes while it scans). */
+uint32_t strtab_intern_hashed(struct strtab *t, const char *s, size_t n, uint64_t h);
 /* The string for an id (NUL-terminated, borrowed). id must be < t->n. */
 const char *strtab_get(const struct strtab *t, uint32_t id);
 uint32_t strtab_len(const struct strtab *t, uint32_t id);
