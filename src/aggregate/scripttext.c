@@ -406,7 +406,8 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 static size_t cached_frame(struct parser *ps, const char *s, size_t avail)
 {
 	struct linecache_line l;
-	if (!linecache_find(&ps->cache, ps->line_id, s, avail, is_java(ps), &l))
+	if (!(ps->line_id && linecache_follows(&ps->cache, ps->line_id, s, avail, is_java(ps), &l)) &&
+	    !linecache_search(&ps->cache, ps->line_id, s, avail, is_java(ps), &l))
 		return LINECACHE_MISS;
 	ps->line_id = l.id;
 	/* Mostly one frame a line, with room for it. */
@@ -417,6 +418,19 @@ static size_t cached_frame(struct parser *ps, const char *s, size_t avail)
 	for (uint32_t k = 0; k < l.count; k++)
 		push_frame(ps, l.vals[k]);
 	return l.len;
+}
+
+/* The run of cached frame lines from 'pos' pushed and counted; returns
+ * the offset after it (past 'len' if the text ended in it). */
+static size_t cached_lines(struct parser *ps, const char *data, size_t len, size_t pos)
+{
+	uint64_t lines = 0;
+	for (size_t n; pos < len; pos += n + 1, lines++)
+		if ((n = cached_frame(ps, data + pos, len - pos)) == LINECACHE_MISS)
+			break;
+	ps->st->lines += lines;
+	ps->st->frame_lines += lines;
+	return pos;
 }
 
 /* Keep a frame line's ids (on_frame's group, pushed leaf first: reversed). */
@@ -583,15 +597,13 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	buf_init(&ps.name, SCRIPTTEXT_MAX_LINE + 64);
 	buf_init(&ps.raw, SCRIPTTEXT_MAX_LINE + 64);
 	for (size_t pos = 0, n; pos < len; pos += n + 1) {
-		const char *s = data + pos;
-		st->lines++;
 		/* The cache first, before the line's end is known: only lines
 		 * that failed match_header and passed match_frame are in it, so
 		 * a header is never found there, nor a comment or a blank line. */
-		if (ps.has_pname && (n = cached_frame(&ps, s, len - pos)) != LINECACHE_MISS) {
-			st->frame_lines++;
-			continue;
-		}
+		if (ps.has_pname && (pos = cached_lines(&ps, data, len, pos)) >= len)
+			break;
+		const char *s = data + pos;
+		st->lines++;
 		ps.prev_id = ps.line_id;
 		ps.line_id = 0;
 		const char *nl = memchr(s, '\n', len - pos);
