@@ -45,6 +45,25 @@ struct span {
  * "java" (the cache's flag); on nothing else that varies.
  */
 
+/*
+ * Sample headers mostly repeat all but their time ("g++  8270
+ * 33678.752113:    1000000 cpu-clock:ppp: "), so the last header's tail
+ * and process are remembered: a header ending in the same bytes from the
+ * ':' before its period has the same event and period (match_event), and
+ * one whose comm, PID and TID are the same bytes at the same places has
+ * the same process frames.
+ */
+#define MEMO_BYTES 128u
+struct header_memo {
+	char tail[MEMO_BYTES]; /* from the ':' to the line's end */
+	size_t tail_n;         /* 0: none */
+	size_t ev_back, ev_n;  /* the event: ev_back bytes before the line's end */
+	uint64_t period;
+	char head[MEMO_BYTES]; /* from the line's start to the TID's end */
+	size_t head_n;         /* 0: none */
+	size_t head_at[3];     /* where the comm ends, the PID starts and the TID starts */
+};
+
 struct parser {
 	const struct scripttext_opts *o;
 	struct strtab *strs;
@@ -52,6 +71,8 @@ struct parser {
 	struct scripttext_stats *st;
 	struct span filter;    /* event to keep; n == 0: not chosen yet */
 	struct buf pname;      /* process frame of the sample being read */
+	VEC(struct trie_frame) proc; /* pname split into frames; n == 0: not yet */
+	struct header_memo memo;
 	bool has_pname;
 	bool java;             /* pname starts with "java" (set with it) */
 	bool truncated;        /* this sample lost frames */
@@ -156,9 +177,12 @@ static bool match_header(const char *s, size_t n, struct header *h)
  * line, less trailing whitespace, ends in ':'; the event is the whole
  * non-space token before it (it must follow whitespace); before that comes
  * whitespace, optional digits (the period), optional whitespace and a ':'.
- * Only one ':' can start such a tail, so the leftmost match is that one.
+ * Only one ':' can start such a tail, so the leftmost match is that one;
+ * *colon is its offset. The result depends on the bytes from there on
+ * alone: a line ending in the same bytes matches the same way.
  */
-static bool match_event(const char *s, size_t n, struct span *event, struct span *period)
+static bool match_event(const char *s, size_t n, struct span *event, struct span *period,
+			size_t *colon)
 {
 	size_t end = n;
 	while (end > 0 && is_space(s[end - 1]))
@@ -183,6 +207,7 @@ static bool match_event(const char *s, size_t n, struct span *event, struct span
 		return false;
 	*event = (struct span){ s + ev, ev_end - ev };
 	*period = (struct span){ s + k, j - k };
+	*colon = c - 1;
 	return true;
 }
 
@@ -425,7 +450,8 @@ static size_t cached_frame(struct parser *ps, const char *s, size_t avail)
 static size_t cached_lines(struct parser *ps, const char *data, size_t len, size_t pos)
 {
 	uint64_t lines = 0;
-	for (size_t n; pos < len; pos += n + 1, lines++)
+	/* A blank line (the sample's end) is never kept: not looked up. */
+	for (size_t n; pos < len && data[pos] != '\n'; pos += n + 1, lines++)
 		if ((n = cached_frame(ps, data + pos, len - pos)) == LINECACHE_MISS)
 			break;
 	ps->st->lines += lines;
@@ -460,10 +486,48 @@ static uint64_t parse_period(struct span p)
 	return v;
 }
 
+/* match_event and parse_period, remembered for the last tail matched. */
+static bool header_event(struct parser *ps, const char *s, size_t n, struct span *event,
+			 uint64_t *period)
+{
+	struct header_memo *m = &ps->memo;
+	if (m->tail_n && n >= m->tail_n && !memcmp(s + n - m->tail_n, m->tail, m->tail_n)) {
+		*event = (struct span){ s + n - m->ev_back, m->ev_n };
+		*period = m->period;
+		return true;
+	}
+	struct span per;
+	size_t colon;
+	if (!match_event(s, n, event, &per, &colon))
+		return false;
+	*period = parse_period(per);
+	m->tail_n = n - colon <= MEMO_BYTES ? n - colon : 0;
+	memcpy(m->tail, s + colon, m->tail_n);
+	m->ev_back = (size_t)(s + n - event->p);
+	m->ev_n = event->n;
+	m->period = *period;
+	return true;
+}
+
+/* Whether the header's comm, PID and TID are the last header's; remembers them. */
+static bool same_process(struct header_memo *m, const char *s, const struct header *h)
+{
+	size_t n = (size_t)(h->tid.p + h->tid.n - s);
+	size_t at[3] = { h->comm.n, (size_t)(h->pid.p - s), (size_t)(h->tid.p - s) };
+	if (m->head_n && n == m->head_n && !memcmp(at, m->head_at, sizeof(at)) &&
+	    !memcmp(s, m->head, n))
+		return true;
+	m->head_n = n <= MEMO_BYTES ? n : 0;
+	memcpy(m->head, s, m->head_n);
+	memcpy(m->head_at, at, sizeof(at));
+	return false;
+}
+
 static void on_header(struct parser *ps, const char *s, size_t n, const struct header *h)
 {
-	struct span event, period = { NULL, 0 };
-	if (match_event(s, n, &event, &period)) {
+	struct span event;
+	uint64_t period = 1; /* parse_period of no period */
+	if (header_event(ps, s, n, &event, &period)) {
 		if (!ps->filter.n) {
 			ps->st->event = strtab_intern(ps->strs, event.p, event.n);
 			ps->st->event_defaulted = true;
@@ -474,7 +538,10 @@ static void on_header(struct parser *ps, const char *s, size_t n, const struct h
 			return;
 		}
 	}
-	ps->period = parse_period(period);
+	ps->period = period;
+	ps->has_pname = true;
+	if (same_process(&ps->memo, s, h) && ps->pname.len)
+		return;
 	/* Perl: a missing TID, or one of "0", means the number given is the TID. */
 	struct span pid = h->pid, tid = h->tid;
 	if (!tid.n || span_eq(tid, "0")) {
@@ -496,35 +563,44 @@ static void on_header(struct parser *ps, const char *s, size_t n, const struct h
 		if (b->p[i] == ' ')
 			b->p[i] = '_';
 	ps->java = b->len >= 4 && !memcmp(b->p, "java", 4);
-	ps->has_pname = true;
+	ps->proc.n = 0;
 }
 
-static void push_path(struct parser *ps, const char *name, size_t n, bool root)
+static void push_proc(struct parser *ps, const char *name, size_t n, bool root)
 {
 	uint32_t id = strtab_intern(ps->strs, name, n);
 	struct trie_frame f = { id, root ? FRAME_PROCESS : frame_kind_of_name(name, n) };
-	VEC_PUSH(&ps->path, f);
+	VEC_PUSH(&ps->proc, f);
 }
 
-static void end_sample(struct parser *ps)
+/*
+ * The process frame's frames, ps->proc. Perl joins the stack with ';'
+ * and merges equal strings, so a comm holding ';' must become several
+ * frames to merge the same way. The kind of a frame depends only on its
+ * name and depth, so equal lines are always one trie path.
+ */
+static void split_pname(struct parser *ps)
 {
-	/*
-	 * Perl joins the stack with ';' and merges equal strings, so a comm
-	 * holding ';' must become several frames to merge the same way. The
-	 * kind of a frame depends only on its name and depth, so equal lines
-	 * are always one trie path.
-	 */
-	ps->path.n = 0;
 	const char *p = ps->pname.p, *end = p + ps->pname.len;
 	for (size_t splits = 0;; splits++) {
 		const char *semi = splits < SCRIPTTEXT_MAX_FRAMES ? memchr(p, ';', (size_t)(end - p))
 								  : NULL;
 		const char *stop = semi ? semi : end;
-		push_path(ps, p, (size_t)(stop - p), ps->path.n == 0);
+		push_proc(ps, p, (size_t)(stop - p), ps->proc.n == 0);
 		if (!semi)
 			break;
 		p = semi + 1;
 	}
+}
+
+static void end_sample(struct parser *ps)
+{
+	if (!ps->proc.n)
+		split_pname(ps);
+	ps->path.n = 0;
+	VEC_RESERVE(&ps->path, ps->proc.n + ps->frames.n);
+	memcpy(ps->path.v, ps->proc.v, ps->proc.n * sizeof(ps->proc.v[0]));
+	ps->path.n = ps->proc.n;
 	for (size_t i = ps->frames.n; i-- > 0;) {
 		struct trie_frame f = { ps->frames.v[i], 0 };
 		if (f.name >= ps->kind_of.n) {
@@ -619,6 +695,7 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	VEC_FREE(&ps.frames);
 	VEC_FREE(&ps.group);
 	VEC_FREE(&ps.path);
+	VEC_FREE(&ps.proc);
 	linecache_release(&ps.cache);
 	VEC_FREE(&ps.kind_of);
 	buf_release(&ps.pname);
@@ -637,8 +714,9 @@ bool scripttext_first_event(const char *data, size_t len, const char **ev, size_
 	while (lines_next(&it, &s, &ln)) {
 		struct header h;
 		struct span event, period;
+		size_t colon;
 		if (ln > SCRIPTTEXT_MAX_LINE || !ln || s[0] == '#' || memchr(s, '\0', ln) ||
-		    !match_header(s, ln, &h) || !match_event(s, ln, &event, &period))
+		    !match_header(s, ln, &h) || !match_event(s, ln, &event, &period, &colon))
 			continue;
 		*ev = event.p;
 		*n = event.n;
@@ -698,8 +776,9 @@ static void walk_header(struct walker *w, const char *s, size_t n, const struct 
 			m->cpu = (uint32_t)parse_u64((struct span){ s + i + 1, j - i - 1 }, 10, &ok);
 	}
 	struct span event, period = { NULL, 0 };
+	size_t colon;
 	m->period = 1;
-	if (match_event(s, n, &event, &period)) {
+	if (match_event(s, n, &event, &period, &colon)) {
 		m->event = (struct scripttext_span){ event.p, event.n };
 		m->period = parse_period(period);
 	}
