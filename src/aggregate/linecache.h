@@ -79,20 +79,26 @@ bool linecache_search(struct linecache *c, uint32_t prev, const char *s, size_t 
 #define LINECACHE_FOLLOWER 2u
 #define LINECACHE_HEAD 3u
 
+/* 16 bytes as one value (a vector register where the CPU has them). */
+typedef unsigned char linecache_v16 __attribute__((vector_size(16)));
+
 /* Whether the n bytes at a and b are equal, n >= 16: 16 bytes a step,
- * differences gathered without a branch per word, the last step
+ * differences gathered without a branch per step, the last step
  * overlapping (no byte read past either end). */
 static inline bool linecache_same(const char *a, const char *b, size_t n)
 {
-	uint64_t x[2], y[2], d = 0;
+	linecache_v16 x, y, d = { 0 };
 	for (size_t i = 0; i + 16 < n; i += 16) {
-		memcpy(x, a + i, 16);
-		memcpy(y, b + i, 16);
-		d |= (x[0] ^ y[0]) | (x[1] ^ y[1]);
+		memcpy(&x, a + i, 16);
+		memcpy(&y, b + i, 16);
+		d |= x ^ y;
 	}
-	memcpy(x, a + n - 16, 16);
-	memcpy(y, b + n - 16, 16);
-	return !(d | (x[0] ^ y[0]) | (x[1] ^ y[1]));
+	memcpy(&x, a + n - 16, 16);
+	memcpy(&y, b + n - 16, 16);
+	d |= x ^ y;
+	uint64_t w[2];
+	memcpy(w, &d, 16);
+	return !(w[0] | w[1]);
 }
 
 /* Whether entry e (with 'flag') is the line at the start of the 'avail' bytes at s. */
