@@ -18,8 +18,8 @@
  *      frames); end of text adds nothing.
  *
  * Frames arrive leaf first; 'frames' holds them in arrival order (each
- * line's "a->b" inline group reversed), so the root-first path is that
- * vector read backwards.
+ * line's "a->b" inline group reversed), with their kinds, so the
+ * root-first path is that vector read backwards.
  */
 #include "aggregate/scripttext.h"
 
@@ -38,7 +38,7 @@ struct span {
 
 /*
  * Frame lines repeat (the same address in many samples), so a frame
- * line's result, the ids on_frame pushes, is kept by the line's bytes
+ * line's result, the frames on_frame pushes, is kept by the line's bytes
  * (aggregate/linecache.h): a repeated line costs one hash and one compare
  * instead of a newline search, matching, tidying and interning again. The
  * result depends on the line and on whether the process name starts with
@@ -64,6 +64,10 @@ struct header_memo {
 	size_t head_at[3];     /* where the comm ends, the PID starts and the TID starts */
 };
 
+/* A frame as the line cache keeps it: its trie_frame's words. */
+#define FRAME_WORDS (sizeof(struct trie_frame) / sizeof(uint32_t))
+_Static_assert(sizeof(struct trie_frame) % sizeof(uint32_t) == 0, "trie_frame is whole words");
+
 struct parser {
 	const struct scripttext_opts *o;
 	struct strtab *strs;
@@ -77,15 +81,14 @@ struct parser {
 	bool java;             /* pname starts with "java" (set with it) */
 	bool truncated;        /* this sample lost frames */
 	uint64_t period;
-	VEC(uint32_t) frames;  /* leaf first (strtab ids) */
-	VEC(uint32_t) group;   /* one line's frames, in line order */
+	VEC(struct trie_frame) frames; /* leaf first */
+	VEC(struct trie_frame) group;  /* one line's frames, in line order */
 	VEC(struct trie_frame) path;
 	struct buf name;       /* scratch: one frame's name */
 	struct buf raw;        /* scratch: "[dso <addr>]" before tidying */
-	struct linecache cache; /* frame lines seen before → their ids */
+	struct linecache cache; /* frame lines seen before → their frames */
 	uint32_t line_id;       /* the cache's id of the line just read, 0 if none */
 	uint32_t prev_id;       /* ... and of the line before it */
-	VEC(uint8_t) kind_of;   /* frame kind by strtab id, + 1 (0: not known yet) */
 };
 
 /* Perl's \s, \d and \w on bytes (no locale, no Unicode). */
@@ -328,8 +331,9 @@ static bool has_suffix(const struct buf *b, const char *s)
 	return memmem(buf_str(b), b->len, s, strlen(s)) != NULL;
 }
 
-/* Name one frame of a frame line: 'f' is one "->"-separated piece of the symbol. */
-static uint32_t frame_name(struct parser *ps, struct span f, const struct frame_line *fl,
+/* Name one frame of a frame line: 'f' is one "->"-separated piece of the
+ * symbol. The frame's kind depends on its name alone. */
+static struct trie_frame frame_name(struct parser *ps, struct span f, const struct frame_line *fl,
 			   bool inlined)
 {
 	const struct scripttext_opts *o = ps->o;
@@ -383,17 +387,19 @@ static uint32_t frame_name(struct parser *ps, struct span f, const struct frame_
 		if (!has_suffix(&ps->name, "_[j]"))
 			buf_addstr(&ps->name, "_[j]");
 	}
-	return strtab_intern(ps->strs, buf_str(&ps->name) + skip, ps->name.len - skip);
+	const char *name = buf_str(&ps->name) + skip;
+	size_t n = ps->name.len - skip;
+	return (struct trie_frame){ strtab_intern(ps->strs, name, n), frame_kind_of_name(name, n) };
 }
 
-static void push_frame(struct parser *ps, uint32_t id)
+static void push_frame(struct parser *ps, struct trie_frame f)
 {
 	if (ps->frames.n >= SCRIPTTEXT_MAX_FRAMES) {
 		ps->st->dropped_frames++;
 		ps->truncated = true;
 		return;
 	}
-	VEC_PUSH(&ps->frames, id);
+	VEC_PUSH(&ps->frames, f);
 }
 
 static void on_frame(struct parser *ps, const struct frame_line *fl)
@@ -414,8 +420,8 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 		const char *arrow = find2(sym.p + start, keep - start, '-', '>');
 		size_t end = arrow ? (size_t)(arrow - sym.p) : keep;
 		struct span piece = { sym.p + start, end - start };
-		uint32_t id = frame_name(ps, piece, fl, ps->group.n > 0);
-		VEC_PUSH(&ps->group, id);
+		struct trie_frame f = frame_name(ps, piece, fl, ps->group.n > 0);
+		VEC_PUSH(&ps->group, f);
 		if (!arrow)
 			break;
 		start = end + 2;
@@ -426,7 +432,7 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 
 /*
  * A frame line seen before at the start of the 'avail' bytes at s: push
- * its ids and return its length; LINECACHE_MISS if there is none.
+ * its frames and return its length; LINECACHE_MISS if there is none.
  */
 static size_t cached_frame(struct parser *ps, const char *s, size_t avail)
 {
@@ -436,12 +442,16 @@ static size_t cached_frame(struct parser *ps, const char *s, size_t avail)
 		return LINECACHE_MISS;
 	ps->line_id = l.id;
 	/* Mostly one frame a line, with room for it. */
-	if (l.count == 1 && ps->frames.n < ps->frames.cap && ps->frames.n < SCRIPTTEXT_MAX_FRAMES) {
-		ps->frames.v[ps->frames.n++] = l.vals[0];
+	if (l.count == FRAME_WORDS && ps->frames.n < ps->frames.cap &&
+	    ps->frames.n < SCRIPTTEXT_MAX_FRAMES) {
+		memcpy(&ps->frames.v[ps->frames.n++], l.vals, sizeof(struct trie_frame));
 		return l.len;
 	}
-	for (uint32_t k = 0; k < l.count; k++)
-		push_frame(ps, l.vals[k]);
+	for (uint32_t k = 0; k < l.count; k += FRAME_WORDS) {
+		struct trie_frame f;
+		memcpy(&f, l.vals + k, sizeof(f));
+		push_frame(ps, f);
+	}
 	return l.len;
 }
 
@@ -459,16 +469,18 @@ static size_t cached_lines(struct parser *ps, const char *data, size_t len, size
 	return pos;
 }
 
-/* Keep a frame line's ids (on_frame's group, pushed leaf first: reversed). */
+/* Keep a frame line's frames (on_frame's group, pushed leaf first:
+ * reversed), FRAME_WORDS values each. */
 static void cache_frame(struct parser *ps, const char *s, size_t n)
 {
 	for (size_t i = 0, j = ps->group.n; i + 1 < j; i++, j--) {
-		uint32_t x = ps->group.v[i];
+		struct trie_frame x = ps->group.v[i];
 		ps->group.v[i] = ps->group.v[j - 1];
 		ps->group.v[j - 1] = x;
 	}
-	ps->line_id = linecache_put(&ps->cache, ps->prev_id, s, n, is_java(ps), ps->group.v,
-				    ps->group.n);
+	ps->line_id = linecache_put(&ps->cache, ps->prev_id, s, n, is_java(ps),
+				    (const uint32_t *)(const void *)ps->group.v,
+				    ps->group.n * FRAME_WORDS);
 }
 
 static uint64_t parse_period(struct span p)
@@ -601,20 +613,8 @@ static void end_sample(struct parser *ps)
 	VEC_RESERVE(&ps->path, ps->proc.n + ps->frames.n);
 	memcpy(ps->path.v, ps->proc.v, ps->proc.n * sizeof(ps->proc.v[0]));
 	ps->path.n = ps->proc.n;
-	for (size_t i = ps->frames.n; i-- > 0;) {
-		struct trie_frame f = { ps->frames.v[i], 0 };
-		if (f.name >= ps->kind_of.n) {
-			size_t old = ps->kind_of.n;
-			VEC_RESERVE(&ps->kind_of, (size_t)f.name + 1);
-			memset(ps->kind_of.v + old, 0, (size_t)f.name + 1 - old);
-			ps->kind_of.n = (size_t)f.name + 1;
-		}
-		if (!ps->kind_of.v[f.name])
-			ps->kind_of.v[f.name] = (uint8_t)(1 + frame_kind_of_name(
-				strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name)));
-		f.kind = (enum frame_kind)(ps->kind_of.v[f.name] - 1);
-		VEC_PUSH(&ps->path, f);
-	}
+	for (size_t i = ps->frames.n; i-- > 0;)
+		ps->path.v[ps->path.n++] = ps->frames.v[i];
 	trie_add(ps->t, ps->path.v, ps->path.n, ps->period);
 	ps->st->samples++;
 	if (ps->truncated)
@@ -697,7 +697,6 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	VEC_FREE(&ps.path);
 	VEC_FREE(&ps.proc);
 	linecache_release(&ps.cache);
-	VEC_FREE(&ps.kind_of);
 	buf_release(&ps.pname);
 	buf_release(&ps.name);
 	buf_release(&ps.raw);
