@@ -11,8 +11,8 @@
 
 #include "base/xalloc.h"
 
-#define FOLLOWER 2u /* an entry's word with its follower's id */
-#define HEAD 3u     /* words before an entry's values: length, count << 1 | flag, follower */
+#define FOLLOWER LINECACHE_FOLLOWER /* an entry's word with its follower's id */
+#define HEAD LINECACHE_HEAD         /* words before an entry's values */
 
 /* The hash of a line's first LINECACHE_KEY bytes and its flag:
  * independent multiplies (no chain through the words), then mixed. */
@@ -45,14 +45,6 @@ void linecache_release(struct linecache *c)
 	linecache_init(c);
 }
 
-/* Whether entry e is the line at the start of the 'avail' bytes at s. */
-static bool entry_is(const uint32_t *e, const char *s, size_t avail, bool flag)
-{
-	size_t n = e[0];
-	return (e[1] & 1) == flag && n <= avail && (n == avail || s[n] == '\n') &&
-	       !memcmp(entry_bytes(e), s, n);
-}
-
 static bool found(struct linecache *c, uint32_t prev, uint32_t id, struct linecache_line *out)
 {
 	const uint32_t *e = c->arena.v + (id - 1);
@@ -68,17 +60,22 @@ static bool found(struct linecache *c, uint32_t prev, uint32_t id, struct lineca
 bool linecache_find(struct linecache *c, uint32_t prev, const char *s, size_t avail, bool flag,
 		    struct linecache_line *out)
 {
+	return (prev && linecache_follows(c, prev, s, avail, flag, out)) ||
+	       linecache_search(c, prev, s, avail, flag, out);
+}
+
+bool linecache_search(struct linecache *c, uint32_t prev, const char *s, size_t avail, bool flag,
+		      struct linecache_line *out)
+{
 	if (!c->n || avail < LINECACHE_KEY)
 		return false;
 	uint32_t next = prev ? c->arena.v[prev - 1 + FOLLOWER] : 0;
-	if (next && entry_is(c->arena.v + (next - 1), s, avail, flag))
-		return found(c, 0, next, out);
 	uint64_t h = key_hash(s, flag), tag = h >> 32;
 	for (size_t i = (size_t)h & c->mask; c->slots[i]; i = (i + 1) & c->mask) {
 		if (c->slots[i] >> 32 != tag)
 			continue;
 		uint32_t id = (uint32_t)c->slots[i];
-		if (id != next && entry_is(c->arena.v + (id - 1), s, avail, flag))
+		if (id != next && linecache_entry_is(c->arena.v + (id - 1), s, avail, flag))
 			return found(c, prev, id, out);
 	}
 	return false;

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/vec.h"
 
@@ -63,11 +64,70 @@ struct linecache_line {
 /*
  * The kept line (with 'flag') that the 'avail' bytes at s start with, in
  * *out; false if none. 'prev' is the id of the line found or kept just
- * before this one (0 if that line was none): its follower is tried first,
- * and becomes the line found.
+ * before this one (0 if that line was none): its follower is tried first
+ * (linecache_follows, inline: most hits end there), then the table; the
+ * line found becomes prev's follower.
  */
 bool linecache_find(struct linecache *c, uint32_t prev, const char *s, size_t avail, bool flag,
 		    struct linecache_line *out);
+/* linecache_find's second try, the table, for a caller that tried
+ * linecache_follows already (prev's follower is not tried again). */
+bool linecache_search(struct linecache *c, uint32_t prev, const char *s, size_t avail, bool flag,
+		      struct linecache_line *out);
+
+/* Entry layout in 'arena' (words): length, count << 1 | flag, follower, values, bytes. */
+#define LINECACHE_FOLLOWER 2u
+#define LINECACHE_HEAD 3u
+
+/* 16 bytes as one value (a vector register where the CPU has them). */
+typedef unsigned char linecache_v16 __attribute__((vector_size(16)));
+
+/* Whether the n bytes at a and b are equal, n >= 16: 16 bytes a step,
+ * differences gathered without a branch per step, the last step
+ * overlapping (no byte read past either end). */
+static inline bool linecache_same(const char *a, const char *b, size_t n)
+{
+	linecache_v16 x, y, d = { 0 };
+	for (size_t i = 0; i + 16 < n; i += 16) {
+		memcpy(&x, a + i, 16);
+		memcpy(&y, b + i, 16);
+		d |= x ^ y;
+	}
+	memcpy(&x, a + n - 16, 16);
+	memcpy(&y, b + n - 16, 16);
+	d |= x ^ y;
+	uint64_t w[2];
+	memcpy(w, &d, 16);
+	return !(w[0] | w[1]);
+}
+
+/* Whether entry e (with 'flag') is the line at the start of the 'avail' bytes at s. */
+static inline bool linecache_entry_is(const uint32_t *e, const char *s, size_t avail, bool flag)
+{
+	size_t n = e[0];
+	return (e[1] & 1) == flag && n <= avail && (n == avail || s[n] == '\n') &&
+	       linecache_same((const char *)(e + LINECACHE_HEAD + (e[1] >> 1)), s, n);
+}
+
+/*
+ * linecache_find's first try: whether the line kept after 'prev' (non-zero)
+ * last time is the one at s; *out as linecache_find fills it.
+ */
+static inline bool linecache_follows(const struct linecache *c, uint32_t prev, const char *s,
+				     size_t avail, bool flag, struct linecache_line *out)
+{
+	uint32_t next = c->arena.v[prev - 1 + LINECACHE_FOLLOWER];
+	if (!next)
+		return false;
+	const uint32_t *e = c->arena.v + (next - 1);
+	if (!linecache_entry_is(e, s, avail, flag))
+		return false;
+	out->id = next;
+	out->count = e[1] >> 1;
+	out->len = e[0];
+	out->vals = e + LINECACHE_HEAD;
+	return true;
+}
 
 /*
  * Keep the n-byte line at s (no '\n' in it; not kept already) with 'flag'

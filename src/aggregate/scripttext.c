@@ -18,8 +18,8 @@
  *      frames); end of text adds nothing.
  *
  * Frames arrive leaf first; 'frames' holds them in arrival order (each
- * line's "a->b" inline group reversed), so the root-first path is that
- * vector read backwards.
+ * line's "a->b" inline group reversed), with their kinds, so the
+ * root-first path is that vector read backwards.
  */
 #include "aggregate/scripttext.h"
 
@@ -38,12 +38,35 @@ struct span {
 
 /*
  * Frame lines repeat (the same address in many samples), so a frame
- * line's result, the ids on_frame pushes, is kept by the line's bytes
+ * line's result, the frames on_frame pushes, is kept by the line's bytes
  * (aggregate/linecache.h): a repeated line costs one hash and one compare
  * instead of a newline search, matching, tidying and interning again. The
  * result depends on the line and on whether the process name starts with
  * "java" (the cache's flag); on nothing else that varies.
  */
+
+/*
+ * Sample headers mostly repeat all but their time ("g++  8270
+ * 33678.752113:    1000000 cpu-clock:ppp: "), so the last header's tail
+ * and process are remembered: a header ending in the same bytes from the
+ * ':' before its period has the same event and period (match_event), and
+ * one whose comm, PID and TID are the same bytes at the same places has
+ * the same process frames.
+ */
+#define MEMO_BYTES 128u
+struct header_memo {
+	char tail[MEMO_BYTES]; /* from the ':' to the line's end */
+	size_t tail_n;         /* 0: none */
+	size_t ev_back, ev_n;  /* the event: ev_back bytes before the line's end */
+	uint64_t period;
+	char head[MEMO_BYTES]; /* from the line's start to the TID's end */
+	size_t head_n;         /* 0: none */
+	size_t head_at[3];     /* where the comm ends, the PID starts and the TID starts */
+};
+
+/* A frame as the line cache keeps it: its trie_frame's words. */
+#define FRAME_WORDS (sizeof(struct trie_frame) / sizeof(uint32_t))
+_Static_assert(sizeof(struct trie_frame) % sizeof(uint32_t) == 0, "trie_frame is whole words");
 
 struct parser {
 	const struct scripttext_opts *o;
@@ -52,19 +75,20 @@ struct parser {
 	struct scripttext_stats *st;
 	struct span filter;    /* event to keep; n == 0: not chosen yet */
 	struct buf pname;      /* process frame of the sample being read */
+	VEC(struct trie_frame) proc; /* pname split into frames; n == 0: not yet */
+	struct header_memo memo;
 	bool has_pname;
 	bool java;             /* pname starts with "java" (set with it) */
 	bool truncated;        /* this sample lost frames */
 	uint64_t period;
-	VEC(uint32_t) frames;  /* leaf first (strtab ids) */
-	VEC(uint32_t) group;   /* one line's frames, in line order */
+	VEC(struct trie_frame) frames; /* leaf first */
+	VEC(struct trie_frame) group;  /* one line's frames, in line order */
 	VEC(struct trie_frame) path;
 	struct buf name;       /* scratch: one frame's name */
 	struct buf raw;        /* scratch: "[dso <addr>]" before tidying */
-	struct linecache cache; /* frame lines seen before → their ids */
+	struct linecache cache; /* frame lines seen before → their frames */
 	uint32_t line_id;       /* the cache's id of the line just read, 0 if none */
 	uint32_t prev_id;       /* ... and of the line before it */
-	VEC(uint8_t) kind_of;   /* frame kind by strtab id, + 1 (0: not known yet) */
 };
 
 /* Perl's \s, \d and \w on bytes (no locale, no Unicode). */
@@ -156,9 +180,12 @@ static bool match_header(const char *s, size_t n, struct header *h)
  * line, less trailing whitespace, ends in ':'; the event is the whole
  * non-space token before it (it must follow whitespace); before that comes
  * whitespace, optional digits (the period), optional whitespace and a ':'.
- * Only one ':' can start such a tail, so the leftmost match is that one.
+ * Only one ':' can start such a tail, so the leftmost match is that one;
+ * *colon is its offset. The result depends on the bytes from there on
+ * alone: a line ending in the same bytes matches the same way.
  */
-static bool match_event(const char *s, size_t n, struct span *event, struct span *period)
+static bool match_event(const char *s, size_t n, struct span *event, struct span *period,
+			size_t *colon)
 {
 	size_t end = n;
 	while (end > 0 && is_space(s[end - 1]))
@@ -183,6 +210,7 @@ static bool match_event(const char *s, size_t n, struct span *event, struct span
 		return false;
 	*event = (struct span){ s + ev, ev_end - ev };
 	*period = (struct span){ s + k, j - k };
+	*colon = c - 1;
 	return true;
 }
 
@@ -303,8 +331,9 @@ static bool has_suffix(const struct buf *b, const char *s)
 	return memmem(buf_str(b), b->len, s, strlen(s)) != NULL;
 }
 
-/* Name one frame of a frame line: 'f' is one "->"-separated piece of the symbol. */
-static uint32_t frame_name(struct parser *ps, struct span f, const struct frame_line *fl,
+/* Name one frame of a frame line: 'f' is one "->"-separated piece of the
+ * symbol. The frame's kind depends on its name alone. */
+static struct trie_frame frame_name(struct parser *ps, struct span f, const struct frame_line *fl,
 			   bool inlined)
 {
 	const struct scripttext_opts *o = ps->o;
@@ -358,17 +387,19 @@ static uint32_t frame_name(struct parser *ps, struct span f, const struct frame_
 		if (!has_suffix(&ps->name, "_[j]"))
 			buf_addstr(&ps->name, "_[j]");
 	}
-	return strtab_intern(ps->strs, buf_str(&ps->name) + skip, ps->name.len - skip);
+	const char *name = buf_str(&ps->name) + skip;
+	size_t n = ps->name.len - skip;
+	return (struct trie_frame){ strtab_intern(ps->strs, name, n), frame_kind_of_name(name, n) };
 }
 
-static void push_frame(struct parser *ps, uint32_t id)
+static void push_frame(struct parser *ps, struct trie_frame f)
 {
 	if (ps->frames.n >= SCRIPTTEXT_MAX_FRAMES) {
 		ps->st->dropped_frames++;
 		ps->truncated = true;
 		return;
 	}
-	VEC_PUSH(&ps->frames, id);
+	VEC_PUSH(&ps->frames, f);
 }
 
 static void on_frame(struct parser *ps, const struct frame_line *fl)
@@ -389,8 +420,8 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 		const char *arrow = find2(sym.p + start, keep - start, '-', '>');
 		size_t end = arrow ? (size_t)(arrow - sym.p) : keep;
 		struct span piece = { sym.p + start, end - start };
-		uint32_t id = frame_name(ps, piece, fl, ps->group.n > 0);
-		VEC_PUSH(&ps->group, id);
+		struct trie_frame f = frame_name(ps, piece, fl, ps->group.n > 0);
+		VEC_PUSH(&ps->group, f);
 		if (!arrow)
 			break;
 		start = end + 2;
@@ -401,34 +432,55 @@ static void on_frame(struct parser *ps, const struct frame_line *fl)
 
 /*
  * A frame line seen before at the start of the 'avail' bytes at s: push
- * its ids and return its length; LINECACHE_MISS if there is none.
+ * its frames and return its length; LINECACHE_MISS if there is none.
  */
 static size_t cached_frame(struct parser *ps, const char *s, size_t avail)
 {
 	struct linecache_line l;
-	if (!linecache_find(&ps->cache, ps->line_id, s, avail, is_java(ps), &l))
+	if (!(ps->line_id && linecache_follows(&ps->cache, ps->line_id, s, avail, is_java(ps), &l)) &&
+	    !linecache_search(&ps->cache, ps->line_id, s, avail, is_java(ps), &l))
 		return LINECACHE_MISS;
 	ps->line_id = l.id;
 	/* Mostly one frame a line, with room for it. */
-	if (l.count == 1 && ps->frames.n < ps->frames.cap && ps->frames.n < SCRIPTTEXT_MAX_FRAMES) {
-		ps->frames.v[ps->frames.n++] = l.vals[0];
+	if (l.count == FRAME_WORDS && ps->frames.n < ps->frames.cap &&
+	    ps->frames.n < SCRIPTTEXT_MAX_FRAMES) {
+		memcpy(&ps->frames.v[ps->frames.n++], l.vals, sizeof(struct trie_frame));
 		return l.len;
 	}
-	for (uint32_t k = 0; k < l.count; k++)
-		push_frame(ps, l.vals[k]);
+	for (uint32_t k = 0; k < l.count; k += FRAME_WORDS) {
+		struct trie_frame f;
+		memcpy(&f, l.vals + k, sizeof(f));
+		push_frame(ps, f);
+	}
 	return l.len;
 }
 
-/* Keep a frame line's ids (on_frame's group, pushed leaf first: reversed). */
+/* The run of cached frame lines from 'pos' pushed and counted; returns
+ * the offset after it (past 'len' if the text ended in it). */
+static size_t cached_lines(struct parser *ps, const char *data, size_t len, size_t pos)
+{
+	uint64_t lines = 0;
+	/* A blank line (the sample's end) is never kept: not looked up. */
+	for (size_t n; pos < len && data[pos] != '\n'; pos += n + 1, lines++)
+		if ((n = cached_frame(ps, data + pos, len - pos)) == LINECACHE_MISS)
+			break;
+	ps->st->lines += lines;
+	ps->st->frame_lines += lines;
+	return pos;
+}
+
+/* Keep a frame line's frames (on_frame's group, pushed leaf first:
+ * reversed), FRAME_WORDS values each. */
 static void cache_frame(struct parser *ps, const char *s, size_t n)
 {
 	for (size_t i = 0, j = ps->group.n; i + 1 < j; i++, j--) {
-		uint32_t x = ps->group.v[i];
+		struct trie_frame x = ps->group.v[i];
 		ps->group.v[i] = ps->group.v[j - 1];
 		ps->group.v[j - 1] = x;
 	}
-	ps->line_id = linecache_put(&ps->cache, ps->prev_id, s, n, is_java(ps), ps->group.v,
-				    ps->group.n);
+	ps->line_id = linecache_put(&ps->cache, ps->prev_id, s, n, is_java(ps),
+				    (const uint32_t *)(const void *)ps->group.v,
+				    ps->group.n * FRAME_WORDS);
 }
 
 static uint64_t parse_period(struct span p)
@@ -446,10 +498,48 @@ static uint64_t parse_period(struct span p)
 	return v;
 }
 
+/* match_event and parse_period, remembered for the last tail matched. */
+static bool header_event(struct parser *ps, const char *s, size_t n, struct span *event,
+			 uint64_t *period)
+{
+	struct header_memo *m = &ps->memo;
+	if (m->tail_n && n >= m->tail_n && !memcmp(s + n - m->tail_n, m->tail, m->tail_n)) {
+		*event = (struct span){ s + n - m->ev_back, m->ev_n };
+		*period = m->period;
+		return true;
+	}
+	struct span per;
+	size_t colon;
+	if (!match_event(s, n, event, &per, &colon))
+		return false;
+	*period = parse_period(per);
+	m->tail_n = n - colon <= MEMO_BYTES ? n - colon : 0;
+	memcpy(m->tail, s + colon, m->tail_n);
+	m->ev_back = (size_t)(s + n - event->p);
+	m->ev_n = event->n;
+	m->period = *period;
+	return true;
+}
+
+/* Whether the header's comm, PID and TID are the last header's; remembers them. */
+static bool same_process(struct header_memo *m, const char *s, const struct header *h)
+{
+	size_t n = (size_t)(h->tid.p + h->tid.n - s);
+	size_t at[3] = { h->comm.n, (size_t)(h->pid.p - s), (size_t)(h->tid.p - s) };
+	if (m->head_n && n == m->head_n && !memcmp(at, m->head_at, sizeof(at)) &&
+	    !memcmp(s, m->head, n))
+		return true;
+	m->head_n = n <= MEMO_BYTES ? n : 0;
+	memcpy(m->head, s, m->head_n);
+	memcpy(m->head_at, at, sizeof(at));
+	return false;
+}
+
 static void on_header(struct parser *ps, const char *s, size_t n, const struct header *h)
 {
-	struct span event, period = { NULL, 0 };
-	if (match_event(s, n, &event, &period)) {
+	struct span event;
+	uint64_t period = 1; /* parse_period of no period */
+	if (header_event(ps, s, n, &event, &period)) {
 		if (!ps->filter.n) {
 			ps->st->event = strtab_intern(ps->strs, event.p, event.n);
 			ps->st->event_defaulted = true;
@@ -460,7 +550,10 @@ static void on_header(struct parser *ps, const char *s, size_t n, const struct h
 			return;
 		}
 	}
-	ps->period = parse_period(period);
+	ps->period = period;
+	ps->has_pname = true;
+	if (same_process(&ps->memo, s, h) && ps->pname.len)
+		return;
 	/* Perl: a missing TID, or one of "0", means the number given is the TID. */
 	struct span pid = h->pid, tid = h->tid;
 	if (!tid.n || span_eq(tid, "0")) {
@@ -482,49 +575,46 @@ static void on_header(struct parser *ps, const char *s, size_t n, const struct h
 		if (b->p[i] == ' ')
 			b->p[i] = '_';
 	ps->java = b->len >= 4 && !memcmp(b->p, "java", 4);
-	ps->has_pname = true;
+	ps->proc.n = 0;
 }
 
-static void push_path(struct parser *ps, const char *name, size_t n, bool root)
+static void push_proc(struct parser *ps, const char *name, size_t n, bool root)
 {
 	uint32_t id = strtab_intern(ps->strs, name, n);
 	struct trie_frame f = { id, root ? FRAME_PROCESS : frame_kind_of_name(name, n) };
-	VEC_PUSH(&ps->path, f);
+	VEC_PUSH(&ps->proc, f);
 }
 
-static void end_sample(struct parser *ps)
+/*
+ * The process frame's frames, ps->proc. Perl joins the stack with ';'
+ * and merges equal strings, so a comm holding ';' must become several
+ * frames to merge the same way. The kind of a frame depends only on its
+ * name and depth, so equal lines are always one trie path.
+ */
+static void split_pname(struct parser *ps)
 {
-	/*
-	 * Perl joins the stack with ';' and merges equal strings, so a comm
-	 * holding ';' must become several frames to merge the same way. The
-	 * kind of a frame depends only on its name and depth, so equal lines
-	 * are always one trie path.
-	 */
-	ps->path.n = 0;
 	const char *p = ps->pname.p, *end = p + ps->pname.len;
 	for (size_t splits = 0;; splits++) {
 		const char *semi = splits < SCRIPTTEXT_MAX_FRAMES ? memchr(p, ';', (size_t)(end - p))
 								  : NULL;
 		const char *stop = semi ? semi : end;
-		push_path(ps, p, (size_t)(stop - p), ps->path.n == 0);
+		push_proc(ps, p, (size_t)(stop - p), ps->proc.n == 0);
 		if (!semi)
 			break;
 		p = semi + 1;
 	}
-	for (size_t i = ps->frames.n; i-- > 0;) {
-		struct trie_frame f = { ps->frames.v[i], 0 };
-		if (f.name >= ps->kind_of.n) {
-			size_t old = ps->kind_of.n;
-			VEC_RESERVE(&ps->kind_of, (size_t)f.name + 1);
-			memset(ps->kind_of.v + old, 0, (size_t)f.name + 1 - old);
-			ps->kind_of.n = (size_t)f.name + 1;
-		}
-		if (!ps->kind_of.v[f.name])
-			ps->kind_of.v[f.name] = (uint8_t)(1 + frame_kind_of_name(
-				strtab_get(ps->strs, f.name), strtab_len(ps->strs, f.name)));
-		f.kind = (enum frame_kind)(ps->kind_of.v[f.name] - 1);
-		VEC_PUSH(&ps->path, f);
-	}
+}
+
+static void end_sample(struct parser *ps)
+{
+	if (!ps->proc.n)
+		split_pname(ps);
+	ps->path.n = 0;
+	VEC_RESERVE(&ps->path, ps->proc.n + ps->frames.n);
+	memcpy(ps->path.v, ps->proc.v, ps->proc.n * sizeof(ps->proc.v[0]));
+	ps->path.n = ps->proc.n;
+	for (size_t i = ps->frames.n; i-- > 0;)
+		ps->path.v[ps->path.n++] = ps->frames.v[i];
 	trie_add(ps->t, ps->path.v, ps->path.n, ps->period);
 	ps->st->samples++;
 	if (ps->truncated)
@@ -583,15 +673,13 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	buf_init(&ps.name, SCRIPTTEXT_MAX_LINE + 64);
 	buf_init(&ps.raw, SCRIPTTEXT_MAX_LINE + 64);
 	for (size_t pos = 0, n; pos < len; pos += n + 1) {
-		const char *s = data + pos;
-		st->lines++;
 		/* The cache first, before the line's end is known: only lines
 		 * that failed match_header and passed match_frame are in it, so
 		 * a header is never found there, nor a comment or a blank line. */
-		if (ps.has_pname && (n = cached_frame(&ps, s, len - pos)) != LINECACHE_MISS) {
-			st->frame_lines++;
-			continue;
-		}
+		if (ps.has_pname && (pos = cached_lines(&ps, data, len, pos)) >= len)
+			break;
+		const char *s = data + pos;
+		st->lines++;
 		ps.prev_id = ps.line_id;
 		ps.line_id = 0;
 		const char *nl = memchr(s, '\n', len - pos);
@@ -607,8 +695,8 @@ int scripttext_parse(const char *data, size_t len, const struct scripttext_opts 
 	VEC_FREE(&ps.frames);
 	VEC_FREE(&ps.group);
 	VEC_FREE(&ps.path);
+	VEC_FREE(&ps.proc);
 	linecache_release(&ps.cache);
-	VEC_FREE(&ps.kind_of);
 	buf_release(&ps.pname);
 	buf_release(&ps.name);
 	buf_release(&ps.raw);
@@ -625,8 +713,9 @@ bool scripttext_first_event(const char *data, size_t len, const char **ev, size_
 	while (lines_next(&it, &s, &ln)) {
 		struct header h;
 		struct span event, period;
+		size_t colon;
 		if (ln > SCRIPTTEXT_MAX_LINE || !ln || s[0] == '#' || memchr(s, '\0', ln) ||
-		    !match_header(s, ln, &h) || !match_event(s, ln, &event, &period))
+		    !match_header(s, ln, &h) || !match_event(s, ln, &event, &period, &colon))
 			continue;
 		*ev = event.p;
 		*n = event.n;
@@ -686,8 +775,9 @@ static void walk_header(struct walker *w, const char *s, size_t n, const struct 
 			m->cpu = (uint32_t)parse_u64((struct span){ s + i + 1, j - i - 1 }, 10, &ok);
 	}
 	struct span event, period = { NULL, 0 };
+	size_t colon;
 	m->period = 1;
-	if (match_event(s, n, &event, &period)) {
+	if (match_event(s, n, &event, &period, &colon)) {
 		m->event = (struct scripttext_span){ event.p, event.n };
 		m->period = parse_period(period);
 	}

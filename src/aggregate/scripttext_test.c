@@ -192,6 +192,29 @@ static void test_event_filter(void **state)
 	      "bb;g;f 3\n");
 }
 
+/* Headers that repeat the last one's tail or process, and those that differ
+ * from it in a byte (the tail and the process are remembered between
+ * samples, never confused). */
+static void test_header_repeats(void **state)
+{
+	(void)state;
+	const char *t = "aa 12/13 [0] 1.0: 10 cycles: \n\t1 f (x)\n\n"
+			"aa 12/13 [0] 2.0: 20 cycles: \n\t1 f (x)\n\n"  /* the period differs */
+			"ab 12/13 [0] 3.0: 20 cycles: \n\t1 f (x)\n\n"  /* the comm */
+			"aa 12/14 [0] 4.0: 20 cycles: \n\t1 f (x)\n\n"  /* the TID */
+			"aa 12/14 [0] 5.0: 20 cycles: \n\t1 f (x)\n\n"  /* all the same */
+			"aa 12/14 [0] 6.0:: 20 cycles: \n\t1 f (x)\n\n" /* the same tail */
+			"aa 12/14 [0] 7.0: 20 cyclez: \n\t1 f (x)\n\n"; /* another event */
+	struct scripttext_opts tid = { .with_tid = true };
+	check(t, &tid, "aa-12/13;f 30\naa-12/14;f 60\nab-12/13;f 20\n");
+	check(t, NULL, "aa;f 90\nab;f 20\n");
+	/* Whether the process is java's follows the header. */
+	const char *j = "java 1/1 [0] 1.0: 1 cycles: \n\t1 Lfoo/Bar;::baz (/tmp/perf-1.map)\n\n"
+			"javx 1/1 [0] 1.0: 1 cycles: \n\t1 Lfoo/Bar;::baz (/tmp/perf-1.map)\n\n"
+			"java 1/1 [0] 2.0: 1 cycles: \n\t1 Lfoo/Bar;::baz (/tmp/perf-1.map)\n\n";
+	check(j, NULL, "java;foo/Bar:::baz 2\njavx;Lfoo/Bar:::baz 1\n");
+}
+
 static void test_unknown_and_addrs(void **state)
 {
 	(void)state;
@@ -563,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_pid_forms),
 		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_event_filter),
+		cmocka_unit_test(test_header_repeats),
 		cmocka_unit_test(test_unknown_and_addrs),
 		cmocka_unit_test(test_offsets),
 		cmocka_unit_test(test_kernel_jit),

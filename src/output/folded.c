@@ -16,10 +16,10 @@
 #include "output/folded.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
 #include "base/xalloc.h"
 #include "base/vec.h"
 #include "base/wbuf.h"
@@ -57,6 +57,20 @@ static int cmp_item(const void *a, const void *b)
 	return x->len < y->len ? -1 : 1; /* the shorter key sorts first */
 }
 
+/*
+ * Whether n items are in order already: after trie_sort the siblings are
+ * in name order, so the items are too, but where a name extends another
+ * with a byte below ';' ("foo" and "foo-bar"). qsort's merge sort is
+ * stable, so skipping it for items in order changes nothing.
+ */
+static bool sorted(const struct item *it, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp_item(&it[i - 1], &it[i]) > 0)
+			return false;
+	return true;
+}
+
 /* "%llu", or with a divisor "%llu.%0*llu" (v / divisor, then v % divisor in
  * as many digits as the divisor has zeros). */
 static void put_count(struct wbuf *f, uint64_t v, uint64_t divisor)
@@ -80,6 +94,7 @@ struct emit_ctx {
 	/* the items of every level being written, outermost first: one
 	 * array for the whole walk, not one allocation per node */
 	VEC(struct item) items;
+	VEC(char) path; /* "root;...;parent;" of the level being written */
 };
 
 static void push_item(struct emit_ctx *ec, const struct trie *t, uint32_t c, char term)
@@ -93,8 +108,7 @@ static void push_item(struct emit_ctx *ec, const struct trie *t, uint32_t c, cha
 	VEC_PUSH(&ec->items, it);
 }
 
-static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct buf *path,
-		 struct emit_ctx *ec)
+static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct emit_ctx *ec)
 {
 	size_t base = ec->items.n;
 	for (uint32_t c = trie_node(t, parent)->first_child; c != TRIE_NONE;
@@ -106,13 +120,13 @@ static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct b
 			push_item(ec, t, c, ';');
 	}
 	size_t end = ec->items.n;
-	if (end - base > 1)
+	if (!sorted(ec->items.v + base, end - base))
 		qsort(ec->items.v + base, end - base, sizeof(ec->items.v[0]), cmp_item);
-	size_t len = path->len;
+	size_t len = ec->path.n;
 	for (size_t i = base; i < end; i++) {
 		const struct item *it = &ec->items.v[i]; /* valid until the recursion below */
 		if (it->term == ' ') {
-			wbuf_mem(f, path->p ? path->p : "", len);
+			wbuf_mem(f, ec->path.v, len);
 			wbuf_mem(f, it->name, it->len);
 			wbuf_char(f, ' ');
 			if (ec->first) {
@@ -122,12 +136,12 @@ static void emit(struct wbuf *f, const struct trie *t, uint32_t parent, struct b
 			put_count(f, trie_node(t, it->node)->self, ec->divisor);
 			wbuf_char(f, '\n');
 		} else {
-			buf_add(path, it->name, it->len);
-			buf_addch(path, ';');
-			emit(f, t, it->node, path, ec);
-			path->len = len;
-			if (path->p)
-				path->p[len] = '\0';
+			VEC_RESERVE(&ec->path, len + it->len + 1);
+			memcpy(ec->path.v + len, it->name, it->len);
+			ec->path.v[len + it->len] = ';';
+			ec->path.n = len + it->len + 1;
+			emit(f, t, it->node, ec);
+			ec->path.n = len;
 		}
 	}
 	ec->items.n = base;
@@ -140,16 +154,15 @@ int folded_write(FILE *f, const struct trie *t)
 
 int folded_write_ex(FILE *f, const struct trie *t, const uint64_t *first, uint64_t divisor)
 {
-	struct buf path;
-	struct emit_ctx ec = { first, divisor, { 0 } };
+	struct emit_ctx ec = { first, divisor, { 0 }, { 0 } };
 	struct wbuf *w = xmalloc(sizeof(*w));
 	w->f = f;
 	w->n = 0;
-	buf_init(&path, (size_t)1 << 30);
-	emit(w, t, 0, &path, &ec);
+	VEC_RESERVE(&ec.path, 1); /* wbuf_mem reads from it even when empty */
+	emit(w, t, 0, &ec);
 	wbuf_flush(w);
 	free(w);
 	VEC_FREE(&ec.items);
-	buf_release(&path);
+	VEC_FREE(&ec.path);
 	return ferror(f) ? -EIO : 0;
 }
