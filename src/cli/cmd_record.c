@@ -104,9 +104,9 @@ static void offcpu_bpf_report(const struct offcpubpf_stats *b)
 				"intervals (%.3f s) were left out\n",
 			OFFCPU_MAX_STACKS, (unsigned long long)b->over_cap, (double)b->over_cap_ns / 1e9);
 	if (b->stacks_lost)
-		cli_err("warning: off-CPU: %llu stacks were not kept (the BPF stack map's bucket "
-				"was taken by another stack): their time is kept without them\n",
-			(unsigned long long)b->stacks_lost);
+		cli_err("warning: off-CPU: %llu stacks were not kept (over %u distinct stacks in "
+				"the BPF stack map): their time is kept without them\n",
+			(unsigned long long)b->stacks_lost, OFFCPUBPF_MAX_STACKS);
 	if (b->threads_over)
 		cli_err("warning: off-CPU: %llu switch-outs could not be noted (no memory for "
 				"the thread's BPF task storage, or the storage busy on that CPU): their "

@@ -217,7 +217,8 @@ check_run() {
 	grep "^vforker;" "$T/$1.off" | grep -E "$vfork_re" | grep -q '\[off-cpu: S\] [0-9]*$' && fail "$1: a vfork wait in state S"
 	# The vfork child (another process: the command's tree is followed) sleeps 0.3 s.
 	vc=$(secs "$T/$1.off" vforker "$child_re"'.*\[off-cpu: S\] [0-9]*$')
-	awk -v v="$vc" 'BEGIN { exit !(v >= 0.29 && v < 0.4) }' || fail "$1: the vfork child's 0.3 s sleep shows as $vc s"
+	awk -v v="$vc" 'BEGIN { exit !(v >= 0.29 && v < 0.4) }' ||
+		fail "$1: the vfork child's 0.3 s sleep shows as $vc s: $(grep ';syscall;' "$T/$1.off" | head -3); record said: $(cat "$T/$1.err")"
 	for th in pinned0 pinned1; do
 		pr=$(secs "$T/$1.off" $th 'compute.*\[off-cpu: R\] [0-9]*$')
 		awk -v v="$pr" 'BEGIN { exit !(v >= 0.05) }' || fail "$1: $th: only $pr s runnable (R) under compute"
@@ -227,9 +228,9 @@ check_run() {
 
 # The default: user stacks only (as perf's --off-cpu), the samples' own
 # callchains (-g) with their kernel part.
-krec $OC -g -o "$T/oc.data" -- "$T/waiter" >"$T/times" 2>"$T/rec.err" ||
-	fail "record $OC failed: $(cat "$T/rec.err")"
-grep -q "off-CPU ($M): .* s blocked" "$T/rec.err" || fail "no off-CPU summary of method $M: $(cat "$T/rec.err")"
+krec $OC -g -o "$T/oc.data" -- "$T/waiter" >"$T/times" 2>"$T/oc.err" ||
+	fail "record $OC failed: $(cat "$T/oc.err")"
+grep -q "off-CPU ($M): .* s blocked" "$T/oc.err" || fail "no off-CPU summary of method $M: $(cat "$T/oc.err")"
 check_run oc "$T/times" u
 cp "$T/oc.off" "$T/off.folded"
 "$KILN" script --header-only -i "$T/oc.data" >"$T/oc.header" 2>/dev/null || fail "kiln script --header-only failed"
@@ -360,9 +361,9 @@ for m in p a; do
 		echo "-$m: $th: pipe $rd s (measured $piped)"
 		# With -a the BPF stack map holds the stacks of every process of
 		# the machine (ASLR: each process's are its own); on a busy machine
-		# a stack whose bucket another took is not kept, its time kept
-		# under the thread and state without a stack, and counted: the
-		# two threads' pipe reads share one user stack (docs/LIMITS.md).
+		# it can fill, and a stack over its limit is not kept, its time
+		# kept under the thread and state without a stack, and counted:
+		# the two threads' pipe reads share one user stack (docs/LIMITS.md).
 		if [ $m = a ] && ! near "$rd" "$piped" 2 && grep -q 'stacks were not kept' "$T/a.err"; then
 			ns=$(secs "$T/$m.folded" "$th-$pid" '^[^;]*;\[unknown\];\[off-cpu: S\] [0-9]*$')
 			rd=$(awk -v a="$rd" -v b="$ns" 'BEGIN { printf "%.9f", a + b }')

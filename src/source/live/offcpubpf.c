@@ -91,6 +91,7 @@ void offcpubpf_close(struct offcpubpf *b)
 #include "source/live/bpf/offcpu_bpf.h"
 
 _Static_assert(OB_MAX_FOLLOW == OFFCPUBPF_MAX_FOLLOW, "the follow map's size");
+_Static_assert(OB_STACKS == OFFCPUBPF_MAX_STACKS, "the stack map's size");
 
 bool offcpubpf_built(void)
 {
@@ -192,14 +193,12 @@ static void read_counts(struct offcpubpf *b, uint64_t *c)
 	free(v);
 }
 
-/* A stack by id into buf (OB_DEPTH frames, zero-padded); its length or 0. */
-static size_t stack_of(struct offcpubpf *b, int32_t id, uint64_t *buf)
+/* A stack by key into buf (OB_DEPTH frames, zero-padded); its length or 0. */
+static size_t stack_of(struct offcpubpf *b, uint64_t key, uint64_t *buf)
 {
-	if (id < 0)
+	if (!key)
 		return 0;
-	uint32_t k = (uint32_t)id;
-	memset(buf, 0, OB_DEPTH * sizeof(*buf));
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stacks), &k, buf))
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stacks), &key, buf))
 		return 0;
 	return OB_DEPTH;
 }
@@ -253,7 +252,7 @@ static int read_open(struct offcpubpf *b, uint64_t now, offcpubpf_fn fn, void *a
 				continue;
 			}
 			struct ob_key k = { .tgid = s->tgid, .tid = rec[i].tid, .kstack = s->kstack,
-					    .ustack = s->ustack, .state = s->state };
+					    .ustack = s->ustack, .state = s->state, .pad = 0 };
 			err = emit(b, &k, dt, fn, arg);
 		}
 		have -= n * sizeof(rec[0]);

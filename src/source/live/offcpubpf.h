@@ -21,6 +21,7 @@
 
 /* Processes followed at once (bpf/offcpu_bpf.h's OB_MAX_FOLLOW). */
 #define OFFCPUBPF_MAX_FOLLOW 65536u
+#define OFFCPUBPF_MAX_STACKS 16384u /* distinct stacks the BPF map keeps (OB_STACKS) */
 
 struct offcpubpf_opts {
 	bool system_wide;   /* every thread but kiln's */
@@ -36,7 +37,7 @@ struct offcpubpf_stats {
 	uint64_t at_end;       /* closed at the end (still off the CPU) */
 	uint64_t over_cap, over_cap_ns; /* intervals not kept: over the distinct-stack cap */
 	uint64_t threads_over; /* switch-outs not kept: no task storage for the thread */
-	uint64_t stacks_lost;  /* kernel or user stacks not kept (stack map bucket taken) */
+	uint64_t stacks_lost;  /* kernel or user stacks not kept (the stack map full) */
 	uint64_t follow_over;  /* child processes not followed: too many processes */
 };
 

@@ -1,15 +1,19 @@
 /* Unit tests for offcpubpf_chain: the BPF stack map's stacks (zero-
  * terminated arrays) as one perf callchain, the kernel part cut to the
- * scheduler's frame, missing stacks, and the output bound. */
+ * scheduler's frame, missing stacks, and the output bound; and for
+ * ob_stack_key, the stacks' keys in that map. */
 #include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+#include <linux/types.h>
 
+#include "source/live/bpf/offcpu_bpf.h"
 #include "source/live/offcpubpf.h"
 
 #define K PERF_CONTEXT_KERNEL
@@ -82,6 +86,48 @@ static void test_bound(void **state)
 	assert_int_equal(offcpubpf_chain(out, 0, kst, 8, ust, 6, LO, HI), 0);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A key is never 0 (no stack) and tells apart stacks that differ in one
+ * frame anywhere, in the leaf's low bits, or in depth only: 2 x 131072
+ * stacks shaped as a program's (a shared kernel or user path, leaves a few
+ * bytes apart) get as many keys. */
+static void test_stack_key(void **state)
+{
+	(void)state;
+	enum { N = 131072 };
+	__u64 ip[OB_DEPTH];
+	memset(ip, 0, sizeof(ip));
+	assert_true(ob_stack_key(ip) != 0);
+	uint64_t *keys = malloc(2 * N * sizeof(*keys));
+	assert_non_null(keys);
+	for (size_t i = 0; i < N; i++) {
+		/* A leaf i bytes into a function, under a path of 3 to 66 frames. */
+		memset(ip, 0, sizeof(ip));
+		size_t depth = 3 + i % 64;
+		for (size_t d = 0; d < depth; d++)
+			ip[d] = 0xffffffff81000000ULL + d * 0x1230;
+		ip[0] += i / 64;
+		keys[i] = ob_stack_key(ip);
+		/* One frame anywhere in a full-depth stack moved by 1..1024 bytes. */
+		for (size_t d = 0; d < OB_DEPTH; d++)
+			ip[d] = 0x401000 + d * 0x40;
+		ip[i % OB_DEPTH] += 1 + i / OB_DEPTH;
+		keys[N + i] = ob_stack_key(ip);
+	}
+	qsort(keys, 2 * N, sizeof(*keys), u64_cmp);
+	for (size_t i = 0; i < 2 * N; i++) {
+		assert_true(keys[i] != 0);
+		if (i)
+			assert_true(keys[i] != keys[i - 1]);
+	}
+	free(keys);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +135,7 @@ int main(void)
 		cmocka_unit_test(test_no_sched_frame),
 		cmocka_unit_test(test_missing_and_full),
 		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_stack_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

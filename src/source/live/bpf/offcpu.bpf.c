@@ -27,12 +27,23 @@ const volatile __u32 self_tgid = 0;  /* kiln's own, never followed */
 const volatile __u64 thresh_ns = 0;  /* shorter intervals are left out */
 const volatile __u32 user_only = 0;  /* user stacks only (not --off-cpu-kernel): no kernel walk */
 
+/* Stacks by ob_stack_key (offcpu_bpf.h says why not a stack trace map).
+ * Preallocated, as the stack trace map was: an element is taken from a
+ * free list in the scheduler's path, never allocated there. */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, OB_STACKS);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, OB_DEPTH * sizeof(__u64));
+	__type(key, __u64);
+	__type(value, struct ob_frames);
 } stacks SEC(".maps");
+
+/* Where a stack is read before it is hashed and kept: one per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ob_frames);
+} scratch SEC(".maps");
 
 /* Task storage, not a hash by tid: found from the task pointer the
  * tracepoint hands over, without hashing, and as many entries as there
@@ -87,6 +98,34 @@ static __always_inline int followed(__u32 tgid)
 	return m && *m == OB_FOLLOW;
 }
 
+/* The current stack (BPF_F_USER_STACK in flags: the user one) kept in
+ * 'stacks': its key, or 0 with nothing kept. A stack that cannot be read
+ * or kept is counted in 'lost', but for a user stack that is not there
+ * (-EFAULT: a kernel thread's). */
+static __always_inline __u64 keep_stack(void *ctx, __u64 flags, __u32 lost)
+{
+	__u32 z = 0;
+	struct ob_frames *f = bpf_map_lookup_elem(&scratch, &z);
+	if (!f)
+		return 0;
+	/* Zero-fills the buffer after the last frame (and all of it on error). */
+	long n = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
+	if (n <= 0) {
+		if (n < 0 && !(n == -14 && (flags & BPF_F_USER_STACK)))
+			count(lost, 1);
+		return 0;
+	}
+	__u64 key = ob_stack_key(f->ip);
+	if (bpf_map_lookup_elem(&stacks, &key))
+		return key;
+	long err = bpf_map_update_elem(&stacks, &key, f, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: another CPU kept it meanwhile */) {
+		count(lost, 1);
+		return 0;
+	}
+	return key;
+}
+
 /* Read directly (tp_btf arguments are BTF pointers): no helper call. */
 static __always_inline __u32 task_state(struct task_struct *t)
 {
@@ -135,17 +174,11 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			if (o)
 				o->time = 0; /* freed with the task */
 		} else {
-			__s32 kst = -1, ust = -1;
-			if (!user_only) {
-				kst = bpf_get_stackid(ctx, &stacks, 0);
-				if (kst < 0)
-					count(OB_KSTACK_LOST, 1);
-			}
-			if (prev->mm) {
-				ust = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-				if (ust < 0 && ust != -14 /* EFAULT: no user stack */)
-					count(OB_USTACK_LOST, 1);
-			}
+			__u64 kst = 0, ust = 0;
+			if (!user_only)
+				kst = keep_stack(ctx, 0, OB_KSTACK_LOST);
+			if (prev->mm)
+				ust = keep_stack(ctx, BPF_F_USER_STACK, OB_USTACK_LOST);
 			count(OB_SWITCHES, 1);
 			/* A thread keeps its entry between intervals (time 0 when
 			 * closed). NULL: no memory, or the storage busy on this CPU
@@ -170,8 +203,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (!s || !s->time)
 		return 0;
 	__u64 dt = now > s->time ? now - s->time : 0;
-	struct ob_key k = { .tgid = s->tgid, .tid = ntid, .kstack = s->kstack,
-			    .ustack = s->ustack, .state = s->state };
+	struct ob_key k;
+	__builtin_memset(&k, 0, sizeof(k));
+	k.tgid = s->tgid;
+	k.tid = ntid;
+	k.kstack = s->kstack;
+	k.ustack = s->ustack;
+	k.state = s->state;
 	s->time = 0;
 	count(OB_INTERVALS, 1);
 	if (!dt || dt < thresh_ns) {
