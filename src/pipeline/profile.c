@@ -756,12 +756,19 @@ void profile_session_opts(const struct profile_opts *o, struct strtab *strs,
 	so->strs = strs;
 }
 
+/* Bytes of perf.data per trie node reserved before reading (a hint). */
+#define PROFILE_DATA_PER_NODE 1024
+
 int profile_load(struct session *s, const struct profile_opts *o, struct trie *t,
 		 struct profile_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	struct profile_ctx x;
 	ctx_init(&x, o, s->strs, t, st);
+	/* Room for the trie's nodes, from the data's size (compile.data: a
+	 * node per ~1.5-2 KB): past 2 MiB in huge pages, not grown by copies. */
+	if (s->h)
+		trie_reserve(t, (size_t)(s->h->data_size / PROFILE_DATA_PER_NODE));
 	struct session_consumer c = {
 		.ctx = &x,
 		.on_event = on_event,
