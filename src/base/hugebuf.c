@@ -86,18 +86,28 @@ void hugebuf_grow(void **v, size_t *cap, size_t *mapped, size_t want, size_t els
 	*cap = c;
 }
 
+/* A mapping for 'bytes' if they are HUGEBUF_MIN or more (*mapped its
+ * size), else NULL (*mapped 0): the caller then takes malloc's. */
+static void *map_if_large(size_t bytes, size_t *mapped)
+{
+	size_t round = bytes >= HUGEBUF_MIN ? huge_round(bytes) : 0;
+	void *p = round ? map_aligned(round) : NULL;
+	*mapped = p ? round : 0;
+	return p;
+}
+
 void *hugebuf_zalloc(size_t nmemb, size_t elsz, size_t *mapped)
 {
-	*mapped = 0;
 	if (elsz && nmemb > SIZE_MAX / elsz)
 		xalloc_die("allocating a table");
-	size_t round = nmemb * elsz >= HUGEBUF_MIN ? huge_round(nmemb * elsz) : 0;
-	void *p = round ? map_aligned(round) : NULL;
-	if (p) {
-		*mapped = round;
-		return p;
-	}
-	return xcalloc(nmemb, elsz);
+	void *p = map_if_large(nmemb * elsz, mapped);
+	return p ? p : xcalloc(nmemb, elsz);
+}
+
+void *hugebuf_alloc(size_t bytes, size_t *mapped)
+{
+	void *p = map_if_large(bytes, mapped);
+	return p ? p : xmalloc(bytes);
 }
 
 void hugebuf_free(void *v, size_t mapped)

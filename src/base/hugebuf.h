@@ -45,7 +45,10 @@ void hugebuf_grow(void **v, size_t *cap, size_t *mapped, size_t want, size_t els
  * grow): past HUGEBUF_MIN bytes a huge-page mapping of *mapped bytes, else
  * calloc's (*mapped 0). */
 void *hugebuf_zalloc(size_t nmemb, size_t elsz, size_t *mapped);
-/* Free an array hugebuf_grow or hugebuf_zalloc made (NULL: nothing). */
+/* Scratch of 'bytes' bytes, contents undefined: past HUGEBUF_MIN a
+ * huge-page mapping of *mapped bytes, else malloc's (*mapped 0). */
+void *hugebuf_alloc(size_t bytes, size_t *mapped);
+/* Free an array hugebuf_grow, hugebuf_zalloc or hugebuf_alloc made (NULL: nothing). */
 void hugebuf_free(void *v, size_t mapped);
 
 /* Make room for at least 'want' elements in total. */

@@ -90,6 +90,17 @@ static void test_zalloc(void **state)
 		hugebuf_free(t, mapped);
 	}
 	hugebuf_free(NULL, 0);
+	/* Scratch: writable over its whole size, small or large. */
+	size_t scratch[] = { 0, 10, HUGEBUF_MIN - 1, HUGEBUF_MIN, HUGEBUF_PAGE + 1 };
+	for (size_t k = 0; k < sizeof(scratch) / sizeof(scratch[0]); k++) {
+		size_t mapped;
+		unsigned char *p = hugebuf_alloc(scratch[k], &mapped);
+		assert_non_null(p);
+		assert_int_equal(mapped != 0, scratch[k] >= HUGEBUF_MIN);
+		assert_true(mapped == 0 || mapped >= scratch[k]);
+		memset(p, 0xa5, scratch[k]);
+		hugebuf_free(p, mapped);
+	}
 }
 
 int main(void)
