@@ -385,7 +385,7 @@ int elf_image_parse_flags(struct elf_image **out, const void *data, size_t len, 
 out:
 	free(ps.sh);
 	free(ps.z);
-	VEC_FREE(&ps.cands);
+	HVEC_FREE(&ps.cands);
 	elf_image_free(ps.img);
 	return err;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/bytes.h"
+#include "base/hugebuf.h"
 #include "base/vec.h"
 #include "dso/elf_image.h"
 
@@ -120,7 +121,7 @@ struct elf_parse {
 	size_t shstrndx; /* 0: no section names */
 	uint64_t phoff;
 	size_t phnum, phentsize;
-	VEC(struct cand) cands;
+	HVEC(struct cand) cands; /* huge pages once large (base/hugebuf.h) */
 	struct zsec *z; /* shnum entries once a compressed section was read */
 };
 

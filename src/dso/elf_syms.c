@@ -74,7 +74,9 @@ void elf_read_sym(const struct elf_image *img, const struct table *t, size_t i,
 void elf_add_cand(struct elf_parse *ps, uint64_t start, uint64_t size, const char *name,
 		  uint8_t bind, const struct shdr *sec)
 {
-	struct cand *c = VEC_PUSH_ZERO(&ps->cands);
+	HVEC_RESERVE(&ps->cands, ps->cands.n + 1);
+	struct cand *c = &ps->cands.v[ps->cands.n++];
+	memset(c, 0, sizeof(*c));
 
 	c->start = start;
 	c->size = size;
@@ -98,6 +100,7 @@ static void collect_symbols(struct elf_parse *ps, size_t idx, const struct table
 	const uint8_t *xp = NULL;
 	size_t xn = 0;
 
+	HVEC_RESERVE(&ps->cands, ps->cands.n + t->n); /* at most one a symbol */
 	/* SHN_XINDEX symbols keep their section index in SYMTAB_SHNDX. */
 	for (size_t i = 1; i < ps->shnum; i++) {
 		if (ps->sh[i].type == SHT_SYMTAB_SHNDX && ps->sh[i].link == idx &&
