@@ -55,7 +55,7 @@ static void srcfile_free(struct srcfile *f)
 	VEC_FREE(&f->umaxhigh);
 	VEC_FREE(&f->unranged);
 	VEC_FREE(&f->secs);
-	VEC_FREE(&f->syms);
+	HVEC_FREE(&f->syms);
 	VEC_FREE(&f->rows.v);
 	VEC_FREE(&f->unit_of);
 	if (f->dw) {

@@ -60,7 +60,8 @@ static void sort_syms(struct srcfile *f)
 {
 	struct fsym *v = f->syms.v;
 	size_t n = f->syms.n;
-	struct fsym_key *k = xmalloc(n * sizeof(*k));
+	size_t mapped;
+	struct fsym_key *k = hugebuf_alloc(n * sizeof(*k), &mapped);
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct fsym_key){ v[i].value, v[i].shndx, (uint32_t)i };
 	fsym_keys_sort(k, n);
@@ -78,7 +79,7 @@ static void sort_syms(struct srcfile *f)
 		v[j] = first;
 		k[j].pos = (uint32_t)j;
 	}
-	free(k);
+	hugebuf_free(k, mapped);
 }
 
 /* One symbol table: returns the number of symbols it has (beyond the null one). */
@@ -90,7 +91,7 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 		return 0;
 	size_t n = sh.sh_size / sh.sh_entsize;
 	if (n > 1 && sh.sh_size <= data->d_size) /* room for all: grown once */
-		VEC_RESERVE(&f->syms, f->syms.n + n - 1);
+		HVEC_RESERVE(&f->syms, f->syms.n + n - 1);
 	enum { NOTHING, SYMBOL, FILE_AFTER_SYMBOL } state = NOTHING;
 	uint32_t file = SRCLINE_NONE;
 	bool have_file = false;
@@ -127,7 +128,7 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 		};
 		if (have_file && (bind == STB_LOCAL || state != FILE_AFTER_SYMBOL))
 			fs.file = file;
-		VEC_PUSH(&f->syms, fs);
+		HVEC_PUSH(&f->syms, fs);
 	}
 	return n > 0 ? n - 1 : 0;
 }
