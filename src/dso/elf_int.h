@@ -79,7 +79,6 @@ struct cand {
 	uint64_t start, size;
 	uint64_t sec_start, sec_end; /* its section's [addr, addr + size) */
 	const char *name;
-	size_t seq; /* order seen: the last tie-break */
 	uint8_t bind;
 };
 
