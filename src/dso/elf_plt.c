@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/search.h"
 #include "base/sort.h"
@@ -86,8 +87,11 @@ static const char *rel_sym_name(struct elf_parse *ps, const struct table *syms, 
 static void add_plt(struct elf_parse *ps, uint64_t addr, uint64_t size, const char *name,
 		    const struct shdr *sec)
 {
-	char *s = xasprintf("%s@plt", name);
+	size_t n = strlen(name);
+	char *s = xmalloc(n + sizeof("@plt")); /* name + "@plt", without printf's cost */
 
+	memcpy(s, name, n);
+	memcpy(s + n, "@plt", sizeof("@plt"));
 	VEC_PUSH(&ps->img->owned, s);
 	elf_add_cand(ps, addr, size, s, STB_GLOBAL, sec);
 }
