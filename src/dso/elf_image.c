@@ -25,6 +25,7 @@
 #include "base/ifile.h"
 #include "base/mapguard.h"
 #include "base/search.h"
+#include "base/sort.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/elf_int.h"
@@ -385,7 +386,7 @@ int elf_image_parse_flags(struct elf_image **out, const void *data, size_t len, 
 out:
 	free(ps.sh);
 	free(ps.z);
-	VEC_FREE(&ps.cands);
+	HVEC_FREE(&ps.cands);
 	elf_image_free(ps.img);
 	return err;
 }
@@ -603,6 +604,13 @@ static int sym_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static inline uint64_t sym_start(const struct elf_sym *s)
+{
+	return s->start;
+}
+
+RADIX_DEFINE(sort_syms_by_start, struct elf_sym, sym_start)
+
 static bool is_plt_name(const char *name)
 {
 	size_t n = strlen(name);
@@ -629,7 +637,7 @@ static void add_symbols(struct elf_image *img, const struct elf_image *from, boo
 	if (img->syms.n == n0)
 		return;
 	/* Both parts had unique starts and none is shared: still unique. */
-	qsort(img->syms.v, img->syms.n, sizeof(img->syms.v[0]), sym_cmp);
+	sort_syms_by_start(img->syms.v, img->syms.n);
 }
 
 void elf_image_add_symbols(struct elf_image *img, const struct elf_image *from)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/bytes.h"
+#include "base/hugebuf.h"
 #include "base/vec.h"
 #include "dso/elf_image.h"
 
@@ -78,7 +79,6 @@ struct cand {
 	uint64_t start, size;
 	uint64_t sec_start, sec_end; /* its section's [addr, addr + size) */
 	const char *name;
-	size_t seq; /* order seen: the last tie-break */
 	uint8_t bind;
 };
 
@@ -120,7 +120,7 @@ struct elf_parse {
 	size_t shstrndx; /* 0: no section names */
 	uint64_t phoff;
 	size_t phnum, phentsize;
-	VEC(struct cand) cands;
+	HVEC(struct cand) cands; /* huge pages once large (base/hugebuf.h) */
 	struct zsec *z; /* shnum entries once a compressed section was read */
 };
 

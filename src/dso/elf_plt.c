@@ -7,8 +7,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/search.h"
+#include "base/sort.h"
 #include "base/xalloc.h"
 #include "dso/elf_int.h"
 
@@ -18,7 +20,6 @@ struct rel {
 	uint64_t offset, addend;
 	uint32_t sym, type;
 	bool has_addend;
-	size_t seq;
 };
 
 static void read_rel(const struct elf_image *img, const struct table *t, bool rela, size_t i,
@@ -38,17 +39,15 @@ static void read_rel(const struct elf_image *img, const struct table *t, bool re
 	}
 	r->has_addend = rela;
 	r->addend = rela ? rdw(img, p + (img->is64 ? 16 : 8)) : 0;
-	r->seq = i;
 }
 
-static int rel_cmp(const void *a, const void *b)
+static inline uint64_t rel_offset(const struct rel *r)
 {
-	const struct rel *x = a, *y = b;
-
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return r->offset;
 }
+
+/* By offset, equal offsets in table order (the sort is stable). */
+RADIX_DEFINE(sort_rels, struct rel, rel_offset)
 
 /*
  * A relocation section and its symbol table (sh_link). Returns the
@@ -69,7 +68,7 @@ static struct rel *read_rels(struct elf_parse *ps, size_t idx, struct table *sym
 	XALLOC_ARRAY(r, t.n);
 	for (size_t i = 0; i < t.n; i++)
 		read_rel(img, &t, rela, i, &r[i]);
-	qsort(r, t.n, sizeof(*r), rel_cmp);
+	sort_rels(r, t.n);
 	*n = t.n;
 	return r;
 }
@@ -88,8 +87,11 @@ static const char *rel_sym_name(struct elf_parse *ps, const struct table *syms, 
 static void add_plt(struct elf_parse *ps, uint64_t addr, uint64_t size, const char *name,
 		    const struct shdr *sec)
 {
-	char *s = xasprintf("%s@plt", name);
+	size_t n = strlen(name);
+	char *s = xmalloc(n + sizeof("@plt")); /* name + "@plt", without printf's cost */
 
+	memcpy(s, name, n);
+	memcpy(s + n, "@plt", sizeof("@plt"));
 	VEC_PUSH(&ps->img->owned, s);
 	elf_add_cand(ps, addr, size, s, STB_GLOBAL, sec);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/hugebuf.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
@@ -332,11 +333,13 @@ struct deferred_kernel {
 	uint32_t at; /* index in frames[] of the placeholder */
 };
 
+/* The arrays are HVECs (base/hugebuf.h): up to DEFER_MAX_BYTES, in huge
+ * pages once large, reused after each flush. */
 struct deferred {
 	bool allowed;
-	VEC(struct deferred_sample) samples;
-	VEC(struct trie_frame) frames;
-	VEC(struct deferred_kernel) kernel;
+	HVEC(struct deferred_sample) samples;
+	HVEC(struct trie_frame) frames;
+	HVEC(struct deferred_kernel) kernel;
 };
 
 /* The bytes the held samples take (their arrays' used parts). */
@@ -399,9 +402,9 @@ static void ctx_release(struct profile_ctx *x)
 	free(x->memo.end);
 	free(x->acache.v);
 	VEC_FREE(&x->locs);
-	VEC_FREE(&x->deferred.samples);
-	VEC_FREE(&x->deferred.frames);
-	VEC_FREE(&x->deferred.kernel);
+	HVEC_FREE(&x->deferred.samples);
+	HVEC_FREE(&x->deferred.frames);
+	HVEC_FREE(&x->deferred.kernel);
 	hashmap_release(&x->fcache);
 	entry_frames_release(&x->ecache);
 	hashmap_release(&x->pcache);
@@ -497,7 +500,7 @@ static void add_frame_cached(struct profile_ctx *x, struct session *s, uint32_t 
  * noted (a kernel address is always one trie frame). */
 static void hold_kernel(struct profile_ctx *x, uint64_t ip, size_t *n)
 {
-	VEC_PUSH(&x->deferred.kernel, ((struct deferred_kernel){ ip, (uint32_t)*n }));
+	HVEC_PUSH(&x->deferred.kernel, ((struct deferred_kernel){ ip, (uint32_t)*n }));
 	x->frames[(*n)++] = (struct trie_frame){ SYM_NONE, FRAME_UNKNOWN };
 }
 
@@ -633,12 +636,13 @@ static void hold_sample(struct profile_ctx *x, size_t n, size_t kfirst, uint32_t
 {
 	struct deferred *d = &x->deferred;
 	uint32_t first = (uint32_t)d->frames.n;
-	for (size_t i = 0; i < n; i++)
-		VEC_PUSH(&d->frames, x->frames[i]);
+	HVEC_RESERVE(&d->frames, d->frames.n + n);
+	memcpy(d->frames.v + first, x->frames, n * sizeof(*x->frames));
+	d->frames.n += n;
 	for (size_t i = kfirst; i < d->kernel.n; i++)
 		d->kernel.v[i].at += first;
-	VEC_PUSH(&d->samples,
-		 ((struct deferred_sample){ first, (uint32_t)n, (uint32_t)kfirst,
+	HVEC_PUSH(&d->samples,
+		  ((struct deferred_sample){ first, (uint32_t)n, (uint32_t)kfirst,
 					    (uint32_t)(d->kernel.n - kfirst), pid, counted, weight,
 					    value }));
 }
@@ -752,12 +756,19 @@ void profile_session_opts(const struct profile_opts *o, struct strtab *strs,
 	so->strs = strs;
 }
 
+/* Bytes of perf.data per trie node reserved before reading (a hint). */
+#define PROFILE_DATA_PER_NODE 1024
+
 int profile_load(struct session *s, const struct profile_opts *o, struct trie *t,
 		 struct profile_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	struct profile_ctx x;
 	ctx_init(&x, o, s->strs, t, st);
+	/* Room for the trie's nodes, from the data's size (compile.data: a
+	 * node per ~1.5-2 KB): past 2 MiB in huge pages, not grown by copies. */
+	if (s->h)
+		trie_reserve(t, (size_t)(s->h->data_size / PROFILE_DATA_PER_NODE));
 	struct session_consumer c = {
 		.ctx = &x,
 		.on_event = on_event,

@@ -19,6 +19,7 @@
 
 #include "base/mapguard.h"
 #include "base/search.h"
+#include "base/sort.h"
 #include "base/xalloc.h"
 #include "dso/dcache.h"
 #include "dso/elf_expand.h"
@@ -55,7 +56,7 @@ static void srcfile_free(struct srcfile *f)
 	VEC_FREE(&f->umaxhigh);
 	VEC_FREE(&f->unranged);
 	VEC_FREE(&f->secs);
-	VEC_FREE(&f->syms);
+	HVEC_FREE(&f->syms);
 	VEC_FREE(&f->rows.v);
 	VEC_FREE(&f->unit_of);
 	if (f->dw) {
@@ -103,13 +104,13 @@ void srclines_forget(struct srclines *sl)
 
 /* ---- DWARF units ---- */
 
-static int urange_cmp(const void *a, const void *b)
+/* By low address, then unit (equal ones in their order: the sort is stable). */
+static inline bool urange_less(const struct urange *x, const struct urange *y)
 {
-	const struct urange *x = a, *y = b;
-	if (x->low != y->low)
-		return x->low < y->low ? -1 : 1;
-	return x->unit < y->unit ? -1 : x->unit > y->unit;
+	return x->low != y->low ? x->low < y->low : x->unit < y->unit;
 }
+
+SORT_DEFINE(sort_uranges, struct urange, urange_less)
 
 /* A unit DIE's attributes that index_units reads (the first of each). */
 struct cu_attrs {
@@ -186,7 +187,7 @@ static void index_units(struct srcfile *f)
 			VEC_PUSH(&f->unranged, ui);
 	}
 	if (f->uranges.n)
-		qsort(f->uranges.v, f->uranges.n, sizeof(f->uranges.v[0]), urange_cmp);
+		sort_uranges(f->uranges.v, f->uranges.n);
 	VEC_RESERVE(&f->umaxhigh, f->uranges.n);
 	uint64_t m = 0;
 	for (size_t i = 0; i < f->uranges.n; i++) {
@@ -381,16 +382,18 @@ static bool func_attr(void *arg, const struct dwattr *a)
 	return !ns->fail;
 }
 
-static int frange_cmp(const void *a, const void *b)
+/* By low address, the longer first, then function (stable for the rest). */
+static inline bool frange_less(const struct frange *x, const struct frange *y)
 {
-	const struct frange *x = a, *y = b;
 	if (x->low != y->low)
-		return x->low < y->low ? -1 : 1;
+		return x->low < y->low;
 	uint64_t lx = x->high - x->low, ly = y->high - y->low;
 	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	return x->func < y->func ? -1 : x->func > y->func;
+		return lx > ly;
+	return x->func < y->func;
 }
+
+SORT_DEFINE(sort_franges, struct frange, frange_less)
 
 
 static bool is_func_tag(int tag)
@@ -492,7 +495,7 @@ static bool load_funcs(struct srclines *sl, struct srcfile *f, uint32_t ui)
 		return false;
 	struct unit *u = &f->units.v[ui];
 	if (u->ranges.n) {
-		qsort(u->ranges.v, u->ranges.n, sizeof(u->ranges.v[0]), frange_cmp);
+		sort_franges(u->ranges.v, u->ranges.n);
 		VEC_RESERVE(&u->maxhigh, u->ranges.n);
 		uint64_t m = 0;
 		for (size_t i = 0; i < u->ranges.n; i++) {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/hugebuf.h"
 #include "base/strtab.h"
 #include "base/vec.h"
 #include "symbolize/dwinfo.h"
@@ -107,7 +108,7 @@ struct srcfile {
 	bool image_cached; /* 'image' maps an entry of dso/dcache */
 	Dwarf *dw;
 	VEC(struct asec) secs;
-	VEC(struct fsym) syms; /* sorted by (shndx, value, idx) */
+	HVEC(struct fsym) syms; /* sorted by (shndx, value, idx); huge pages once large */
 	VEC(struct unit) units;
 	VEC(struct urange) uranges; /* sorted by low, then unit */
 	VEC(uint64_t) umaxhigh;     /* prefix maximum of uranges[].high */

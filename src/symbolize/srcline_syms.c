@@ -5,6 +5,7 @@
  */
 #include <gelf.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/sort.h"
 #include "base/xalloc.h"
@@ -60,7 +61,8 @@ static void sort_syms(struct srcfile *f)
 {
 	struct fsym *v = f->syms.v;
 	size_t n = f->syms.n;
-	struct fsym_key *k = xmalloc(n * sizeof(*k));
+	size_t mapped;
+	struct fsym_key *k = hugebuf_alloc(n * sizeof(*k), &mapped);
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct fsym_key){ v[i].value, v[i].shndx, (uint32_t)i };
 	fsym_keys_sort(k, n);
@@ -78,7 +80,61 @@ static void sort_syms(struct srcfile *f)
 		v[j] = first;
 		k[j].pos = (uint32_t)j;
 	}
-	free(k);
+	hugebuf_free(k, mapped);
+}
+
+/*
+ * A symbol table's entries and names read straight from libelf's data
+ * where it is plain (ELF64 symbols in host order; an uncompressed string
+ * table), else through gelf_getsym and elf_strptr: the same answers
+ * without a library call per symbol.
+ */
+struct symread {
+	Elf *elf;
+	Elf_Data *data;
+	size_t link;        /* the string table's section index */
+	bool syms64;        /* data->d_buf holds Elf64_Sym */
+	const char *str;    /* the string table's bytes, or NULL: elf_strptr */
+	size_t strsz;
+};
+
+static void symread_init(struct symread *r, Elf *elf, Elf_Data *data, size_t link)
+{
+	*r = (struct symread){ elf, data, link, false, NULL, 0 };
+	r->syms64 = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM && data->d_buf;
+	Elf_Scn *scn = elf_getscn(elf, link);
+	GElf_Shdr sh;
+	Elf_Data *d;
+	if (scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB &&
+	    !(sh.sh_flags & SHF_COMPRESSED) && (d = elf_getdata(scn, NULL)) && d->d_buf &&
+	    d->d_size == sh.sh_size && !elf_getdata(scn, d)) {
+		r->str = d->d_buf;
+		r->strsz = d->d_size;
+	}
+}
+
+/* Symbol i, as gelf_getsym reads it; false past the data. */
+static bool symread_sym(const struct symread *r, size_t i, GElf_Sym *s)
+{
+	if (!r->syms64)
+		return gelf_getsym(r->data, (int)i, s) != NULL;
+	if ((i + 1) * sizeof(Elf64_Sym) > r->data->d_size)
+		return false;
+	memcpy(s, (const char *)r->data->d_buf + i * sizeof(Elf64_Sym), sizeof(*s));
+	return true;
+}
+
+/* The name at 'off', as elf_strptr finds it: inside the table and ended by
+ * a NUL before the table's end (its last byte, usually); else NULL. */
+static const char *symread_name(const struct symread *r, size_t off)
+{
+	if (!r->str)
+		return elf_strptr(r->elf, r->link, off);
+	if (off >= r->strsz)
+		return NULL;
+	if (r->str[r->strsz - 1] == '\0' || memchr(r->str + off, '\0', r->strsz - off - 1))
+		return r->str + off;
+	return NULL;
 }
 
 /* One symbol table: returns the number of symbols it has (beyond the null one). */
@@ -90,16 +146,18 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 		return 0;
 	size_t n = sh.sh_size / sh.sh_entsize;
 	if (n > 1 && sh.sh_size <= data->d_size) /* room for all: grown once */
-		VEC_RESERVE(&f->syms, f->syms.n + n - 1);
+		HVEC_RESERVE(&f->syms, f->syms.n + n - 1);
 	enum { NOTHING, SYMBOL, FILE_AFTER_SYMBOL } state = NOTHING;
 	uint32_t file = SRCLINE_NONE;
 	bool have_file = false;
+	struct symread rd;
+	symread_init(&rd, f->elf, data, sh.sh_link);
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym s;
-		if (!gelf_getsym(data, (int)i, &s))
+		if (!symread_sym(&rd, i, &s))
 			break;
 		int type = GELF_ST_TYPE(s.st_info), bind = GELF_ST_BIND(s.st_info);
-		const char *name = elf_strptr(f->elf, sh.sh_link, s.st_name);
+		const char *name = symread_name(&rd, s.st_name);
 		if (type == STT_FILE) {
 			file = strtab_intern_str(sl->strs, name ? name : "");
 			have_file = true;
@@ -127,7 +185,7 @@ static size_t read_symtab(struct srclines *sl, struct srcfile *f, Elf_Scn *scn)
 		};
 		if (have_file && (bind == STB_LOCAL || state != FILE_AFTER_SYMBOL))
 			fs.file = file;
-		VEC_PUSH(&f->syms, fs);
+		HVEC_PUSH(&f->syms, fs);
 	}
 	return n > 0 ? n - 1 : 0;
 }

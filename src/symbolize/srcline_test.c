@@ -182,8 +182,10 @@ static void test_libc_vs_addr2line(void **state)
 	strtab_release(&strs);
 }
 
-/* Byte ranges of the DWARF sections of an ELF64 file, from its section headers. */
-static size_t dwarf_ranges_of(const uint8_t *b, size_t len, size_t *off, size_t *size, size_t cap)
+/* Byte ranges of an ELF64 file's sections whose names start with 'prefix',
+ * from its section headers. */
+static size_t ranges_of(const uint8_t *b, size_t len, const char *prefix, size_t *off, size_t *size,
+			size_t cap)
 {
 	if (len < 64)
 		return 0;
@@ -207,7 +209,7 @@ static size_t dwarf_ranges_of(const uint8_t *b, size_t len, size_t *off, size_t 
 		memcpy(&s, sh + 32, 8);
 		if (stroff + name >= len || o > len || s > len - o || !s)
 			continue;
-		if (!strncmp((const char *)b + stroff + name, ".debug_", 7)) {
+		if (!strncmp((const char *)b + stroff + name, prefix, strlen(prefix))) {
 			off[n] = o;
 			size[n] = s;
 			n++;
@@ -266,9 +268,9 @@ static void test_decl(void **state)
 	strtab_release(&strs);
 }
 
-static void test_corrupt_dwarf(void **state)
+/* /proc/self/exe's bytes. */
+static void read_self(uint8_t **v, size_t *len)
 {
-	(void)state;
 	FILE *f = fopen("/proc/self/exe", "rb");
 	assert_non_null(f);
 	VEC(uint8_t) img = { 0 };
@@ -278,22 +280,29 @@ static void test_corrupt_dwarf(void **state)
 		for (size_t i = 0; i < n; i++)
 			VEC_PUSH(&img, buf[i]);
 	fclose(f);
-	size_t off[32], size[32];
-	size_t ns = dwarf_ranges_of(img.v, img.n, off, size, 32);
-	if (!ns) {
-		VEC_FREE(&img);
-		skip(); /* built without DWARF */
-	}
+	*v = img.v;
+	*len = img.n;
+}
+
+/*
+ * Copies of this test binary with bytes of the given sections overwritten
+ * (0xff, or random), and every 5th round one section's second half zeroed:
+ * source lines of addresses in our code stay bounded, without a crash
+ * (nor, under ASan, a read out of bounds).
+ */
+static void corrupt_rounds(const uint8_t *img, size_t len, const size_t *off, const size_t *size,
+			   size_t ns, int rounds, int bytes)
+{
 	char tmp[] = "/tmp/kiln-srcline-bad-XXXXXX";
 	int fd = mkstemp(tmp);
 	assert_true(fd >= 0);
 	close(fd);
-	uint64_t text = (uint64_t)(uintptr_t)&test_corrupt_dwarf; /* somewhere in our code */
+	uint64_t text = (uint64_t)(uintptr_t)&corrupt_rounds; /* somewhere in our code */
 	srand(12345);
-	for (int round = 0; round < 60; round++) {
-		uint8_t *copy = xmalloc(img.n);
-		memcpy(copy, img.v, img.n);
-		for (int k = 0; k < 40; k++) {
+	for (int round = 0; round < rounds; round++) {
+		uint8_t *copy = xmalloc(len);
+		memcpy(copy, img, len);
+		for (int k = 0; k < bytes; k++) {
 			size_t s = (size_t)rand() % ns;
 			size_t at = off[s] + (size_t)rand() % size[s];
 			copy[at] = round % 3 == 0 ? 0xff : (uint8_t)rand();
@@ -302,9 +311,9 @@ static void test_corrupt_dwarf(void **state)
 			size_t s = (size_t)rand() % ns;
 			memset(copy + off[s] + size[s] / 2, 0, size[s] - size[s] / 2);
 		}
-		f = fopen(tmp, "wb");
+		FILE *f = fopen(tmp, "wb");
 		assert_non_null(f);
-		assert_int_equal(fwrite(copy, 1, img.n, f), img.n);
+		assert_int_equal(fwrite(copy, 1, len, f), len);
 		fclose(f);
 		free(copy);
 		struct dso_set ds;
@@ -326,7 +335,40 @@ static void test_corrupt_dwarf(void **state)
 		strtab_release(&strs);
 	}
 	unlink(tmp);
-	VEC_FREE(&img);
+}
+
+static void test_corrupt_dwarf(void **state)
+{
+	(void)state;
+	uint8_t *img;
+	size_t len, off[32], size[32];
+	read_self(&img, &len);
+	size_t ns = ranges_of(img, len, ".debug_", off, size, 32);
+	if (!ns) {
+		free(img);
+		skip(); /* built without DWARF */
+	}
+	corrupt_rounds(img, len, off, size, ns, 60, 40);
+	free(img);
+}
+
+/* The symbol table and its names corrupted: names past the string table,
+ * strings without their NUL, the table's last byte not NUL. */
+static void test_corrupt_symtab(void **state)
+{
+	(void)state;
+	uint8_t *img;
+	size_t len, off[4], size[4];
+	read_self(&img, &len);
+	size_t ns = ranges_of(img, len, ".symtab", off, size, 2);
+	ns += ranges_of(img, len, ".strtab", off + ns, size + ns, 2);
+	if (ns < 2) {
+		free(img);
+		skip(); /* stripped */
+	}
+	img[off[1] + size[1] - 1] = 'x'; /* the last name unterminated in every round */
+	corrupt_rounds(img, len, off, size, ns, 30, 400);
+	free(img);
 }
 
 int main(void)
@@ -335,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_libc_vs_addr2line),
 		cmocka_unit_test(test_decl),
 		cmocka_unit_test(test_corrupt_dwarf),
+		cmocka_unit_test(test_corrupt_symtab),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,8 +30,8 @@ void symbolizer_release(struct symbolizer *s)
 	hashmap_release(&s->cache);
 	hashmap_release(&s->demangled);
 	hashmap_release(&s->srcline_texts);
-	VEC_FREE(&s->entries);
-	VEC_FREE(&s->entry_keys);
+	HVEC_FREE(&s->entries);
+	HVEC_FREE(&s->entry_keys);
 	VEC_FREE(&s->a2l_fails);
 	VEC_FREE(&s->no_srcline);
 	srclines_release(&s->src);
@@ -41,8 +41,8 @@ void symbolizer_forget(struct symbolizer *s)
 {
 	hashmap_release(&s->cache);
 	hashmap_init(&s->cache);
-	VEC_FREE(&s->entries);
-	VEC_FREE(&s->entry_keys);
+	HVEC_FREE(&s->entries);
+	HVEC_FREE(&s->entry_keys);
 	VEC_FREE(&s->a2l_fails); /* by dso id: ids may be reused after this */
 	VEC_FREE(&s->no_srcline);
 	srclines_forget(&s->src);
@@ -190,8 +190,8 @@ void symbolize(struct symbolizer *s, uint32_t pid, uint64_t ip, bool kernel, str
 		out->pc = key_addr;
 	out->entry = s->entries.n < SYM_NONE ? (uint32_t)s->entries.n : SYM_NONE;
 	hashmap_put(&s->cache, key, s->entries.n);
-	VEC_PUSH(&s->entries, *out);
-	VEC_PUSH(&s->entry_keys, key_addr);
+	HVEC_PUSH(&s->entries, *out);
+	HVEC_PUSH(&s->entry_keys, key_addr);
 }
 
 const char *sym_dso_basename(const struct symbolizer *s, const struct sym *sym)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/hashmap.h"
+#include "base/hugebuf.h"
 #include "base/strtab.h"
 #include "base/vec.h"
 #include "dso/dso.h"
@@ -41,8 +42,8 @@ struct symbolizer {
 	struct machine *m;   /* borrowed */
 	struct strtab *strs; /* borrowed */
 	struct hashmap cache; /* hash(dso, addr) -> index in 'entries' */
-	VEC(struct sym) entries;
-	VEC(uint64_t) entry_keys; /* the file offset each entry was resolved for */
+	HVEC(struct sym) entries;    /* huge pages once large (base/hugebuf.h) */
+	HVEC(uint64_t) entry_keys; /* the file offset each entry was resolved for */
 	uint64_t lookups, misses;
 	bool no_demangle;     /* show C++/Rust names as mangled in the binary */
 	struct hashmap demangled; /* raw name id -> demangled name id */

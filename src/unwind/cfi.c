@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/hugebuf.h"
 #include "base/sort.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
@@ -27,6 +28,11 @@ struct fde_ent {
 	uint32_t insn_len;
 };
 
+/* The smallest FDE of .eh_frame (length, CIE pointer, 4-byte pc and
+ * range, augmentation length, padded to 4): a large section's FDEs get
+ * room for its length over it at once. */
+#define FDE_MIN_BYTES 20
+
 struct cie_ent {
 	uint32_t insn_off, insn_len; /* initial instructions */
 	uint64_t code_align;
@@ -42,7 +48,7 @@ struct cfi_table {
 	const uint8_t *data;
 	size_t len;
 	uint64_t vaddr;
-	VEC(struct fde_ent) fdes;
+	HVEC(struct fde_ent) fdes; /* reserved for the section's most: huge pages when large */
 	VEC(struct cie_ent) cies;
 	/* Each CIE's initial row (its instructions run once) and the error
 	 * running them gave, by CIE index. */
@@ -303,7 +309,8 @@ static void add_fde(struct cfi_table *t, uint64_t pc, uint64_t range, size_t ci,
 {
 	if (!range || pc + range <= pc)
 		return;
-	struct fde_ent *f = VEC_PUSH_ZERO(&t->fdes);
+	HVEC_RESERVE(&t->fdes, t->fdes.n + 1);
+	struct fde_ent *f = &t->fdes.v[t->fdes.n++];
 	f->start = pc;
 	f->end = pc + range;
 	f->cie = (uint32_t)ci;
@@ -337,6 +344,8 @@ struct cfi_table *cfi_table_build(const uint8_t *data, size_t len, uint64_t vadd
 	t->data = data;
 	t->len = len > UINT32_MAX ? UINT32_MAX : len;
 	t->vaddr = vaddr;
+	if (t->len / FDE_MIN_BYTES * sizeof(struct fde_ent) >= HUGEBUF_MIN) /* a large table: */
+		HVEC_RESERVE(&t->fdes, t->len / FDE_MIN_BYTES); /* in huge pages, never copied */
 	struct rd r = { data, data, data + t->len, false };
 	while (!r.bad && r.p < r.end) {
 		size_t start = (size_t)(r.p - data);
@@ -420,7 +429,7 @@ void cfi_table_free(struct cfi_table *t)
 {
 	if (!t)
 		return;
-	VEC_FREE(&t->fdes);
+	HVEC_FREE(&t->fdes);
 	VEC_FREE(&t->cies);
 	free(t->cie_rows);
 	free(t->cie_errs);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hugebuf.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 #include "dso/dso.h"
@@ -93,9 +94,9 @@ void unwinder_forget(struct unwinder *u)
 	VEC_FREE(&u->cfi);
 	hashmap_release(&u->tables);
 	hashmap_init(&u->tables);
-	free(u->rows);
+	hugebuf_free(u->rows, u->rows_mapped);
 	u->rows = NULL;
-	u->rows_mask = u->nrows = 0;
+	u->rows_mask = u->nrows = u->rows_mapped = 0;
 	u->memo_dso = 0;
 }
 
@@ -250,13 +251,14 @@ static void rows_grow(struct unwinder *u)
 	size_t cap = u->rows ? u->rows_mask + 1 : 0;
 	if (cap && (u->nrows + 1) * 4 <= cap * 3)
 		return;
-	size_t ncap = cap ? cap * 2 : 1024;
-	struct cfi_crow *nr = xcalloc(ncap, sizeof(*nr));
+	size_t ncap = cap ? cap * 2 : 1024, mapped;
+	struct cfi_crow *nr = hugebuf_zalloc(ncap, sizeof(*nr), &mapped);
 	for (size_t i = 0; i < cap; i++)
 		if (u->rows[i].dso)
 			*row_slot(nr, ncap - 1, u->rows[i].dso - 1, u->rows[i].pc) = u->rows[i];
-	free(u->rows);
+	hugebuf_free(u->rows, u->rows_mapped);
 	u->rows = nr;
+	u->rows_mapped = mapped;
 	u->rows_mask = ncap - 1;
 }
 

@@ -76,7 +76,8 @@ struct unwinder {
 	/* Cached rows by (dso, pc), in place (a lookup reads one cache line
 	 * mostly): open addressing, linear probing, a power-of-two size. */
 	struct cfi_crow *rows;
-	size_t rows_mask; /* size - 1, or 0 before the first row */
+	size_t rows_mask;   /* size - 1, or 0 before the first row */
+	size_t rows_mapped; /* hugebuf_zalloc's mapping size for rows (base/hugebuf.h), 0: calloc's */
 	size_t nrows;
 	uint64_t samples, truncated, no_cfi_steps, fp_steps, row_hits, row_misses;
 	char *foreign_arch;      /* recorded on this other architecture: no DWARF unwinding */
