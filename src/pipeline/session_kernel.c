@@ -76,13 +76,18 @@ void session_kernel_note(struct session *s, const struct event *ev)
  */
 static int load_running(struct kallsyms **out, bool perf, const struct kiln_env *env)
 {
-	struct ksymbpf *b;
-	if (!(env && env->kallsyms_proc) && !ksymbpf_open(&b)) {
-		int rc = kallsyms_load_records(out, ksymbpf_fd(b), perf, "the BPF symbol iterator");
-		ksymbpf_close(b);
-		if (!rc)
-			return 0;
-		log_warn("%s; reading /proc/kallsyms instead", err_last()->msg);
+	if (!(env && env->kallsyms_proc)) {
+		struct err_report before = *err_last(); /* a way not taken leaves no error */
+		struct ksymbpf *b;
+		if (!ksymbpf_open(&b)) {
+			int rc = kallsyms_load_records(out, ksymbpf_fd(b), perf,
+						       "the BPF symbol iterator");
+			ksymbpf_close(b);
+			if (!rc)
+				return 0;
+			log_warn("%s; reading /proc/kallsyms instead", err_last()->msg);
+		}
+		err_restore(&before);
 	}
 	return perf ? kallsyms_load_perf(out, "/proc/kallsyms") : kallsyms_load(out, "/proc/kallsyms");
 }
