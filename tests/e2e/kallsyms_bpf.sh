@@ -11,8 +11,10 @@
 need_perf_events
 command -v strace >/dev/null || skip "no strace (it shows which way the symbols were read)"
 start_busy
-"$KILN" record -q -a -g -o "$T/k.data" -- sleep 1 2>"$T/rec.err" ||
-	fail "kiln record -a failed: $(cat "$T/rec.err")"
+if ! "$KILN" record -q -a -g -o "$T/k.data" -- sleep 1 2>"$T/rec.err"; then
+	[ "$(id -u)" = 0 ] && fail "kiln record -a failed: $(cat "$T/rec.err")"
+	skip "cannot record system-wide here: $(head -1 "$T/rec.err")"
+fi
 "$KILN" collapse --kernel "$T/k.data" >"$T/probe.folded" 2>/dev/null || fail "collapse failed"
 grep -q '[a-zA-Z_][a-zA-Z0-9_.]*_\[k\]' "$T/probe.folded" ||
 	skip "no named kernel frames in the recording (kallsyms hidden, or no kernel samples)"
