@@ -11,6 +11,8 @@
  * once or twice per run). The text is 120k lines read at startup, so the
  * line parser reads eight bytes at a time where it can, and the sort
  * only orders alias groups when the text comes sorted (sort_syms).
+ * Binary records of the same lines (kallsyms_parse_records) go through
+ * the same per-line tail (add_sym) into the same table.
  */
 #include "dso/kallsyms.h"
 

@@ -1,5 +1,7 @@
 /*
- * kallsyms: kernel symbols from /proc/kallsyms text (dso, L2).
+ * kallsyms: kernel symbols from /proc/kallsyms text, or from the same
+ * symbols as binary records (the BPF symbol iterator's; see
+ * kallsyms_parse_records) (dso, L2).
  *
  * Parses "<hex addr> <type> <name>[\t[module]]" lines (text symbols:
  * types t/T/w/W, plus any symbol inside a module) into an address-sorted
