@@ -6,6 +6,13 @@
 # generated vmlinux.h) with clang -target bpf and generate NAME.skel.h with
 # `bpftool gen skeleton` into ${CMAKE_BINARY_DIR}/generated/bpf; it sets
 # KILN_BPF_SKEL_<NAME> to the header's path. Only call it when KILN_HAVE_BPF.
+# kiln_bpf_skeleton(NAME SRC LIGHT): a light skeleton (`gen skeleton -L`):
+# loaded by a loader program in the kernel, which does the CO-RE
+# relocations against the kernel's own BTF, so that opening it costs a few
+# system calls instead of libbpf reading and parsing the 5 MB of
+# /sys/kernel/btf/vmlinux (~30 ms of CPU): for programs loaded on every
+# run (source/live/ksymbpf.c). Its header needs only libbpf's
+# <bpf/skel_internal.h>.
 option(KILN_BPF "Build the BPF programs (kiln trace's strings) when the tools are present" ON)
 set(KILN_HAVE_BPF OFF)
 if(KILN_BPF)
@@ -48,8 +55,12 @@ function(kiln_bpf_skeleton name src)
 			-I${KILN_BPF_DIR} -c ${CMAKE_SOURCE_DIR}/${src} -o ${obj}
 		DEPENDS ${CMAKE_SOURCE_DIR}/${src} ${KILN_VMLINUX_H}
 		VERBATIM)
+	set(light)
+	if("LIGHT" IN_LIST ARGN)
+		set(light -L)
+	endif()
 	add_custom_command(OUTPUT ${skel}
-		COMMAND ${KILN_BPFTOOL} gen skeleton ${obj} name ${name} > ${skel}.tmp
+		COMMAND ${KILN_BPFTOOL} gen skeleton ${light} ${obj} name ${name} > ${skel}.tmp
 		COMMAND ${CMAKE_COMMAND} -E rename ${skel}.tmp ${skel}
 		DEPENDS ${obj}
 		VERBATIM)

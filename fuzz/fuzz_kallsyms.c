@@ -7,8 +7,14 @@
  * crash": a symbol found for an address starts at or below it; its name is
  * non-empty and kallsyms_find() knows it (at an address no higher); the
  * counts are bounded by the text's length; a restricted table resolves
- * nothing; the core kernel's span does not end before it starts.
+ * nothing; the core kernel's span does not end before it starts. The
+ * same bytes as binary records (kallsyms_parse_records, both flavours):
+ * either -EBADMSG and no table, or a table that passes the same checks,
+ * looked up at the values of its first records.
  */
+#include <errno.h>
+#include <stdbool.h>
+
 #include "dso/kallsyms.h"
 #include "fuzz/fuzz.h"
 
@@ -76,6 +82,33 @@ static void check_table(const struct kallsyms *ks, const char *text, size_t size
 		lookup(ks, a);
 }
 
+/* The bytes as records: an error leaves no table; a table is sane. */
+static void check_records(const uint8_t *data, size_t size, bool perf)
+{
+	struct kallsyms *ks = (void *)1;
+	int err = kallsyms_parse_records(&ks, data, size, perf);
+	if (err) {
+		fuzz_check(err == -EBADMSG && ks == NULL);
+		return;
+	}
+	fuzz_check(kallsyms_count(ks) <= size / (KALLSYMS_REC_HEADER + 1));
+	fuzz_check(kallsyms_bad_lines(ks) <= size);
+	if (kallsyms_restricted(ks))
+		fuzz_check(!kallsyms_lookup(ks, 0, NULL, NULL));
+	lookup(ks, 0);
+	lookup(ks, UINT64_MAX);
+	for (size_t p = 0, n = 0; p + KALLSYMS_REC_HEADER <= size && n < 64; n++) {
+		uint64_t v;
+		uint16_t nl;
+		memcpy(&v, data + p, sizeof(v));
+		memcpy(&nl, data + p + 8, sizeof(nl));
+		lookup(ks, v);
+		lookup(ks, v + 1);
+		p += KALLSYMS_REC_HEADER + nl + data[p + 10];
+	}
+	kallsyms_free(ks);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_quiet();
@@ -87,5 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_table(ks, text, size);
 	kallsyms_free(ks);
 	free(text);
+	check_records(data, size, false);
+	check_records(data, size, true);
 	return 0;
 }

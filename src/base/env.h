@@ -9,6 +9,8 @@
 #ifndef KILN_BASE_ENV_H
 #define KILN_BASE_ENV_H
 
+#include <stdbool.h>
+
 struct kiln_env {
 	const char *home;           /* $HOME, or NULL when unset or empty */
 	const char *cache_dir;      /* $KILN_CACHE_DIR (may be "off" or ""), or NULL when unset */
@@ -17,6 +19,9 @@ struct kiln_env {
 	/* $KILN_THREADS: 0 unset (kiln decides), 1 never a second thread, 2 always one. */
 	int threads;
 	const char *term;           /* $TERM (the terminal browser's type), or NULL when unset or empty */
+	/* $KILN_KALLSYMS=proc: the running kernel's symbols read from
+	 * /proc/kallsyms, never through the BPF symbol iterator. */
+	bool kallsyms_proc;
 };
 
 /* Fill 'e' from the process environment (the strings are getenv's). */

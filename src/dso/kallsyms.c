@@ -11,11 +11,15 @@
  * once or twice per run). The text is 120k lines read at startup, so the
  * line parser reads eight bytes at a time where it can, and the sort
  * only orders alias groups when the text comes sorted (sort_syms).
+ * Binary records of the same lines (kallsyms_parse_records) go through
+ * the same per-line tail (add_sym) into the same table.
  */
 #include "dso/kallsyms.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,6 +65,14 @@ struct parser {
 	uint32_t last_mod; /* module of the previous line, reused when equal */
 	size_t last_mod_len;
 	bool any_nonzero;
+	bool skipping; /* text read in pieces: inside an overlong line, dropped to its '\n' */
+	/* Records: the bytes parsed before this piece, and the previous
+	 * record's value and name (kept across pieces in prev_buf). */
+	size_t offset;
+	uint64_t prev_value;
+	const char *prev_name;
+	size_t prev_len;
+	char prev_buf[KALLSYMS_REC_NAME];
 };
 
 static inline bool is_blank(char c)
@@ -205,6 +217,39 @@ static uint32_t pool_add(struct parser *ps, const char *s, size_t n)
 	return (uint32_t)off;
 }
 
+/* One symbol, in the order of the text: kept or only its address noted
+ * (inlined into both parsers: it is their per-line tail). */
+static inline __attribute__((always_inline)) void
+add_sym(struct parser *ps, uint64_t addr, char type, const char *name, size_t name_len,
+	const char *mod, size_t mod_len)
+{
+	if (addr)
+		ps->any_nonzero = true;
+	if (ps->perf && (!perf_keeps(type) || name[0] == '$'))
+		return; /* perf never sees it, not even as the end of another */
+	struct ksym *s = VEC_PUSH_ZERO(&ps->all);
+	s->addr = addr;
+	/* perf keeps the last alias at an address: sort later lines first
+	 * (after the type rank, in the plain table). */
+	s->seq = UINT32_MAX - (uint32_t)ps->all.n;
+	s->rank = ps->perf ? 0 : type_rank(type);
+	s->keep = ps->perf || is_text(type) || mod;
+	s->mod = NO_MODULE;
+	if (!s->keep)
+		return;
+	s->name = pool_add(ps, name, name_len);
+	if (mod) {
+		if (ps->last_mod != NO_MODULE && ps->last_mod_len == mod_len &&
+		    memcmp(ps->ks->pool + ps->last_mod, mod, mod_len) == 0) {
+			s->mod = ps->last_mod;
+		} else {
+			s->mod = pool_add(ps, mod, mod_len);
+			ps->last_mod = s->mod;
+			ps->last_mod_len = mod_len;
+		}
+	}
+}
+
 /*
  * One line, without its '\n': "<hex> <type> <name>[\t[module]]". Returns
  * false if it is malformed. The name and module (each shorter than the
@@ -271,31 +316,7 @@ name:
 		}
 	}
 
-	if (addr)
-		ps->any_nonzero = true;
-	if (ps->perf && (!perf_keeps(type) || name[0] == '$'))
-		return true; /* perf never sees it, not even as the end of another */
-	struct ksym *s = VEC_PUSH_ZERO(&ps->all);
-	s->addr = addr;
-	/* perf keeps the last alias at an address: sort later lines first
-	 * (after the type rank, in the plain table). */
-	s->seq = UINT32_MAX - (uint32_t)ps->all.n;
-	s->rank = ps->perf ? 0 : type_rank(type);
-	s->keep = ps->perf || is_text(type) || mod;
-	s->mod = NO_MODULE;
-	if (!s->keep)
-		return true;
-	s->name = pool_add(ps, name, name_len);
-	if (mod) {
-		if (ps->last_mod != NO_MODULE && ps->last_mod_len == mod_len &&
-		    memcmp(ps->ks->pool + ps->last_mod, mod, mod_len) == 0) {
-			s->mod = ps->last_mod;
-		} else {
-			s->mod = pool_add(ps, mod, mod_len);
-			ps->last_mod = s->mod;
-			ps->last_mod_len = mod_len;
-		}
-	}
+	add_sym(ps, addr, type, name, name_len, mod, mod_len);
 	return true;
 }
 
@@ -580,62 +601,235 @@ struct kallsyms *kallsyms_parse_perf(const char *text, size_t len)
 	return parse(text, len, true);
 }
 
-static int load(struct kallsyms **out, const char *path, bool perf)
+/* Text read in pieces: the complete lines of 'buf' (all if 'last'); a
+ * line that fills the buffer is bad, and dropped up to its '\n'. */
+static size_t text_piece(struct parser *ps, const char *buf, size_t n, bool last)
 {
-	struct stat st;
-	struct parser ps;
-	size_t n = 0, total = 0;
-	bool skipping = false; /* inside an overlong line: drop up to its '\n' */
-	char *buf;
-	int fd, err = 0;
+	size_t start = 0;
+	if (ps->skipping) {
+		const char *nl = memchr(buf, '\n', n);
+		start = nl ? (size_t)(nl - buf) + 1 : n;
+		ps->skipping = !nl && !last;
+	}
+	size_t used = start + parse_text(ps, buf + start, n - start, last);
+	if (used == 0 && n == KALLSYMS_CHUNK) { /* one line fills the buffer */
+		ps->ks->bad++;
+		ps->skipping = true;
+		used = n;
+	}
+	return used;
+}
 
-	*out = NULL;
-	fd = ifile_open(path, &st);
-	if (fd < 0)
-		return fd;
+static ssize_t records_piece(struct parser *ps, const char *buf, size_t n, bool last,
+			     const char *what);
+
+/*
+ * Read 'fd' to its end in KALLSYMS_CHUNK pieces, each parsed as text or
+ * as records ('records') as it comes, never held whole. 0 or -errno
+ * (err_set names 'what').
+ */
+static int read_fd(struct parser *ps, int fd, const char *what, bool records)
+{
+	size_t n = 0, total = 0;
+	char *buf = xmalloc(KALLSYMS_CHUNK);
+	int err = 0;
+
 	/* st_size is 0 for proc files: read until EOF, with a ceiling. */
-	parser_init(&ps, perf);
-	buf = xmalloc(KALLSYMS_CHUNK);
 	for (;;) {
 		ssize_t r = read(fd, buf + n, KALLSYMS_CHUNK - n);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			err = err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
+			err = err_set(-errno, "cannot read %s: %s", what, strerror(errno));
 			break;
 		}
 		total += (size_t)r;
 		if (total > KALLSYMS_MAX_FILE) {
-			err = err_set(-EFBIG, "'%s' is larger than %zu MiB", path,
+			err = err_set(-EFBIG, "%s is larger than %zu MiB", what,
 				      KALLSYMS_MAX_FILE >> 20);
 			break;
 		}
 		n += (size_t)r;
-		size_t start = 0;
-		if (skipping) {
-			const char *nl = memchr(buf, '\n', n);
-			start = nl ? (size_t)(nl - buf) + 1 : n;
-			skipping = !nl && r > 0;
+		ssize_t used = records ? records_piece(ps, buf, n, r == 0, what) :
+					 (ssize_t)text_piece(ps, buf, n, r == 0);
+		if (used < 0) {
+			err = (int)used;
+			break;
 		}
-		size_t used = start + parse_text(&ps, buf + start, n - start, r == 0);
-		if (used == 0 && n == KALLSYMS_CHUNK) { /* one line fills the buffer */
-			ps.ks->bad++;
-			skipping = true;
-			used = n;
-		}
-		memmove(buf, buf + used, n - used);
-		n -= used;
+		memmove(buf, buf + used, n - (size_t)used);
+		n -= (size_t)used;
 		if (r == 0)
 			break;
 	}
 	free(buf);
-	close(fd);
-	struct kallsyms *ks = parser_finish(&ps);
+	return err;
+}
+
+/* The table of a finished read, or NULL (and 'err' returned) after a failed one. */
+static int read_end(struct parser *ps, int err, struct kallsyms **out)
+{
+	struct kallsyms *ks = parser_finish(ps);
 	if (err)
 		kallsyms_free(ks);
 	else
 		*out = ks;
 	return err;
+}
+
+static int load(struct kallsyms **out, const char *path, bool perf)
+{
+	struct stat st;
+	struct parser ps;
+	char what[PATH_MAX + 2];
+
+	*out = NULL;
+	int fd = ifile_open(path, &st);
+	if (fd < 0)
+		return fd;
+	snprintf(what, sizeof(what), "'%s'", path);
+	parser_init(&ps, perf);
+	int err = read_fd(&ps, fd, what, false);
+	close(fd);
+	return read_end(&ps, err, out);
+}
+
+/*
+ * Binary records (kallsyms.h: KALLSYMS_REC_*), one per line the text
+ * would hold, in its order.
+ */
+
+/* Whether any byte of 'x' is below 0x21 (exact: no false alarm). */
+static inline bool any_below_0x21(uint64_t x)
+{
+	return ((x - ONES * 0x21) & ~x & HIGHS) != 0;
+}
+
+/* True if [p, e) holds a byte that would end or break a name in the text
+ * (a blank, '\n' or NUL; all below 0x21, which words are tested for
+ * first). The 8 bytes before p are readable. */
+static bool has_separator(const char *p, const char *e)
+{
+	bool low = false;
+	const char *q = p;
+	for (; e - q >= 8 && !low; q += 8)
+		low = any_below_0x21(load8(q));
+	if (!low && q < e) { /* the tail's bytes shifted down, 0xff above them */
+		unsigned shift = 8 * (unsigned)(8 - (e - q));
+		low = any_below_0x21(load8(e - 8) >> shift | ~UINT64_C(0) << (64 - shift));
+	}
+	if (!low)
+		return false;
+	for (q = p; q < e; q++)
+		if (*q == '\0' || *q == '\n' || is_blank(*q))
+			return true;
+	return false;
+}
+
+/* A module name the text's "[module]" would hold. */
+static bool module_ok(const char *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i] == ']' || m[i] == '\0' || is_blank(m[i]) || m[i] == '\n')
+			return false;
+	return true;
+}
+
+static bool name_is(const char *s, size_t n, const char *lit)
+{
+	return n == strlen(lit) && !memcmp(s, lit, n);
+}
+
+/*
+ * Records the reader leaves out: the iterator program's own symbol
+ * ("bpf_prog_<tag>_kiln_ksym" in [bpf]; /proc/kallsyms read at any other
+ * time lacks it), and the record its last run writes after the end (the
+ * kernel runs the program once more with the iterator's state as the
+ * last failed step left it: the previous symbol's value and name under
+ * the module name of the kprobes, the step tried last).
+ */
+static bool rec_left_out(const struct parser *ps, uint64_t value, const char *name, size_t nl,
+			 const char *mod, size_t ml)
+{
+	static const char own[] = "_" KALLSYMS_REC_PROG;
+	if (name_is(mod, ml, "bpf") && nl > sizeof(own) - 1 && !memcmp(name, "bpf_prog_", 9) &&
+	    !memcmp(name + nl - (sizeof(own) - 1), own, sizeof(own) - 1))
+		return true;
+	return name_is(mod, ml, "__builtin__kprobes") && ps->prev_name && value == ps->prev_value &&
+	       nl == ps->prev_len && !memcmp(name, ps->prev_name, nl);
+}
+
+/* One record's symbol, checked as parse_line checks its line. */
+static void rec_one(struct parser *ps, uint64_t value, char type, const char *name, size_t nl,
+		    const char *mod, size_t ml)
+{
+	if (!(ml && rec_left_out(ps, value, name, nl, mod, ml))) {
+		if (type == '\0' || is_blank(type) || type == '\n' || has_separator(name, name + nl) ||
+		    !module_ok(mod, ml))
+			ps->ks->bad++;
+		else
+			add_sym(ps, value, type, name, nl, ml ? mod : NULL, ml);
+	}
+	ps->prev_value = value;
+	ps->prev_name = name;
+	ps->prev_len = nl;
+}
+
+/*
+ * The complete records of [buf, buf + n) (all of them if 'last', else a
+ * record cut by the piece's end waits for the next). Returns the bytes
+ * used, or -EBADMSG (err_set names 'what' and the byte) for a record whose
+ * lengths no iterator writes, or one cut short by the end.
+ */
+static ssize_t records_piece(struct parser *ps, const char *buf, size_t n, bool last,
+			     const char *what)
+{
+	size_t p = 0;
+
+	while (n - p >= KALLSYMS_REC_HEADER) {
+		const char *r = buf + p;
+		uint64_t value;
+		uint16_t nl;
+		memcpy(&value, r, sizeof(value));
+		memcpy(&nl, r + 8, sizeof(nl));
+		size_t ml = (unsigned char)r[10];
+		if (nl == 0 || nl >= KALLSYMS_REC_NAME || ml >= KALLSYMS_REC_MODULE)
+			return err_set(-EBADMSG, "%s: bad symbol record at byte %zu", what,
+				       ps->offset + p);
+		size_t len = KALLSYMS_REC_HEADER + nl + ml;
+		if (n - p < len)
+			break;
+		const char *name = r + KALLSYMS_REC_HEADER;
+		rec_one(ps, value, r[11], name, nl, name + nl, ml);
+		p += len;
+	}
+	if (last && p < n)
+		return err_set(-EBADMSG, "%s: symbol record cut short at byte %zu", what,
+			       ps->offset + p);
+	if (ps->prev_name && ps->prev_name != ps->prev_buf) { /* the piece's bytes move */
+		memcpy(ps->prev_buf, ps->prev_name, ps->prev_len);
+		ps->prev_name = ps->prev_buf;
+	}
+	ps->offset += p;
+	return (ssize_t)p;
+}
+
+int kallsyms_parse_records(struct kallsyms **out, const void *buf, size_t len, bool perf)
+{
+	struct parser ps;
+
+	*out = NULL;
+	parser_init(&ps, perf);
+	ssize_t r = records_piece(&ps, buf, len, true, "kernel symbol records");
+	return read_end(&ps, r < 0 ? (int)r : 0, out);
+}
+
+int kallsyms_load_records(struct kallsyms **out, int fd, bool perf, const char *what)
+{
+	struct parser ps;
+
+	*out = NULL;
+	parser_init(&ps, perf);
+	return read_end(&ps, read_fd(&ps, fd, what, true), out);
 }
 
 int kallsyms_load(struct kallsyms **out, const char *path)

@@ -1,5 +1,7 @@
 /*
- * kallsyms: kernel symbols from /proc/kallsyms text (dso, L2).
+ * kallsyms: kernel symbols from /proc/kallsyms text, or from the same
+ * symbols as binary records (the BPF symbol iterator's; see
+ * kallsyms_parse_records) (dso, L2).
  *
  * Parses "<hex addr> <type> <name>[\t[module]]" lines (text symbols:
  * types t/T/w/W, plus any symbol inside a module) into an address-sorted
@@ -36,6 +38,31 @@ int kallsyms_load(struct kallsyms **out, const char *path);
 struct kallsyms *kallsyms_parse_perf(const char *text, size_t len);
 int kallsyms_load_perf(struct kallsyms **out, const char *path);
 void kallsyms_free(struct kallsyms *ks);
+
+/*
+ * The same symbols as binary records, as the kernel's symbol iterator
+ * writes them (source/live/bpf/ksym.bpf.c, whose ksym_bpf.h holds the same
+ * numbers): one record per line /proc/kallsyms shows, in its order, each
+ * a header of KALLSYMS_REC_HEADER bytes (the value, 8 bytes in host
+ * order, 0 where the text shows zeros; the name's length, 2 bytes, 1 to
+ * KALLSYMS_REC_NAME - 1; the module's, 1 byte, 0 for the core kernel and
+ * below KALLSYMS_REC_MODULE; the type letter) then the name and the
+ * module, without NULs. The table is the one the text of the same lines
+ * gives (kallsyms_parse, or with 'perf' kallsyms_parse_perf): a record
+ * whose name the text could not hold (a blank, '\n' or NUL in it) is a bad
+ * line. Left out: the iterator program's own symbol (a BPF program named
+ * KALLSYMS_REC_PROG) and the stale record the kernel's last run of the
+ * program writes after the end. A record with lengths out of range, or
+ * cut short at the end, fails the whole read: -EBADMSG, with err_last()
+ * naming the byte.
+ */
+#define KALLSYMS_REC_HEADER 12
+#define KALLSYMS_REC_NAME 512
+#define KALLSYMS_REC_MODULE 64
+#define KALLSYMS_REC_PROG "kiln_ksym"
+int kallsyms_parse_records(struct kallsyms **out, const void *buf, size_t len, bool perf);
+/* Records read from 'fd' to its end (in pieces; 'what' names it in errors). */
+int kallsyms_load_records(struct kallsyms **out, int fd, bool perf, const char *what);
 
 /* The symbol containing 'addr', or NULL. Sets *start and, if 'module' is
  * non-NULL, *module (NULL for the core kernel; else the name without

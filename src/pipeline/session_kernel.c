@@ -17,11 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
+#include "base/log.h"
 #include "base/xalloc.h"
 #include "dso/kallsyms.h"
 #include "pipeline/buildids.h"
 #include "pipeline/session.h"
 #include "pipeline/session_int.h"
+#include "source/live/ksymbpf.h"
+
+_Static_assert(KSYM_REC_HEADER == KALLSYMS_REC_HEADER && KSYM_REC_NAME == KALLSYMS_REC_NAME &&
+		       KSYM_REC_MODULE == KALLSYMS_REC_MODULE,
+	       "the iterator's records are the ones kallsyms parses");
 
 #define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
 
@@ -60,6 +67,31 @@ void session_kernel_note(struct session *s, const struct event *ev)
 	s->kdone = false;
 }
 
+/*
+ * The running kernel's symbols: through the BPF symbol iterator where it
+ * can be used (source/live/ksymbpf.h: the same symbols without the
+ * kernel's text formatting; not with KILN_KALLSYMS=proc), else, or if its
+ * records do not parse (said in a warning), from /proc/kallsyms. The same
+ * table either way. 0 or -errno.
+ */
+static int load_running(struct kallsyms **out, bool perf, const struct kiln_env *env)
+{
+	if (!(env && env->kallsyms_proc)) {
+		struct err_report before = *err_last(); /* a way not taken leaves no error */
+		struct ksymbpf *b;
+		if (!ksymbpf_open(&b)) {
+			int rc = kallsyms_load_records(out, ksymbpf_fd(b), perf,
+						       "the BPF symbol iterator");
+			ksymbpf_close(b);
+			if (!rc)
+				return 0;
+			log_warn("%s; reading /proc/kallsyms instead", err_last()->msg);
+		}
+		err_restore(&before);
+	}
+	return perf ? kallsyms_load_perf(out, "/proc/kallsyms") : kallsyms_load(out, "/proc/kallsyms");
+}
+
 /* perf_ and prefetch_kallsyms: /proc/kallsyms is read on a second thread
  * from the start (the kernel formats it slowly) and joined when first
  * needed. */
@@ -68,14 +100,14 @@ struct session_kthread {
 	atomic_bool done; /* the thread has finished: joining does not wait */
 	int rc;
 	bool perf; /* perf 6.1's reading, else symbolize()'s */
+	const struct kiln_env *env;
 	struct kallsyms *ks;
 };
 
 static void *kallsyms_thread(void *arg)
 {
 	struct session_kthread *k = arg;
-	k->rc = k->perf ? kallsyms_load_perf(&k->ks, "/proc/kallsyms")
-			: kallsyms_load(&k->ks, "/proc/kallsyms");
+	k->rc = load_running(&k->ks, k->perf, k->env);
 	atomic_store_explicit(&k->done, true, memory_order_release);
 	return NULL;
 }
@@ -94,6 +126,7 @@ void session_kernel_start(struct session *s)
 		return;
 	struct session_kthread *k = xcalloc(1, sizeof(*k));
 	k->perf = s->o.perf_kallsyms;
+	k->env = s->o.env;
 	if (pthread_create(&k->th, NULL, kallsyms_thread, k)) {
 		free(k);
 		return;
@@ -125,15 +158,16 @@ static const struct kallsyms *load(struct session *s)
 {
 	if (!s->o.perf_kallsyms) {
 		struct kallsyms *ks = NULL;
-		if (!s->dsos.ksyms_tried && !kthread_join(s, &ks)) {
-			if (!kallsyms_restricted(ks)) { /* else dso_kallsyms reads and warns */
+		if (!s->dsos.ksyms_tried && s->dsos.ksyms_allowed) {
+			int rc = kthread_join(s, &ks);
+			if (rc == -EAGAIN)
+				rc = load_running(&ks, false, s->o.env);
+			if (!rc && !kallsyms_restricted(ks)) { /* else dso_kallsyms reads and warns */
 				s->dsos.ksyms = ks;
 				s->dsos.ksyms_tried = true;
 			} else {
 				kallsyms_free(ks);
 			}
-		} else if (ks) {
-			kallsyms_free(ks);
 		}
 		return dso_kallsyms(&s->dsos); /* allowed by ksyms_usable (session.c) */
 	}
@@ -145,7 +179,7 @@ static const struct kallsyms *load(struct session *s)
 	struct kallsyms *ks = NULL;
 	int rc = kthread_join(s, &ks);
 	if (rc == -EAGAIN)
-		rc = kallsyms_load_perf(&ks, "/proc/kallsyms");
+		rc = load_running(&ks, true, s->o.env);
 	if (rc)
 		return NULL;
 	if (kallsyms_restricted(ks)) {
