@@ -68,7 +68,12 @@ struct svg_out {
 	char *v;
 	size_t n, cap;
 };
-#define OUT_FLUSH (256 * 1024) /* bytes of frames handed to stdio at a time */
+/*
+ * Bytes of frames handed to stdio at a time: the buffer is reserved once
+ * (a frame past it grows it) and its pages are reused for every block, so
+ * a large SVG costs no more memory, page faults or copies than a small one.
+ */
+#define OUT_FLUSH (32 * 1024)
 
 /* A frame to draw, in drawing order, with what its text needs. */
 struct frame_item {
@@ -789,6 +794,7 @@ static void write_graph(struct svg_ctx *c)
 		fmt_num(a, w - XPAD), fmt_num(b, fs * 2));
 	fputs("ic</text>\n", c->f);
 	fputs("<g id=\"frames\">\n", c->f);
+	VEC_RESERVE(&c->out, OUT_FLUSH + FRAME_ROOM);
 	walk(c, true);
 	fwrite(c->out.v, 1, c->out.n, c->f);
 	c->out.n = 0;
