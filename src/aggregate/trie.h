@@ -89,10 +89,12 @@ struct trie {
 	 * read nodes only when the hash matches; the hash's top bits are its
 	 * first slot. A node with a single child
 	 * finds it without the index (most nodes of a deep profile), so the
-	 * index stays small.
+	 * index stays small. Probes never wrap around: 64 slots past the
+	 * last first slot take the overflow (trie.c: the index grows in place).
 	 */
-	uint64_t *index;
-	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first entry */
+	uint64_t *index;      /* a mapping of index_mapped bytes, NULL before the first entry */
+	size_t index_mapped;
+	size_t index_mask;    /* first slots - 1 (a power of two), 0 before the first entry */
 	unsigned index_shift; /* 64 - log2(slots): a hash's top bits pick its first slot */
 	size_t nindexed;      /* entries in the index */
 	/* trie_add's last stack and its nodes: the next stack's common prefix

@@ -3,7 +3,9 @@
  * (two perf script samples with the largest period), never wrap, so a
  * node's total always covers its self weight; the shared walk is the
  * recursive pre-order (levels, subtrees skipped, a subtree's walk); two
- * tries merged hold the stacks of both.
+ * tries merged hold the stacks of both; the child index finds every child
+ * through its growths in place, and through the rebuild a cluster of
+ * entries past its last slot forces.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "aggregate/trie.h"
+#include "base/hashmap.h"
 
 static void test_weights_saturate(void **state)
 {
@@ -275,6 +278,79 @@ static void test_merge(void **state)
 	strtab_release(&sall);
 }
 
+/* Children of many parents: every one found again (trie_find) and
+ * trie_child gives no twin, across the index's growths in place. */
+static void test_index_grows(void **state)
+{
+	(void)state;
+	struct strtab s;
+	struct trie t;
+	strtab_init(&s);
+	trie_init(&t, &s);
+	enum { PARENTS = 300, KIDS = 150 };
+	uint32_t parents[PARENTS], kids[PARENTS][KIDS];
+	for (uint32_t p = 0; p < PARENTS; p++)
+		parents[p] = trie_child(&t, 0, p, FRAME_USER);
+	for (uint32_t k = 0; k < KIDS; k++)
+		for (uint32_t p = 0; p < PARENTS; p++)
+			kids[p][k] = trie_child(&t, parents[p], k * 7 + p, (uint8_t)(k % 3 + 1));
+	assert_true(t.nindexed >= PARENTS * KIDS);
+	for (uint32_t p = 0; p < PARENTS; p++) {
+		assert_int_equal(trie_find(&t, 0, p, FRAME_USER), parents[p]);
+		for (uint32_t k = 0; k < KIDS; k++) {
+			assert_int_equal(trie_find(&t, parents[p], k * 7 + p, (uint8_t)(k % 3 + 1)),
+					 kids[p][k]);
+			assert_int_equal(trie_child(&t, parents[p], k * 7 + p,
+						    (uint8_t)(k % 3 + 1)),
+					 kids[p][k]);
+		}
+		assert_int_equal(trie_find(&t, parents[p], 1u << 28, FRAME_USER), TRIE_NONE);
+	}
+	trie_release(&t);
+	strtab_release(&s);
+}
+
+/*
+ * Names whose index hashes (trie.c's hash_of: hash_mix2 of parent and
+ * kind, and name) share their top bits all probe from the index's last
+ * slots: more of them than its tail holds force the slow rebuild, which
+ * must keep every child found.
+ */
+static void test_index_cluster_at_top(void **state)
+{
+	(void)state;
+	struct strtab s;
+	struct trie t;
+	strtab_init(&s);
+	trie_init(&t, &s);
+	uint32_t parent = trie_child(&t, 0, 1, FRAME_USER);
+	enum { N = 300 };
+	uint32_t names[N], ids[N];
+	size_t n = 0;
+	for (uint32_t name = 2; n < N; name++)
+		if (hash_mix2(((uint64_t)parent << 8) | FRAME_USER, name) >> 56 == 0xff)
+			names[n++] = name; /* the top 8 bits: the last slots of any index to 2^8+ */
+	for (size_t i = 0; i < N; i++)
+		ids[i] = trie_child(&t, parent, names[i], FRAME_USER);
+	for (size_t i = 0; i < N; i++) {
+		assert_int_equal(trie_find(&t, parent, names[i], FRAME_USER), ids[i]);
+		for (size_t j = 0; j < i; j++)
+			assert_int_not_equal(ids[i], ids[j]);
+	}
+	/* Growth in place after the rebuild: more children elsewhere. */
+	for (uint32_t k = 0; k < 5000; k++) {
+		size_t before = t.nodes.n;
+		assert_int_equal(trie_child(&t, parent, (1u << 27) + k, FRAME_KERNEL), before);
+	}
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(trie_find(&t, parent, names[i], FRAME_USER), ids[i]);
+	for (uint32_t k = 0; k < 5000; k++)
+		assert_int_not_equal(trie_find(&t, parent, (1u << 27) + k, FRAME_KERNEL),
+				     TRIE_NONE);
+	trie_release(&t);
+	strtab_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_node_layout),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_index_grows),
+		cmocka_unit_test(test_index_cluster_at_top),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
