@@ -840,6 +840,11 @@ int svg_write(FILE *f, const struct trie *t, const struct svg_opts *opts)
 		else if (c->countname.s[i] == ')')
 			c->countname.s[i] = ']';
 	}
+	/* Room for every name once (the root's "all" too): the arrays are
+	 * not moved as drawn names come, and pages past the used part are
+	 * never touched. */
+	VEC_RESERVE(&c->names, t->names->n + 1);
+	VEC_RESERVE(&c->name_of, t->names->n + 1);
 	c->count_esc_at = keep_escaped(c, c->countname.s, c->countname.len);
 	c->count_esc_len = c->names_text.n - c->count_esc_at;
 	/* Random colours follow the drawing order, differential ones each
