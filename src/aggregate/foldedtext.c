@@ -423,6 +423,17 @@ static void add_line(struct parse *p, const char *s, size_t n)
 	p->first.v[leaf] = sat_add(p->first.v[leaf], a, &p->st->saturated);
 }
 
+/* Bytes of text between two estimates of the trie's final size. */
+#define EXPECT_STEP ((size_t)64 << 10)
+
+/* The trie's nodes at the end of the text, from the nodes so far: nodes
+ * come at about the same rate through a text (trie_expect). */
+static void expect_nodes(struct trie *t, size_t done, size_t len)
+{
+	double per_byte = (double)t->nodes.n / (double)done;
+	trie_expect(t, (size_t)(per_byte * (double)len) + 1);
+}
+
 int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts *o,
 		     struct strtab *strs, struct trie *t, uint64_t **first,
 		     struct foldedtext_stats *st)
@@ -444,8 +455,13 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 	/* One pass over the whole text for NULs; lines are searched only if it has any. */
 	bool nuls = memchr(data, '\0', len) != NULL;
 	lines_init(&it, data, len);
+	size_t expect_at = EXPECT_STEP;
 	while (lines_next(&it, &s, &n)) {
 		st->lines++;
+		if ((size_t)(s - data) >= expect_at) {
+			expect_nodes(t, (size_t)(s - data), len);
+			expect_at += EXPECT_STEP;
+		}
 		if (n > FOLDEDTEXT_MAX_LINE) {
 			st->long_lines++;
 			continue;

@@ -209,28 +209,40 @@ static void *map_huge(size_t bytes)
 	return p + head;
 }
 
+/* Advise [from, to) of the node mapping (bytes from its start). */
+static void nodes_advise(struct trie *t, size_t from, size_t to, int advice)
+{
+	if (from < to)
+		(void)madvise((char *)t->nodes.v + from, to - from, advice); /* a hint */
+}
+
 /* Room for 'want' nodes; false if a mapping could not be had or grown. */
 static bool nodes_map(struct trie *t, size_t want)
 {
 	if (want > SIZE_MAX / 4 / sizeof(struct trie_node))
 		return false;
 	size_t bytes = (want * sizeof(struct trie_node) + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	void *v;
+	void *v = MAP_FAILED;
 	if (t->nodes_mapped) {
+		/* One advice over the whole mapping again: mremap moves one
+		 * mapping, not the pieces trie_expect's advice split it in. */
+		nodes_advise(t, 0, t->nodes_mapped, MADV_HUGEPAGE);
 		v = mremap(t->nodes.v, t->nodes_mapped, bytes, MREMAP_MAYMOVE);
-		if (v == MAP_FAILED)
-			return false;
-	} else {
+	}
+	if (v == MAP_FAILED) { /* the first mapping, or pieces that would not join */
 		v = map_huge(bytes);
 		if (!v)
 			return false;
 		if (t->nodes.n)
 			memcpy(v, t->nodes.v, t->nodes.n * sizeof(struct trie_node));
-		free(t->nodes.v);
+		if (t->nodes_mapped)
+			munmap(t->nodes.v, t->nodes_mapped);
+		else
+			free(t->nodes.v);
 	}
 	t->nodes.v = v;
 	t->nodes.cap = bytes / sizeof(struct trie_node);
-	t->nodes_mapped = bytes;
+	t->nodes_mapped = t->nodes_huge = bytes;
 	return true;
 }
 
@@ -242,6 +254,33 @@ void trie_reserve(struct trie *t, size_t nodes)
 		VEC_RESERVE(&t->nodes, nodes);
 	else
 		(void)nodes_map(t, nodes); /* without it, the nodes grow as they come */
+}
+
+/* A huge page is worth its clearing (~0.3 ms here, against ~3 us a 4 KiB
+ * fault) when nodes fill at least this much of it. */
+#define HUGE_WORTH (HUGE_PAGE / 4)
+
+void trie_expect(struct trie *t, size_t nodes)
+{
+	if (!t->nodes_mapped)
+		return;
+	size_t next = (t->nodes.n + 1) * sizeof(struct trie_node);
+	size_t from = (next + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1); /* untouched from here */
+	size_t want = nodes < t->nodes_mapped / sizeof(struct trie_node)
+			      ? nodes * sizeof(struct trie_node)
+			      : t->nodes_mapped;
+	size_t end = want & ~(HUGE_PAGE - 1);
+	if (want - end >= HUGE_WORTH)
+		end += HUGE_PAGE;
+	if (end < from)
+		end = from;
+	if (end > t->nodes_mapped)
+		end = t->nodes_mapped;
+	if (end < t->nodes_huge)
+		nodes_advise(t, end, t->nodes_huge, MADV_NOHUGEPAGE);
+	else
+		nodes_advise(t, t->nodes_huge > from ? t->nodes_huge : from, end, MADV_HUGEPAGE);
+	t->nodes_huge = end;
 }
 
 /* A new node at the end of t->nodes, zeroed. */
@@ -262,7 +301,7 @@ void trie_release(struct trie *t)
 	if (t->nodes_mapped) {
 		munmap(t->nodes.v, t->nodes_mapped);
 		t->nodes.v = NULL;
-		t->nodes.n = t->nodes.cap = t->nodes_mapped = 0;
+		t->nodes.n = t->nodes.cap = t->nodes_mapped = t->nodes_huge = 0;
 	}
 	VEC_FREE(&t->nodes);
 	VEC_FREE(&t->last);

@@ -82,6 +82,7 @@ struct trie {
 	struct strtab *names; /* borrowed */
 	VEC(struct trie_node) nodes; /* grown by trie.c alone (trie_reserve's mapping) */
 	size_t nodes_mapped;          /* bytes of that mapping, 0 while 'nodes' is malloc's */
+	size_t nodes_huge;            /* its first bytes advised for huge pages (trie_expect) */
 	/*
 	 * The children of nodes with TRIE_INDEX_MIN children or more, by open
 	 * addressing over (parent, name, kind): a slot holds the node id (low
@@ -114,6 +115,15 @@ void trie_release(struct trie *t);
  * trie just grows as before.
  */
 void trie_reserve(struct trie *t, size_t nodes);
+/*
+ * The caller's estimate of the nodes the trie will hold in the end,
+ * refined as its input is read (call it as often as is cheap). Past the
+ * huge page being filled, trie_reserve's mapping keeps huge pages only
+ * where the estimate fills a quarter of one or more: a huge page is one
+ * fault but 2 MiB cleared, dearer than 4 KiB pages for a sliver of nodes.
+ * Nothing to do without such a mapping.
+ */
+void trie_expect(struct trie *t, size_t nodes);
 /* Add a stack, root first (frames[0] is normally the process frame); returns its leaf node. */
 uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
 /* Returns the child of 'parent' with (name, kind), creating it if absent. */
