@@ -385,6 +385,17 @@ uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uin
 	return cur;
 }
 
+void trie_fill_totals(struct trie *t)
+{
+	struct trie_node *v = t->nodes.v;
+	v[0].total = 0;
+	for (size_t id = t->nodes.n - 1; id > 0; id--) {
+		add_sat(&v[id].total, v[id].self);
+		add_sat(&v[v[id].parent].total, v[id].total);
+	}
+	add_sat(&v[0].total, v[0].self);
+}
+
 enum frame_kind frame_kind_of_name(const char *s, size_t n)
 {
 	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']') {

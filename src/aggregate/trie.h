@@ -126,6 +126,13 @@ void trie_reserve(struct trie *t, size_t nodes);
 void trie_expect(struct trie *t, size_t nodes);
 /* Add a stack, root first (frames[0] is normally the process frame); returns its leaf node. */
 uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
+/*
+ * Every node's total made its self plus its children's totals (sums
+ * saturate), in one pass from the last node (a node comes after its
+ * parent): for a trie whose stacks were added to their leaves' selfs
+ * alone, non-root totals left 0. The root's total is worked out again too.
+ */
+void trie_fill_totals(struct trie *t);
 /* Returns the child of 'parent' with (name, kind), creating it if absent. */
 uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind);
 /* Sort every sibling list by name bytes then kind (invariant 3). */

@@ -3,7 +3,8 @@
  * (two perf script samples with the largest period), never wrap, so a
  * node's total always covers its self weight; the shared walk is the
  * recursive pre-order (levels, subtrees skipped, a subtree's walk); two
- * tries merged hold the stacks of both; the child index finds every child
+ * tries merged hold the stacks of both; totals summed from the selfs
+ * equal trie_add's; the child index finds every child
  * through its growths in place, and through the rebuild a cluster of
  * entries past its last slot forces.
  */
@@ -360,6 +361,38 @@ static void test_index_cluster_at_top(void **state)
 	strtab_release(&s);
 }
 
+/* Totals summed from the selfs alone (trie_fill_totals) are trie_add's,
+ * saturating sums included. */
+static void test_fill_totals(void **state)
+{
+	(void)state;
+	struct strtab s;
+	struct trie t;
+	strtab_init(&s);
+	trie_init(&t, &s);
+	static const char *const stacks[] = { "3:0sh 1main 1a 1b", "2:0sh 1main 1a",
+					      "1:0sh 1main 1c", "4:0sh 1x", "5:0py 1run",
+					      "7:0sh 1main 1a 1b" };
+	add_stacks(&t, stacks, sizeof(stacks) / sizeof(stacks[0]));
+	struct trie_frame big[2] = { { strtab_intern_str(&s, "huge"), FRAME_PROCESS },
+				     { strtab_intern_str(&s, "w"), FRAME_USER } };
+	trie_add(&t, big, 2, UINT64_MAX - 3);
+	trie_add(&t, big, 1, 9);
+	size_t n = t.nodes.n;
+	uint64_t want[64];
+	assert_true(n <= 64);
+	for (size_t i = 0; i < n; i++) {
+		want[i] = t.nodes.v[i].total;
+		t.nodes.v[i].total = i ? 0 : 12345;
+	}
+	trie_fill_totals(&t);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(t.nodes.v[i].total, want[i]);
+	assert_int_equal(t.nodes.v[0].total, UINT64_MAX);
+	trie_release(&t);
+	strtab_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_index_grows),
+		cmocka_unit_test(test_fill_totals),
 		cmocka_unit_test(test_index_cluster_at_top),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
