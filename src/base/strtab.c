@@ -121,7 +121,7 @@ static bool same_bytes(const char *a, const char *b, size_t n)
 #define SLOT_ID(s) (((s) & ((UINT32_C(1) << 29) - 1)) - 1)
 _Static_assert(STRTAB_MAX_ID < (UINT32_C(1) << 29), "an id + 1 fits a slot's 29 bits");
 
-static void grow_slots(struct strtab *t)
+__attribute__((noinline)) static void grow_slots(struct strtab *t)
 {
 	size_t cap = t->slots ? (t->mask + 1) * 2 : 1024;
 	uint32_t *slots;
@@ -144,6 +144,25 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 	return strtab_intern_hashed(t, s, n, hash_str(s, n));
 }
 
+/*
+ * A new string at empty slot i: its id. Apart from the lookup, so that
+ * finding a string already there (most calls) is a small function.
+ */
+__attribute__((noinline)) static uint32_t add_new(struct strtab *t, const char *s, size_t n,
+						  size_t i, uint32_t tag)
+{
+	if (t->n == STRTAB_MAX_ID)
+		xalloc_die("string table over its ids");
+	if (t->n == t->cap) {
+		t->cap = t->cap ? (t->cap > STRTAB_MAX_ID / 2 ? STRTAB_MAX_ID : t->cap * 2) : 256;
+		XREALLOC_ARRAY(t->locs, t->cap);
+	}
+	uint32_t id = t->n++;
+	t->locs[id] = store(t, s, n);
+	t->slots[i] = tag | (id + 1);
+	return id;
+}
+
 uint32_t strtab_intern_hashed(struct strtab *t, const char *s, size_t n, uint64_t h)
 {
 	if (!t->slots || ((size_t)t->n + 1) * 4 > (t->mask + 1) * 3)
@@ -159,16 +178,7 @@ uint32_t strtab_intern_hashed(struct strtab *t, const char *s, size_t n, uint64_
 		}
 		i = (i + 1) & t->mask;
 	}
-	if (t->n == STRTAB_MAX_ID)
-		xalloc_die("string table over its ids");
-	if (t->n == t->cap) {
-		t->cap = t->cap ? (t->cap > STRTAB_MAX_ID / 2 ? STRTAB_MAX_ID : t->cap * 2) : 256;
-		XREALLOC_ARRAY(t->locs, t->cap);
-	}
-	uint32_t id = t->n++;
-	t->locs[id] = store(t, s, n);
-	t->slots[i] = tag | (id + 1);
-	return id;
+	return add_new(t, s, n, i, tag);
 }
 
 uint32_t strtab_intern_str(struct strtab *t, const char *s)
