@@ -199,6 +199,10 @@ struct parse {
 	VEC(uint32_t) path;
 	VEC(size_t) ends; /* where each of the previous line's frames ends (a ';' or its end) */
 	VEC(uint8_t) kinds; /* by name id: frame_kind_of_name + 1, 0 until worked out */
+	/* A fresh trie: add_stack adds a line's weight to its leaf's self and
+	 * the root's total only, and trie_fill_totals sums the rest at the end
+	 * (instead of a walk of the shared prefix per line). */
+	bool lazy_totals;
 };
 
 /* The kind a frame's name says (frame_kind_of_name), worked out once per name. */
@@ -348,14 +352,16 @@ static uint32_t add_stack(struct parse *p, size_t shared, uint64_t w)
 	if (shared > p->path.n)
 		shared = p->path.n;
 	t->nodes.v[0].total += w;
-	for (size_t i = 0; i < shared; i++) {
-		cur = p->path.v[i];
-		t->nodes.v[cur].total += w;
-	}
+	if (shared)
+		cur = p->path.v[shared - 1];
+	if (!p->lazy_totals)
+		for (size_t i = 0; i < shared; i++)
+			t->nodes.v[p->path.v[i]].total += w;
 	p->path.n = shared;
 	for (size_t i = shared; i < p->frames.n; i++) {
 		cur = trie_child(t, cur, p->frames.v[i].name, p->frames.v[i].kind);
-		t->nodes.v[cur].total += w;
+		if (!p->lazy_totals)
+			t->nodes.v[cur].total += w;
 		VEC_PUSH(&p->path, cur);
 	}
 	t->nodes.v[cur].self += w;
@@ -423,6 +429,17 @@ static void add_line(struct parse *p, const char *s, size_t n)
 	p->first.v[leaf] = sat_add(p->first.v[leaf], a, &p->st->saturated);
 }
 
+/* Bytes of text between two estimates of the trie's final size. */
+#define EXPECT_STEP ((size_t)64 << 10)
+
+/* The trie's nodes at the end of the text, from the nodes so far: nodes
+ * come at about the same rate through a text (trie_expect). */
+static void expect_nodes(struct trie *t, size_t done, size_t len)
+{
+	double per_byte = (double)t->nodes.n / (double)done;
+	trie_expect(t, (size_t)(per_byte * (double)len) + 1);
+}
+
 int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts *o,
 		     struct strtab *strs, struct trie *t, uint64_t **first,
 		     struct foldedtext_stats *st)
@@ -433,6 +450,7 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 	if (fixed.frac_digits > FOLDEDTEXT_MAX_DIGITS)
 		fixed.frac_digits = FOLDEDTEXT_MAX_DIGITS;
 	p.o = &fixed;
+	p.lazy_totals = !fixed.chart && !fixed.reverse && t->nodes.n == 1;
 	memset(st, 0, sizeof(*st));
 	/* A node per new frame; real profiles take a node per 60-80 bytes of
 	 * text, stacks that share little one per 12: room for one per 16
@@ -444,8 +462,13 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 	/* One pass over the whole text for NULs; lines are searched only if it has any. */
 	bool nuls = memchr(data, '\0', len) != NULL;
 	lines_init(&it, data, len);
+	size_t expect_at = EXPECT_STEP;
 	while (lines_next(&it, &s, &n)) {
 		st->lines++;
+		if ((size_t)(s - data) >= expect_at) {
+			expect_nodes(t, (size_t)(s - data), len);
+			expect_at += EXPECT_STEP;
+		}
 		if (n > FOLDEDTEXT_MAX_LINE) {
 			st->long_lines++;
 			continue;
@@ -457,6 +480,8 @@ int foldedtext_parse(const char *data, size_t len, const struct foldedtext_opts 
 		}
 		add_line(&p, s, n);
 	}
+	if (p.lazy_totals)
+		trie_fill_totals(t);
 	if (fixed.chart)
 		trie_chart_finish(t, &p.chart);
 	else

@@ -82,6 +82,7 @@ struct trie {
 	struct strtab *names; /* borrowed */
 	VEC(struct trie_node) nodes; /* grown by trie.c alone (trie_reserve's mapping) */
 	size_t nodes_mapped;          /* bytes of that mapping, 0 while 'nodes' is malloc's */
+	size_t nodes_huge;            /* its first bytes advised for huge pages (trie_expect) */
 	/*
 	 * The children of nodes with TRIE_INDEX_MIN children or more, by open
 	 * addressing over (parent, name, kind): a slot holds the node id (low
@@ -89,10 +90,12 @@ struct trie {
 	 * read nodes only when the hash matches; the hash's top bits are its
 	 * first slot. A node with a single child
 	 * finds it without the index (most nodes of a deep profile), so the
-	 * index stays small.
+	 * index stays small. Probes never wrap around: 64 slots past the
+	 * last first slot take the overflow (trie.c: the index grows in place).
 	 */
-	uint64_t *index;
-	size_t index_mask;    /* slots - 1 (a power of two), 0 before the first entry */
+	uint64_t *index;      /* a mapping of index_mapped bytes, NULL before the first entry */
+	size_t index_mapped;
+	size_t index_mask;    /* first slots - 1 (a power of two), 0 before the first entry */
 	unsigned index_shift; /* 64 - log2(slots): a hash's top bits pick its first slot */
 	size_t nindexed;      /* entries in the index */
 	/* trie_add's last stack and its nodes: the next stack's common prefix
@@ -112,8 +115,24 @@ void trie_release(struct trie *t);
  * trie just grows as before.
  */
 void trie_reserve(struct trie *t, size_t nodes);
+/*
+ * The caller's estimate of the nodes the trie will hold in the end,
+ * refined as its input is read (call it as often as is cheap). Past the
+ * huge page being filled, trie_reserve's mapping keeps huge pages only
+ * where the estimate fills a quarter of one or more: a huge page is one
+ * fault but 2 MiB cleared, dearer than 4 KiB pages for a sliver of nodes.
+ * Nothing to do without such a mapping.
+ */
+void trie_expect(struct trie *t, size_t nodes);
 /* Add a stack, root first (frames[0] is normally the process frame); returns its leaf node. */
 uint32_t trie_add(struct trie *t, const struct trie_frame *frames, size_t n, uint64_t weight);
+/*
+ * Every node's total made its self plus its children's totals (sums
+ * saturate), in one pass from the last node (a node comes after its
+ * parent): for a trie whose stacks were added to their leaves' selfs
+ * alone, non-root totals left 0. The root's total is worked out again too.
+ */
+void trie_fill_totals(struct trie *t);
 /* Returns the child of 'parent' with (name, kind), creating it if absent. */
 uint32_t trie_child(struct trie *t, uint32_t parent, uint32_t name, uint8_t kind);
 /* Sort every sibling list by name bytes then kind (invariant 3). */

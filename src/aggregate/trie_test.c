@@ -3,7 +3,10 @@
  * (two perf script samples with the largest period), never wrap, so a
  * node's total always covers its self weight; the shared walk is the
  * recursive pre-order (levels, subtrees skipped, a subtree's walk); two
- * tries merged hold the stacks of both.
+ * tries merged hold the stacks of both; totals summed from the selfs
+ * equal trie_add's; the child index finds every child
+ * through its growths in place, and through the rebuild a cluster of
+ * entries past its last slot forces.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "aggregate/trie.h"
+#include "base/hashmap.h"
 
 static void test_weights_saturate(void **state)
 {
@@ -207,11 +211,20 @@ static void test_reserve(void **state)
 		f[2].name = strtab_intern(&s, name, (size_t)snprintf(name, sizeof(name), "g%u", i));
 		trie_add(&a, f, 3, i + 1);
 		trie_add(&b, f, 3, i + 1);
+		/* Estimates that split the mapping's advice (4 KiB pages past
+		 * the first huge page, then huge ones again), before it grows. */
+		if (i == 1000)
+			trie_expect(&b, 10);
+		else if (i == room / 2)
+			trie_expect(&b, room * 4);
+		else if (i == room / 2 + 1)
+			trie_expect(&b, 0);
 	}
 	assert_true(b.nodes.n > room); /* grown past the room reserved */
 	assert_int_equal(a.nodes.n, b.nodes.n);
 	assert_memory_equal(a.nodes.v, b.nodes.v, a.nodes.n * sizeof(struct trie_node));
 	trie_reserve(&b, 10); /* less than it has: nothing */
+	trie_expect(&a, 10);  /* no mapping: nothing */
 	assert_int_equal(a.nodes.n, b.nodes.n);
 	trie_release(&a);
 	trie_release(&b);
@@ -275,6 +288,111 @@ static void test_merge(void **state)
 	strtab_release(&sall);
 }
 
+/* Children of many parents: every one found again (trie_find) and
+ * trie_child gives no twin, across the index's growths in place. */
+static void test_index_grows(void **state)
+{
+	(void)state;
+	struct strtab s;
+	struct trie t;
+	strtab_init(&s);
+	trie_init(&t, &s);
+	enum { PARENTS = 300, KIDS = 150 };
+	uint32_t parents[PARENTS], kids[PARENTS][KIDS];
+	for (uint32_t p = 0; p < PARENTS; p++)
+		parents[p] = trie_child(&t, 0, p, FRAME_USER);
+	for (uint32_t k = 0; k < KIDS; k++)
+		for (uint32_t p = 0; p < PARENTS; p++)
+			kids[p][k] = trie_child(&t, parents[p], k * 7 + p, (uint8_t)(k % 3 + 1));
+	assert_true(t.nindexed >= PARENTS * KIDS);
+	for (uint32_t p = 0; p < PARENTS; p++) {
+		assert_int_equal(trie_find(&t, 0, p, FRAME_USER), parents[p]);
+		for (uint32_t k = 0; k < KIDS; k++) {
+			assert_int_equal(trie_find(&t, parents[p], k * 7 + p, (uint8_t)(k % 3 + 1)),
+					 kids[p][k]);
+			assert_int_equal(trie_child(&t, parents[p], k * 7 + p,
+						    (uint8_t)(k % 3 + 1)),
+					 kids[p][k]);
+		}
+		assert_int_equal(trie_find(&t, parents[p], 1u << 28, FRAME_USER), TRIE_NONE);
+	}
+	trie_release(&t);
+	strtab_release(&s);
+}
+
+/*
+ * Names whose index hashes (trie.c's hash_of: hash_mix2 of parent and
+ * kind, and name) share their top bits all probe from the index's last
+ * slots: more of them than its tail holds force the slow rebuild, which
+ * must keep every child found.
+ */
+static void test_index_cluster_at_top(void **state)
+{
+	(void)state;
+	struct strtab s;
+	struct trie t;
+	strtab_init(&s);
+	trie_init(&t, &s);
+	uint32_t parent = trie_child(&t, 0, 1, FRAME_USER);
+	enum { N = 300 };
+	uint32_t names[N], ids[N];
+	size_t n = 0;
+	for (uint32_t name = 2; n < N; name++)
+		if (hash_mix2(((uint64_t)parent << 8) | FRAME_USER, name) >> 56 == 0xff)
+			names[n++] = name; /* the top 8 bits: the last slots of any index to 2^8+ */
+	for (size_t i = 0; i < N; i++)
+		ids[i] = trie_child(&t, parent, names[i], FRAME_USER);
+	for (size_t i = 0; i < N; i++) {
+		assert_int_equal(trie_find(&t, parent, names[i], FRAME_USER), ids[i]);
+		for (size_t j = 0; j < i; j++)
+			assert_int_not_equal(ids[i], ids[j]);
+	}
+	/* Growth in place after the rebuild: more children elsewhere. */
+	for (uint32_t k = 0; k < 5000; k++) {
+		size_t before = t.nodes.n;
+		assert_int_equal(trie_child(&t, parent, (1u << 27) + k, FRAME_KERNEL), before);
+	}
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(trie_find(&t, parent, names[i], FRAME_USER), ids[i]);
+	for (uint32_t k = 0; k < 5000; k++)
+		assert_int_not_equal(trie_find(&t, parent, (1u << 27) + k, FRAME_KERNEL),
+				     TRIE_NONE);
+	trie_release(&t);
+	strtab_release(&s);
+}
+
+/* Totals summed from the selfs alone (trie_fill_totals) are trie_add's,
+ * saturating sums included. */
+static void test_fill_totals(void **state)
+{
+	(void)state;
+	struct strtab s;
+	struct trie t;
+	strtab_init(&s);
+	trie_init(&t, &s);
+	static const char *const stacks[] = { "3:0sh 1main 1a 1b", "2:0sh 1main 1a",
+					      "1:0sh 1main 1c", "4:0sh 1x", "5:0py 1run",
+					      "7:0sh 1main 1a 1b" };
+	add_stacks(&t, stacks, sizeof(stacks) / sizeof(stacks[0]));
+	struct trie_frame big[2] = { { strtab_intern_str(&s, "huge"), FRAME_PROCESS },
+				     { strtab_intern_str(&s, "w"), FRAME_USER } };
+	trie_add(&t, big, 2, UINT64_MAX - 3);
+	trie_add(&t, big, 1, 9);
+	size_t n = t.nodes.n;
+	uint64_t want[64];
+	assert_true(n <= 64);
+	for (size_t i = 0; i < n; i++) {
+		want[i] = t.nodes.v[i].total;
+		t.nodes.v[i].total = i ? 0 : 12345;
+	}
+	trie_fill_totals(&t);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(t.nodes.v[i].total, want[i]);
+	assert_int_equal(t.nodes.v[0].total, UINT64_MAX);
+	trie_release(&t);
+	strtab_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +402,9 @@ int main(void)
 		cmocka_unit_test(test_node_layout),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_index_grows),
+		cmocka_unit_test(test_fill_totals),
+		cmocka_unit_test(test_index_cluster_at_top),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -236,6 +236,29 @@ static void test_lines(void **state)
 
 /* Lengths stored in line: one byte below 255, five from 255; a string
  * longer than a chunk gets its own; all of them stay readable and found. */
+/* Strings of one length that differ in one byte, at every place: the
+ * inline compare of interning tells each from the others (a wrong
+ * "equal" would give two strings one id, a wrong "differs" two ids). */
+static void test_strtab_same_length(void **state)
+{
+	(void)state;
+	struct strtab t;
+	strtab_init(&t);
+	char s[40];
+	for (int round = 0; round < 2; round++)
+		for (size_t n = 1; n <= sizeof(s); n++)
+			for (size_t k = 0; k < n; k++)
+				for (char c = 'b'; c <= 'k'; c++) {
+					memset(s, 'a', n);
+					s[k] = c;
+					uint32_t id = strtab_intern(&t, s, n);
+					assert_int_equal(strtab_len(&t, id), n);
+					assert_memory_equal(strtab_get(&t, id), s, n);
+				}
+	assert_int_equal(t.n, 10 * (40 * 41 / 2));
+	strtab_release(&t);
+}
+
 static void test_strtab_lengths(void **state)
 {
 	(void)state;
@@ -473,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_buf_ceiling),
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_strtab_lengths),
+		cmocka_unit_test(test_strtab_same_length),
 		cmocka_unit_test(test_log_repeat),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_hashmap),

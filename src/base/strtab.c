@@ -15,6 +15,7 @@
 #include "base/strtab.h"
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,12 +83,45 @@ static uint32_t store(struct strtab *t, const char *s, size_t n)
 	return (t->nchunks - 1) << 16 | (uint32_t)(off + head);
 }
 
+static uint64_t load8(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t load4(const char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* memcmp(a, b, n) == 0 inline: names are short, and a call into libc
+ * costs more than the compare. Loads stay inside both strings (the last
+ * one overlaps the one before). */
+static bool same_bytes(const char *a, const char *b, size_t n)
+{
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			if (load8(a + i) != load8(b + i))
+				return false;
+		return load8(a + n - 8) == load8(b + n - 8);
+	}
+	if (n >= 4)
+		return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* A slot: 3 bits of the hash over the id + 1 (ids are below 2^29). */
 #define SLOT_TAG(h) ((uint32_t)((h) >> 61) << 29)
 #define SLOT_ID(s) (((s) & ((UINT32_C(1) << 29) - 1)) - 1)
 _Static_assert(STRTAB_MAX_ID < (UINT32_C(1) << 29), "an id + 1 fits a slot's 29 bits");
 
-static void grow_slots(struct strtab *t)
+__attribute__((noinline)) static void grow_slots(struct strtab *t)
 {
 	size_t cap = t->slots ? (t->mask + 1) * 2 : 1024;
 	uint32_t *slots;
@@ -110,21 +144,13 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 	return strtab_intern_hashed(t, s, n, hash_str(s, n));
 }
 
-uint32_t strtab_intern_hashed(struct strtab *t, const char *s, size_t n, uint64_t h)
+/*
+ * A new string at empty slot i: its id. Apart from the lookup, so that
+ * finding a string already there (most calls) is a small function.
+ */
+__attribute__((noinline)) static uint32_t add_new(struct strtab *t, const char *s, size_t n,
+						  size_t i, uint32_t tag)
 {
-	if (!t->slots || ((size_t)t->n + 1) * 4 > (t->mask + 1) * 3)
-		grow_slots(t);
-	uint32_t tag = SLOT_TAG(h);
-	size_t i = h & t->mask;
-	while (t->slots[i]) {
-		if ((t->slots[i] & ~((UINT32_C(1) << 29) - 1)) == tag) {
-			uint32_t id = SLOT_ID(t->slots[i]);
-			const char *p = at(t, t->locs[id]);
-			if (len_at(p) == n && memcmp(p, s, n) == 0)
-				return id;
-		}
-		i = (i + 1) & t->mask;
-	}
 	if (t->n == STRTAB_MAX_ID)
 		xalloc_die("string table over its ids");
 	if (t->n == t->cap) {
@@ -135,6 +161,24 @@ uint32_t strtab_intern_hashed(struct strtab *t, const char *s, size_t n, uint64_
 	t->locs[id] = store(t, s, n);
 	t->slots[i] = tag | (id + 1);
 	return id;
+}
+
+uint32_t strtab_intern_hashed(struct strtab *t, const char *s, size_t n, uint64_t h)
+{
+	if (!t->slots || ((size_t)t->n + 1) * 4 > (t->mask + 1) * 3)
+		grow_slots(t);
+	uint32_t tag = SLOT_TAG(h);
+	size_t i = h & t->mask;
+	while (t->slots[i]) {
+		if ((t->slots[i] & ~((UINT32_C(1) << 29) - 1)) == tag) {
+			uint32_t id = SLOT_ID(t->slots[i]);
+			const char *p = at(t, t->locs[id]);
+			if (len_at(p) == n && same_bytes(p, s, n))
+				return id;
+		}
+		i = (i + 1) & t->mask;
+	}
+	return add_new(t, s, n, i, tag);
 }
 
 uint32_t strtab_intern_str(struct strtab *t, const char *s)
