@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/hugebuf.h"
+
 static uint64_t hash_of(uint32_t parent, uint32_t name, uint8_t kind)
 {
 	return hash_mix2(((uint64_t)parent << 8) | kind, name);
@@ -190,24 +192,7 @@ void trie_init(struct trie *t, struct strtab *names)
  * (pages moved, not copied): t->nodes_mapped bytes of it, 0 while the
  * nodes are malloc's.
  */
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* A mapping of 'bytes' (a multiple of HUGE_PAGE) at a HUGE_PAGE boundary, or NULL. */
-static void *map_huge(size_t bytes)
-{
-	char *p = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	size_t head = (HUGE_PAGE - ((uintptr_t)p & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1);
-	if (head)
-		munmap(p, head);
-	munmap(p + head + bytes, HUGE_PAGE - head);
-#ifdef MADV_HUGEPAGE
-	(void)madvise(p + head, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
-#endif
-	return p + head;
-}
+#define HUGE_PAGE HUGEBUF_PAGE
 
 /* Advise [from, to) of the node mapping (bytes from its start). */
 static void nodes_advise(struct trie *t, size_t from, size_t to, int advice)
@@ -230,7 +215,7 @@ static bool nodes_map(struct trie *t, size_t want)
 		v = mremap(t->nodes.v, t->nodes_mapped, bytes, MREMAP_MAYMOVE);
 	}
 	if (v == MAP_FAILED) { /* the first mapping, or pieces that would not join */
-		v = map_huge(bytes);
+		v = hugebuf_map(bytes);
 		if (!v)
 			return false;
 		if (t->nodes.n)

@@ -16,9 +16,7 @@ static size_t huge_round(size_t bytes)
 	return (bytes + HUGEBUF_PAGE - 1) & ~(HUGEBUF_PAGE - 1);
 }
 
-/* A mapping of 'bytes' (a multiple of HUGEBUF_PAGE) at a HUGEBUF_PAGE
- * boundary, advised for huge pages; NULL if refused. */
-static void *map_aligned(size_t bytes)
+void *hugebuf_map(size_t bytes)
 {
 	char *p = mmap(NULL, bytes + HUGEBUF_PAGE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -35,10 +33,10 @@ static void *map_aligned(size_t bytes)
 }
 
 /* Move a mapping of 'old' bytes into a new one of 'bytes' (its pages moved,
- * not copied; the new one aligned as map_aligned's); NULL if refused. */
+ * not copied; the new one aligned as hugebuf_map's); NULL if refused. */
 static void *remap_aligned(void *p, size_t old, size_t bytes)
 {
-	void *q = map_aligned(bytes);
+	void *q = hugebuf_map(bytes);
 	if (!q)
 		return NULL;
 	if (mremap(p, old, old, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
@@ -63,7 +61,7 @@ void hugebuf_grow(void **v, size_t *cap, size_t *mapped, size_t want, size_t els
 	void *q = NULL;
 	if (round && *mapped)
 		q = remap_aligned(*v, *mapped, round);
-	else if (round && (q = map_aligned(round)) != NULL) {
+	else if (round && (q = hugebuf_map(round)) != NULL) {
 		if (*cap)
 			memcpy(q, *v, *cap * elsz);
 		free(*v);
@@ -91,7 +89,7 @@ void hugebuf_grow(void **v, size_t *cap, size_t *mapped, size_t want, size_t els
 static void *map_if_large(size_t bytes, size_t *mapped)
 {
 	size_t round = bytes >= HUGEBUF_MIN ? huge_round(bytes) : 0;
-	void *p = round ? map_aligned(round) : NULL;
+	void *p = round ? hugebuf_map(round) : NULL;
 	*mapped = p ? round : 0;
 	return p;
 }

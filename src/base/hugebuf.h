@@ -50,6 +50,10 @@ void *hugebuf_zalloc(size_t nmemb, size_t elsz, size_t *mapped);
 void *hugebuf_alloc(size_t bytes, size_t *mapped);
 /* Free an array hugebuf_grow, hugebuf_zalloc or hugebuf_alloc made (NULL: nothing). */
 void hugebuf_free(void *v, size_t mapped);
+/* A mapping of 'bytes' (a multiple of HUGEBUF_PAGE) at a HUGEBUF_PAGE
+ * boundary, advised for huge pages (a hint), for callers that grow or
+ * advise it themselves (munmap frees it); NULL if refused. */
+void *hugebuf_map(size_t bytes);
 
 /* Make room for at least 'want' elements in total. */
 #define HVEC_RESERVE(vec, want)                                                                   \
