@@ -192,7 +192,6 @@ void trie_init(struct trie *t, struct strtab *names)
  * (pages moved, not copied): t->nodes_mapped bytes of it, 0 while the
  * nodes are malloc's.
  */
-#define HUGE_PAGE HUGEBUF_PAGE
 
 /* Advise [from, to) of the node mapping (bytes from its start). */
 static void nodes_advise(struct trie *t, size_t from, size_t to, int advice)
@@ -206,7 +205,7 @@ static bool nodes_map(struct trie *t, size_t want)
 {
 	if (want > SIZE_MAX / 4 / sizeof(struct trie_node))
 		return false;
-	size_t bytes = (want * sizeof(struct trie_node) + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	size_t bytes = (want * sizeof(struct trie_node) + HUGEBUF_PAGE - 1) & ~(HUGEBUF_PAGE - 1);
 	void *v = MAP_FAILED;
 	if (t->nodes_mapped) {
 		/* One advice over the whole mapping again: mremap moves one
@@ -235,7 +234,7 @@ void trie_reserve(struct trie *t, size_t nodes)
 {
 	if (nodes <= t->nodes.cap)
 		return;
-	if (nodes * sizeof(struct trie_node) < HUGE_PAGE)
+	if (nodes * sizeof(struct trie_node) < HUGEBUF_PAGE)
 		VEC_RESERVE(&t->nodes, nodes);
 	else
 		(void)nodes_map(t, nodes); /* without it, the nodes grow as they come */
@@ -243,20 +242,20 @@ void trie_reserve(struct trie *t, size_t nodes)
 
 /* A huge page is worth its clearing (~0.3 ms here, against ~3 us a 4 KiB
  * fault) when nodes fill at least this much of it. */
-#define HUGE_WORTH (HUGE_PAGE / 4)
+#define HUGE_WORTH (HUGEBUF_PAGE / 4)
 
 void trie_expect(struct trie *t, size_t nodes)
 {
 	if (!t->nodes_mapped)
 		return;
 	size_t next = (t->nodes.n + 1) * sizeof(struct trie_node);
-	size_t from = (next + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1); /* untouched from here */
+	size_t from = (next + HUGEBUF_PAGE - 1) & ~(HUGEBUF_PAGE - 1); /* untouched from here */
 	size_t want = nodes < t->nodes_mapped / sizeof(struct trie_node)
 			      ? nodes * sizeof(struct trie_node)
 			      : t->nodes_mapped;
-	size_t end = want & ~(HUGE_PAGE - 1);
+	size_t end = want & ~(HUGEBUF_PAGE - 1);
 	if (want - end >= HUGE_WORTH)
-		end += HUGE_PAGE;
+		end += HUGEBUF_PAGE;
 	if (end < from)
 		end = from;
 	if (end > t->nodes_mapped)
