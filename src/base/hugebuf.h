@@ -54,6 +54,10 @@ void hugebuf_free(void *v, size_t mapped);
  * boundary, advised for huge pages (a hint), for callers that grow or
  * advise it themselves (munmap frees it); NULL if refused. */
 void *hugebuf_map(size_t bytes);
+/* mremap(p, old, bytes, MREMAP_MAYMOVE) for a mapping of one's own
+ * (MAP_FAILED if refused); a copy under ThreadSanitizer, which does not
+ * see mremap free the old range. */
+void *hugebuf_remap(void *p, size_t old, size_t bytes);
 
 /* Make room for at least 'want' elements in total. */
 #define HVEC_RESERVE(vec, want)                                                                   \
