@@ -107,9 +107,14 @@ static void index_map(struct trie *t, size_t slots)
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (v == MAP_FAILED)
 		xalloc_die("trie index");
-	/* Written now, while zero: a probe reading a page never written maps
-	 * the zero page, and the entry written there then faults again. */
-	memset((char *)v + t->index_mapped, 0, bytes - t->index_mapped);
+	/* Mapped writable now, while zero: a probe reading a page never
+	 * written maps the zero page, and the entry written there then faults
+	 * again. One call instead of a fault a page; a memset where the kernel
+	 * has no MADV_POPULATE_WRITE (before 5.14). */
+	char *fresh = (char *)v + t->index_mapped;
+	size_t n = bytes - t->index_mapped;
+	if (!hugebuf_populate(fresh, n))
+		memset(fresh, 0, n);
 	t->index = v;
 	t->index_mapped = bytes;
 	t->index_mask = slots - 1;

@@ -45,6 +45,21 @@ void *hugebuf_map(size_t bytes)
 #endif
 #endif
 
+bool hugebuf_populate(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	size_t head = (size_t)(-(uintptr_t)p & 4095);
+	if (n <= head)
+		return false;
+	n = (n - head) & ~(size_t)4095;
+	return n && madvise((char *)p + head, n, MADV_POPULATE_WRITE) == 0;
+#else
+	(void)p;
+	(void)n;
+	return false;
+#endif
+}
+
 void *hugebuf_remap(void *p, size_t old, size_t bytes)
 {
 #ifdef COPY_MOVES
