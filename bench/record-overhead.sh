@@ -6,7 +6,11 @@
 # per configuration the median of the compile's own wall time (timed by
 # /usr/bin/time inside the recording), its overhead over the bare run, the
 # whole command's wall time (start-up and writing the file included), the
-# file size, and kiln's ratios to perf (goal: both at most 1). The load
+# file size, the samples in it and its bytes per sample, and kiln's ratios
+# to perf (goal: both at most 1). At a fixed frequency the samples follow
+# the CPU time the compile took, which moves from run to run (this
+# machine's cores change speed), so the bytes per sample compare the two
+# formats where the file sizes also compare the runs. The load
 # average is printed before and after. Needs root (or
 # perf_event_paranoid <= -1). Usage: [RUNS=N] record-overhead.sh [KILN]
 set -u
@@ -41,24 +45,36 @@ while [ $i -lt "$runs" ]; do
 		cat "$T/prog" >>"$T/prog$n"
 		echo "$t1 - $t0" | bc >>"$T/cmd$n"
 		case $n in
-		2) stat -c %s "$T/kiln.data" >>"$T/size$n" ;;
-		3) stat -c %s "$T/perf.data" >>"$T/size$n" ;;
+		2) f=$T/kiln.data ;;
+		3) f=$T/perf.data ;;
+		*) f= ;;
 		esac
+		if [ -n "$f" ]; then
+			stat -c %s "$f" >>"$T/size$n"
+			perf report --stats -i "$f" 2>/dev/null |
+				awk '/SAMPLE events:/ { print $3; exit }' >>"$T/samples$n"
+		fi
 	done
 	i=$((i + 1))
 done
-printf "%-42s %9s %9s %9s %9s\n" "" "compile" "overhead" "command" "file MB"
+printf "%-42s %9s %9s %9s %9s %9s %9s\n" "" "compile" "overhead" "command" "file MB" "samples" "B/sample"
 bare=$(median <"$T/prog1")
 for n in 1 2 3; do
 	p=$(median <"$T/prog$n")
 	c=$(median <"$T/cmd$n")
-	s=-
-	[ -s "$T/size$n" ] && s=$(median <"$T/size$n" | awk '{ printf "%.1f", $1 / 1048576 }')
-	printf "%-42s %8.2fs %+8.2fs %8.2fs %9s\n" "$(echo "$names" | cut -d'|' -f$n)" \
-		"$p" "$(echo "$p - $bare" | bc)" "$c" "$s"
+	s=- k=- b=-
+	if [ -s "$T/size$n" ]; then
+		s=$(median <"$T/size$n" | awk '{ printf "%.1f", $1 / 1048576 }')
+		paste "$T/size$n" "$T/samples$n" | awk '$2 > 0 { print $1 / $2 }' >"$T/per$n"
+		k=$(median <"$T/samples$n")
+		[ -s "$T/per$n" ] && b=$(median <"$T/per$n" | awk '{ printf "%.0f", $1 }')
+	fi
+	printf "%-42s %8.2fs %+8.2fs %8.2fs %9s %9s %9s\n" "$(echo "$names" | cut -d'|' -f$n)" \
+		"$p" "$(echo "$p - $bare" | bc)" "$c" "$s" "$k" "$b"
 done
 kp=$(median <"$T/prog2") pp=$(median <"$T/prog3")
 ks=$(median <"$T/size2") ps=$(median <"$T/size3")
 kc=$(median <"$T/cmd2") pc=$(median <"$T/cmd3")
-echo "kiln/perf: compile time $(echo "scale=3; $kp / $pp" | bc), overhead $(echo "scale=3; ($kp - $bare) / ($pp - $bare)" | bc 2>/dev/null || echo -), command $(echo "scale=3; $kc / $pc" | bc), file $(echo "scale=3; $ks / $ps" | bc)"
+kb=$(median <"$T/per2") pb=$(median <"$T/per3")
+echo "kiln/perf: compile time $(echo "scale=3; $kp / $pp" | bc), overhead $(echo "scale=3; ($kp - $bare) / ($pp - $bare)" | bc 2>/dev/null || echo -), command $(echo "scale=3; $kc / $pc" | bc), file $(echo "scale=3; $ks / $ps" | bc), bytes per sample $(echo "scale=3; $kb / $pb" | bc 2>/dev/null || echo -)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

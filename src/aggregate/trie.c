@@ -102,14 +102,19 @@ static void index_map(struct trie *t, size_t slots)
 	if (slots > (size_t)1 << 32)
 		xalloc_die("trie index"); /* the tag's 32 bits place a slot */
 	size_t bytes = index_bytes(slots);
-	void *v = t->index ? mremap(t->index, t->index_mapped, bytes, MREMAP_MAYMOVE)
+	void *v = t->index ? hugebuf_remap(t->index, t->index_mapped, bytes)
 			   : mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (v == MAP_FAILED)
 		xalloc_die("trie index");
-	/* Written now, while zero: a probe reading a page never written maps
-	 * the zero page, and the entry written there then faults again. */
-	memset((char *)v + t->index_mapped, 0, bytes - t->index_mapped);
+	/* Mapped writable now, while zero: a probe reading a page never
+	 * written maps the zero page, and the entry written there then faults
+	 * again. One call instead of a fault a page; a memset where the kernel
+	 * has no MADV_POPULATE_WRITE (before 5.14). */
+	char *fresh = (char *)v + t->index_mapped;
+	size_t n = bytes - t->index_mapped;
+	if (!hugebuf_populate(fresh, n))
+		memset(fresh, 0, n);
 	t->index = v;
 	t->index_mapped = bytes;
 	t->index_mask = slots - 1;
@@ -211,7 +216,7 @@ static bool nodes_map(struct trie *t, size_t want)
 		/* One advice over the whole mapping again: mremap moves one
 		 * mapping, not the pieces trie_expect's advice split it in. */
 		nodes_advise(t, 0, t->nodes_mapped, MADV_HUGEPAGE);
-		v = mremap(t->nodes.v, t->nodes_mapped, bytes, MREMAP_MAYMOVE);
+		v = hugebuf_remap(t->nodes.v, t->nodes_mapped, bytes);
 	}
 	if (v == MAP_FAILED) { /* the first mapping, or pieces that would not join */
 		v = hugebuf_map(bytes);

@@ -32,6 +32,49 @@ void *hugebuf_map(size_t bytes)
 	return p + head;
 }
 
+/*
+ * ThreadSanitizer does not see mremap free the range it moves pages from:
+ * a later mapping there, written by another thread, looks like a race on
+ * the old bytes. Under it, moves are copies and munmaps, which it sees.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define COPY_MOVES 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define COPY_MOVES 1
+#endif
+#endif
+
+bool hugebuf_populate(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	size_t head = (size_t)(-(uintptr_t)p & 4095);
+	if (n <= head)
+		return false;
+	n = (n - head) & ~(size_t)4095;
+	return n && madvise((char *)p + head, n, MADV_POPULATE_WRITE) == 0;
+#else
+	(void)p;
+	(void)n;
+	return false;
+#endif
+}
+
+void *hugebuf_remap(void *p, size_t old, size_t bytes)
+{
+#ifdef COPY_MOVES
+	void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (q == MAP_FAILED)
+		return MAP_FAILED;
+	memcpy(q, p, old < bytes ? old : bytes);
+	munmap(p, old);
+	return q;
+#else
+	return mremap(p, old, bytes, MREMAP_MAYMOVE);
+#endif
+}
+
 /* Move a mapping of 'old' bytes into a new one of 'bytes' (its pages moved,
  * not copied; the new one aligned as hugebuf_map's); NULL if refused. */
 static void *remap_aligned(void *p, size_t old, size_t bytes)
@@ -39,10 +82,15 @@ static void *remap_aligned(void *p, size_t old, size_t bytes)
 	void *q = hugebuf_map(bytes);
 	if (!q)
 		return NULL;
+#ifdef COPY_MOVES
+	memcpy(q, p, old);
+	munmap(p, old);
+#else
 	if (mremap(p, old, old, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
 		munmap(q, bytes);
 		return NULL;
 	}
+#endif
 	return q;
 }
 

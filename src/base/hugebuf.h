@@ -20,6 +20,7 @@
 #ifndef KILN_BASE_HUGEBUF_H
 #define KILN_BASE_HUGEBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The huge page size mappings are aligned to and rounded up to. */
@@ -54,6 +55,19 @@ void hugebuf_free(void *v, size_t mapped);
  * boundary, advised for huge pages (a hint), for callers that grow or
  * advise it themselves (munmap frees it); NULL if refused. */
 void *hugebuf_map(size_t bytes);
+/*
+ * Map the whole pages inside [p, p + n) writable now, in one call
+ * (MADV_POPULATE_WRITE, Linux 5.14), instead of a page fault each as they
+ * are first written (a few microseconds apiece in a virtual machine): for
+ * memory about to be written whole. Anonymous memory stays as it was
+ * (zero if fresh). False where the kernel refuses (then pages fault as
+ * usual).
+ */
+bool hugebuf_populate(void *p, size_t n);
+/* mremap(p, old, bytes, MREMAP_MAYMOVE) for a mapping of one's own
+ * (MAP_FAILED if refused); a copy under ThreadSanitizer, which does not
+ * see mremap free the old range. */
+void *hugebuf_remap(void *p, size_t old, size_t bytes);
 
 /* Make room for at least 'want' elements in total. */
 #define HVEC_RESERVE(vec, want)                                                                   \

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/digits.h"
+#include "base/hugebuf.h"
 #include "base/utf8.h"
 #include "base/vec.h"
 #include "output/flame_js.h"
@@ -102,6 +103,7 @@ struct svg_ctx {
 	double bottom;          /* height of the status area below them */
 	double height;          /* image height */
 	uint32_t rows;          /* frame rows drawn (deepest drawn depth + 1) */
+	size_t drawn;           /* frames drawn */
 	struct clean countname; /* cleaned, parentheses made brackets */
 	size_t count_esc_at, count_esc_len; /* countname escaped, in names_text */
 	bool same_colors;       /* a frame's colour follows from its name and kind alone */
@@ -600,12 +602,13 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t start, uint32_t
  * Visit, in pre-order with siblings in trie order, every frame at least
  * minwidth px wide; a narrower frame is skipped with its whole subtree
  * (its descendants are no wider). The root is always drawn. With 'emit'
- * false this only measures the deepest row drawn.
+ * false this only measures the deepest row drawn and counts the frames.
  */
 static void walk(struct svg_ctx *c, bool emit)
 {
 	VEC(uint64_t) next_start = { 0 }; /* by level: where the next frame there starts */
 	uint32_t maxd = 0;
+	size_t drawn = 0;
 	struct trie_walk w;
 
 	trie_walk_init(&w, c->t, 0);
@@ -623,6 +626,7 @@ static void walk(struct svg_ctx *c, bool emit)
 		}
 		if (w.level > maxd)
 			maxd = w.level;
+		drawn++;
 		if (emit)
 			write_frame(c, id, start, w.level);
 		while (next_start.n <= w.level + 1)
@@ -632,6 +636,7 @@ static void walk(struct svg_ctx *c, bool emit)
 	trie_walk_release(&w);
 	VEC_FREE(&next_start);
 	c->rows = maxd + 1;
+	c->drawn = drawn;
 }
 
 static const char css[] =
@@ -797,6 +802,8 @@ static void write_graph(struct svg_ctx *c)
 	fputs("ic</text>\n", c->f);
 	fputs("<g id=\"frames\">\n", c->f);
 	VEC_RESERVE(&c->out, OUT_FLUSH + FRAME_ROOM);
+	if (c->drawn * 128 >= OUT_FLUSH) /* the buffer will be filled */
+		hugebuf_populate(c->out.v, c->out.cap);
 	walk(c, true);
 	fwrite(c->out.v, 1, c->out.n, c->f);
 	c->out.n = 0;
