@@ -36,6 +36,7 @@
 #define OFILE_BLOCK ((size_t)256 << 10)
 #define OFILE_FIRST ((size_t)64 << 10)
 #define OFILE_BLOCKS 4
+#define OFILE_EARLY ((size_t)1 << 20)
 
 struct ofile_bg {
 	pthread_mutex_t mu;
@@ -300,16 +301,31 @@ static bool hand_block(struct ofile_stream *s, bool more)
 	return ok;
 }
 
+/* The first block: the writer's when it runs (waited for), else made here
+ * and handed on at OFILE_FIRST bytes, which starts the writer. */
+static void first_block(struct ofile_bg *bg)
+{
+	if (bg->started) {
+		pthread_mutex_lock(&bg->mu);
+		while (!bg->nspare)
+			pthread_cond_wait(&bg->room, &bg->mu);
+		bg->cur = bg->spare[--bg->nspare];
+		pthread_mutex_unlock(&bg->mu);
+		bg->cur_cap = OFILE_BLOCK;
+	} else {
+		bg->cur = bg->first = block_new();
+		bg->cur_cap = OFILE_FIRST;
+		bg->made = 1;
+	}
+}
+
 static ssize_t bg_write(struct ofile_stream *s, const char *buf, size_t n)
 {
 	struct ofile_bg *bg = s->bg;
 	size_t done = 0;
 	while (done < n) {
-		if (!bg->cur) {
-			bg->cur = bg->first = block_new();
-			bg->cur_cap = OFILE_FIRST;
-			bg->made = 1;
-		}
+		if (!bg->cur)
+			first_block(bg);
 		size_t k = n - done < bg->cur_cap - bg->cur_n ? n - done : bg->cur_cap - bg->cur_n;
 		memcpy(bg->cur + bg->cur_n, buf + done, k);
 		bg->cur_n += k;
@@ -542,11 +558,41 @@ int ofile_close(struct ofile *of, int err)
 	return err;
 }
 
-bool ofile_background(struct ofile *of, int threads)
+/*
+ * Whether a CPU is free now: fewer tasks running (this one among them,
+ * /proc/loadavg's fourth field) than CPUs online. A writer thread that
+ * must share this thread's CPU only adds its cost (measured: the SVG of
+ * a 4.7 MB folded file 24 ms -> 31 ms with the other CPU busy).
+ */
+static bool cpu_free(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 2)
+		return false;
+	char buf[128];
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return true; /* not known: by the CPUs alone */
+	buf[n] = '\0';
+	long running = 0;
+	const char *p = buf;
+	for (int field = 0; field < 3 && p; field++) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p || sscanf(p, "%ld/", &running) != 1)
+		return true;
+	return running < cpus;
+}
+
+bool ofile_background(struct ofile *of, int threads, size_t expect)
 {
 	struct stat st;
-	if (!of->f || of->s->bg || threads == 1 ||
-	    (threads != 2 && sysconf(_SC_NPROCESSORS_ONLN) < 2) || fstat(of->s->fd, &st) != 0 ||
+	if (!of->f || of->s->bg || threads == 1 || (threads != 2 && !cpu_free()) ||
+	    fstat(of->s->fd, &st) != 0 ||
 	    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		return false;
 	if (fflush(of->f) != 0) /* what stdio holds goes first, in this thread */
@@ -556,6 +602,10 @@ bool ofile_background(struct ofile *of, int threads)
 	pthread_cond_init(&bg->work, NULL);
 	pthread_cond_init(&bg->room, NULL);
 	of->s->bg = bg;
+	/* A large output: the writer starts now, and its first blocks are
+	 * ready when the caller's first bytes come. */
+	if (expect >= OFILE_EARLY && writer_start(of->s))
+		bg->started = true;
 	return true;
 }
 

@@ -80,7 +80,8 @@ int cmd_collapse(int argc, char **argv, const struct kiln_env *env)
 		struct ofile of;
 		int werr = ofile_open(&of, output);
 		if (!werr) {
-			ofile_background(&of, env ? env->threads : 0);
+			/* a leaf's line holds its whole path: ~64 bytes a node is low */
+			ofile_background(&of, env ? env->threads : 0, t.nodes.n * 64);
 			werr = ofile_close(&of, folded_write(of.f, &t));
 		}
 		if (werr) {

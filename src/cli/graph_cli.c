@@ -270,7 +270,8 @@ int graph_cli_write(struct graph_cli *g, const struct trie *t, uint64_t divisor,
 	memset(&of, 0, sizeof(of));
 	int werr = ofile_open(&of, path);
 	if (!werr) {
-		ofile_background(&of, g->threads);
+		/* ~64 bytes a node is below the SVG's size (~200 a drawn frame) */
+		ofile_background(&of, g->threads, t->nodes.n * 64);
 		werr = ofile_close(&of, svg_write(of.f, t, &o));
 	}
 	if (werr) {
