@@ -27,6 +27,7 @@
 #ifndef KILN_BASE_OFILE_H
 #define KILN_BASE_OFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -53,6 +54,30 @@ int ofile_open_mode(struct ofile *of, const char *path, mode_t mode);
 int ofile_close(struct ofile *of, int err);
 /* ofile_close(of, 0). */
 int ofile_commit(struct ofile *of);
+/*
+ * Write in the background from now on: the stream's bytes are copied into
+ * blocks of 256 KiB, and a thread of the stream's own writes the full
+ * blocks in order while the caller goes on (the kernel's copy into the
+ * page cache and its block allocation overlap with the caller's work, on
+ * another CPU). At most 1 MiB is held: the caller waits when the writer
+ * is that far behind. 'expect' is about how many bytes will be written (0:
+ * not known): from 1 MiB the thread starts at once and has its blocks
+ * mapped and faulted in before the first bytes come; below, it starts
+ * once 64 KiB are written, so a smaller output is one write at the close,
+ * with no thread. fflush hands bytes over, not to the kernel; the close
+ * writes what is left and reports the writer's first error as a
+ * synchronous stream would (the same errno and message; a write after the
+ * writer failed fails at once); SIGPIPE and SIGXFSZ are raised by the
+ * writer's write as by the caller's, and the other signals are left to
+ * the caller's threads. 'threads' is $KILN_THREADS (base/env.h): 1 never
+ * a thread, 2 always, 0 when a CPU is free now (fewer tasks running than
+ * CPUs online: a writer sharing the caller's CPU only adds its cost).
+ * Only for a regular file, a pipe or a socket (a terminal or /dev/null
+ * gains nothing). Call it before the first write; for one-shot outputs
+ * (nothing reaches the descriptor until a block fills or the close). True
+ * when turned on.
+ */
+bool ofile_background(struct ofile *of, int threads, size_t expect);
 /* Discard: remove the temporary file. Does nothing for a closed ofile. */
 void ofile_abort(struct ofile *of);
 

@@ -6,7 +6,14 @@
  * /proc/self/fd/N are the descriptor itself, appended to, never replaced; a failed write keeps the
  * old file whole and leaves no temporary file; a directory is refused;
  * a read-only directory fails cleanly; SIGTERM during a write removes the
- * temporary file.
+ * temporary file. In the background mode (ofile_background): many
+ * writes, small and large, arrive in order; nothing takes the name before
+ * the commit, with the writer started lazily or at once (a large output
+ * announced); an output under one block and empty ones are written;
+ * the writer thread's errors (EFBIG past RLIMIT_FSIZE, EPIPE) are the
+ * close's, with the file's name; SIGPIPE still ends the process; SIGTERM
+ * still removes the temporary file; threads=1, a device and a second
+ * call leave the stream synchronous.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -283,6 +291,234 @@ static void test_mode(void **state)
 	umask(old);
 }
 
+/* The byte at offset i of the background tests' output. */
+static unsigned char bg_byte(size_t i)
+{
+	return (unsigned char)(i * 131u + (i >> 13) + (i >> 21));
+}
+
+/* 'total' bytes of bg_byte in writes of 1 byte to ~700 KiB, some flushed. */
+static void bg_fill(FILE *f, size_t total)
+{
+	static unsigned char buf[700 << 10];
+	uint64_t r = 0x9e3779b97f4a7c15ULL;
+	size_t at = 0;
+	while (at < total) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		size_t n = (r >> 8) % 5 == 0 ? (size_t)(r >> 20) % sizeof(buf)
+					     : (size_t)(r >> 20) % 300 + 1;
+		if (n > total - at)
+			n = total - at;
+		for (size_t i = 0; i < n; i++)
+			buf[i] = bg_byte(at + i);
+		if (n == 1)
+			fputc(buf[0], f);
+		else
+			fwrite(buf, 1, n, f);
+		if ((r & 63) == 0)
+			fflush(f);
+		at += n;
+	}
+}
+
+static void assert_bg_content(const char *path, size_t total)
+{
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((size_t)st.st_size, total);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t i = 0;
+	for (int c; (c = getc(f)) != EOF; i++)
+		if ((unsigned char)c != bg_byte(i))
+			fail_msg("byte %zu: %d, want %d", i, c, bg_byte(i));
+	fclose(f);
+	assert_int_equal(i, total);
+}
+
+/* 9 MiB in many writes: in order, and the name only taken at the commit. */
+static void test_background_order(void **state)
+{
+	(void)state;
+	struct ofile of;
+	size_t total = (9 << 20) + 12345;
+	put(at("bg.out"), "old\n");
+	assert_int_equal(ofile_open(&of, at("bg.out")), 0);
+	assert_true(ofile_background(&of, 2, 0));
+	assert_false(ofile_background(&of, 2, 0)); /* already on */
+	bg_fill(of.f, total);
+	assert_content(at("bg.out"), "old\n");
+	assert_int_equal(ofile_commit(&of), 0);
+	assert_bg_content(at("bg.out"), total);
+	/* A large output announced: the writer starts before the first byte. */
+	assert_int_equal(ofile_open(&of, at("early.out")), 0);
+	assert_true(ofile_background(&of, 2, 64 << 20));
+	bg_fill(of.f, total);
+	assert_int_equal(ofile_commit(&of), 0);
+	assert_bg_content(at("early.out"), total);
+	assert_no_temp(dir);
+	/* The same through a pipe (standard output's usual kind). */
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[1]);
+		FILE *in = fdopen(p[0], "r");
+		size_t i = 0;
+		int c;
+		while (in && (c = getc(in)) != EOF && (unsigned char)c == bg_byte(i))
+			i++;
+		_exit(i == total && feof(in) ? 0 : 1);
+	}
+	close(p[0]);
+	char name[32];
+	snprintf(name, sizeof(name), "/dev/fd/%d", p[1]);
+	assert_int_equal(ofile_open(&of, name), 0);
+	/* kiln's choice (a CPU free now, or not): the same bytes either way. */
+	bool bg = ofile_background(&of, 0, 0);
+	assert_true(!bg || sysconf(_SC_NPROCESSORS_ONLN) > 1);
+	bg_fill(of.f, total);
+	assert_int_equal(ofile_commit(&of), 0);
+	close(p[1]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Under one block (no thread), nothing at all, and threads=1. */
+static void test_background_small(void **state)
+{
+	(void)state;
+	struct ofile of;
+	assert_int_equal(ofile_open(&of, at("small.out")), 0);
+	assert_true(ofile_background(&of, 2, 0));
+	bg_fill(of.f, 5000);
+	assert_int_equal(ofile_commit(&of), 0);
+	assert_bg_content(at("small.out"), 5000);
+	assert_int_equal(ofile_open(&of, at("empty.out")), 0);
+	assert_true(ofile_background(&of, 2, 0));
+	assert_int_equal(ofile_commit(&of), 0);
+	assert_bg_content(at("empty.out"), 0);
+	/* The writer started at once, and nothing written. */
+	assert_int_equal(ofile_open(&of, at("empty2.out")), 0);
+	assert_true(ofile_background(&of, 2, 64 << 20));
+	assert_int_equal(ofile_commit(&of), 0);
+	assert_bg_content(at("empty2.out"), 0);
+	assert_int_equal(ofile_open(&of, at("one.out")), 0);
+	assert_false(ofile_background(&of, 1, 0));
+	bg_fill(of.f, 3 << 20);
+	assert_int_equal(ofile_commit(&of), 0);
+	assert_bg_content(at("one.out"), 3 << 20);
+	/* A device: synchronous, its error as ever. */
+	struct stat st;
+	if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
+		assert_int_equal(ofile_open(&of, "/dev/full"), 0);
+		assert_false(ofile_background(&of, 2, 0));
+		bg_fill(of.f, 1 << 20);
+		assert_int_equal(ofile_close(&of, 0), -ENOSPC);
+	}
+	assert_no_temp(dir);
+}
+
+/*
+ * The writer thread's own errors, in a child: past RLIMIT_FSIZE (EFBIG,
+ * SIGXFSZ ignored) and into a pipe with no reader (EPIPE, SIGPIPE
+ * ignored), each reported by the close as itself, with the name.
+ */
+static void test_background_errors(void **state)
+{
+	(void)state;
+	put(at("big.out"), "old\n");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = { 1 << 20, 1 << 20 };
+		signal(SIGXFSZ, SIG_IGN);
+		signal(SIGPIPE, SIG_IGN);
+		struct ofile of;
+		if (setrlimit(RLIMIT_FSIZE, &rl) || ofile_open(&of, at("big.out")) ||
+		    !ofile_background(&of, 2, 64 << 20))
+			_exit(2);
+		bg_fill(of.f, 4 << 20);
+		if (ofile_close(&of, 0) != -EFBIG || !strstr(err_last()->msg, "big.out") ||
+		    !strstr(err_last()->msg, strerror(EFBIG)))
+			_exit(3);
+		int p[2];
+		char name[32];
+		if (pipe(p))
+			_exit(4);
+		close(p[0]);
+		snprintf(name, sizeof(name), "/dev/fd/%d", p[1]);
+		if (ofile_open(&of, name) || !ofile_background(&of, 2, 0))
+			_exit(5);
+		bg_fill(of.f, 4 << 20);
+		if (ofile_close(&of, 0) != -EPIPE || !strstr(err_last()->msg, name))
+			_exit(6);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_content(at("big.out"), "old\n");
+	assert_no_temp(dir);
+}
+
+/* SIGPIPE at its default: the writer thread's write ends the process, as
+ * the caller's own would. */
+static void test_background_sigpipe(void **state)
+{
+	(void)state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ofile of;
+		char name[32];
+		signal(SIGPIPE, SIG_DFL);
+		close(p[0]);
+		snprintf(name, sizeof(name), "/dev/fd/%d", p[1]);
+		if (ofile_open(&of, name) || !ofile_background(&of, 2, 0))
+			_exit(2);
+		bg_fill(of.f, 4 << 20);
+		ofile_close(&of, 0);
+		_exit(3);
+	}
+	close(p[0]);
+	close(p[1]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGPIPE);
+}
+
+/* SIGTERM to the process while the writer thread runs: the temporary
+ * file goes, the old file stays. */
+static void test_background_signal(void **state)
+{
+	(void)state;
+	put(at("bgsig.svg"), "before\n");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ofile of;
+		if (ofile_open(&of, at("bgsig.svg")) || !ofile_background(&of, 2, 0))
+			_exit(3);
+		bg_fill(of.f, 3 << 20);
+		kill(getpid(), SIGTERM);
+		for (;;)
+			pause();
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_content(at("bgsig.svg"), "before\n");
+	assert_no_temp(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +531,11 @@ int main(void)
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_signal_cleanup),
 		cmocka_unit_test(test_mode),
+		cmocka_unit_test(test_background_order),
+		cmocka_unit_test(test_background_small),
+		cmocka_unit_test(test_background_errors),
+		cmocka_unit_test(test_background_sigpipe),
+		cmocka_unit_test(test_background_signal),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -78,7 +78,13 @@ int cmd_collapse(int argc, char **argv, const struct kiln_env *env)
 	int code = profile_cli_load_any(&pc, &strs, &t);
 	if (code == KILN_EXIT_OK || code == KILN_EXIT_PARTIAL) {
 		struct ofile of;
-		if (ofile_open(&of, output) || ofile_close(&of, folded_write(of.f, &t))) {
+		int werr = ofile_open(&of, output);
+		if (!werr) {
+			/* a leaf's line holds its whole path: ~64 bytes a node is low */
+			ofile_background(&of, env ? env->threads : 0, t.nodes.n * 64);
+			werr = ofile_close(&of, folded_write(of.f, &t));
+		}
+		if (werr) {
 			cli_error_last(NULL);
 			code = KILN_EXIT_FAIL;
 		}
