@@ -176,7 +176,7 @@ int cmd_diff(int argc, char **argv, const struct kiln_env *env)
 {
 	struct diff_args da = { .out = NULL };
 	profile_cli_init(&da.pc, env);
-	graph_cli_init(&da.g, env);
+	graph_cli_init(&da.g);
 	struct opts_parser p;
 	int rc;
 	int optind = cli_parse(&p, &diff_cmd, argc, argv, &da, &rc);

@@ -111,7 +111,7 @@ int cmd_flame(int argc, char **argv, const struct kiln_env *env)
 	struct flame_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	profile_cli_init(&ctx.pc, env);
-	graph_cli_init(&ctx.g, env);
+	graph_cli_init(&ctx.g);
 
 	ctx.rc.o.env = env;
 	ctx.rc.o.cmdline = argv - 1;

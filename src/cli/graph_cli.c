@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/env.h"
 #include "base/err.h"
 #include "base/ofile.h"
 #include "base/xalloc.h"
@@ -36,10 +35,9 @@ static const char *const palettes[SVG_PALETTE_COUNT] = {
 	[SVG_PALETTE_PERL] = "perl",
 };
 
-void graph_cli_init(struct graph_cli *g, const struct kiln_env *env)
+void graph_cli_init(struct graph_cli *g)
 {
 	memset(g, 0, sizeof(*g));
-	g->threads = env ? env->threads : 0;
 	svg_opts_default(&g->svg);
 	g->svg.title = NULL; /* chosen by svg_write from --inverted/--flamechart */
 }
@@ -268,13 +266,7 @@ int graph_cli_write(struct graph_cli *g, const struct trie *t, uint64_t divisor,
 	}
 	struct ofile of;
 	memset(&of, 0, sizeof(of));
-	int werr = ofile_open(&of, path);
-	if (!werr) {
-		/* ~64 bytes a node is below the SVG's size (~200 a drawn frame) */
-		ofile_background(&of, g->threads, t->nodes.n * 64);
-		werr = ofile_close(&of, svg_write(of.f, t, &o));
-	}
-	if (werr) {
+	if (ofile_open(&of, path) || ofile_close(&of, svg_write(of.f, t, &o))) {
 		cli_error_last(NULL);
 		code = KILN_EXIT_FAIL;
 	} else if (strcmp(path, "-")) {

@@ -18,7 +18,6 @@ struct graph_cli {
 	bool cp;                /* --cp: palette.map in the current directory */
 	const char *cp_file;    /* --cp-file FILE (implies --cp) */
 	bool reverse, chart;    /* --reverse, --flamechart (applied when loading) */
-	int threads;            /* $KILN_THREADS: the SVG written in the background unless 1 */
 };
 
 /*
@@ -28,9 +27,7 @@ struct graph_cli {
  */
 extern const struct opt graph_cli_opts[];
 
-struct kiln_env;
-/* The defaults, and what 'env' says of threads (NULL: kiln decides). */
-void graph_cli_init(struct graph_cli *g, const struct kiln_env *env);
+void graph_cli_init(struct graph_cli *g);
 /*
  * Write the SVG of 't' to 'path' atomically ('-': stdout), with --cp's
  * palette read before and written after. 'divisor' is the input's
