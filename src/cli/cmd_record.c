@@ -107,6 +107,10 @@ static void offcpu_bpf_report(const struct offcpubpf_stats *b)
 		cli_err("warning: off-CPU: %llu stacks were not kept (over %u distinct stacks in "
 				"the BPF stack map): their time is kept without them\n",
 			(unsigned long long)b->stacks_lost, OFFCPUBPF_MAX_STACKS);
+	if (b->stacks_unread)
+		cli_err("warning: off-CPU: the kernel could not walk %llu stacks of blocked "
+				"threads: their time is kept without them\n",
+			(unsigned long long)b->stacks_unread);
 	if (b->threads_over)
 		cli_err("warning: off-CPU: %llu switch-outs could not be noted (no memory for "
 				"the thread's BPF task storage, or the storage busy on that CPU): their "

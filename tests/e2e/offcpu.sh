@@ -164,6 +164,16 @@ near() {
 secs() {
 	RE=$3 awk -v t="$2" 'index($0, t ";") == 1 && $0 ~ ENVIRON["RE"] { s += $NF } END { printf "%.9f", s / 1e9 }' "$1"
 }
+# told_loss NAME GOT WANT WHAT: GOT seconds of WHAT are short of WANT and
+# kiln record, in NAME.err, told of blocked time left out or kept without
+# its stack (the kernel refused a thread's task storage entry or a stack
+# walk: rare, under load); noted. The checks below allow for such a loss
+# and for no other: a loss kiln did not tell of fails.
+told_loss() {
+	awk -v g="$2" -v w="$3" 'BEGIN { exit !(g < w) }' || return 1
+	grep -qE 'switch-outs could not be noted|could not walk' "$T/$1.err" || return 1
+	echo "note: $1: $4: $2 s, not $3 s; kiln told: $(grep -m1 -E 'switch-outs could not be noted|could not walk' "$T/$1.err")"
+}
 # check_run NAME TIMES KERNEL: NAME.data recorded with the program's times
 # in TIMES; KERNEL "k": blocked stacks with their kernel part
 # (--off-cpu-kernel), else user stacks only. Each worker's off-CPU time
@@ -193,10 +203,12 @@ check_run() {
 		rd=$(secs "$T/$1.off" $th "$read_re")
 		wt=$(secs "$T/$1.wall" $th .)
 		# 1.0 s, and what the program measured (a loaded machine wakes it late)
-		near "$sl" 1.0 2 || near "$sl" "$slept" 2 ||
+		near "$sl" 1.0 2 || near "$sl" "$slept" 2 || told_loss $1 "$sl" 1.0 "$th under nanosleep" ||
 			fail "$1: $th: $sl s off-CPU under nanosleep, not 1.0 s (the program measured $slept s)"
-		near "$rd" "$piped" 2 || fail "$1: $th: $rd s off-CPU under the pipe read, the program measured $piped s"
-		near "$wt" "$wall" 3 || fail "$1: $th: --wall total $wt s, its wall time $wall s"
+		near "$rd" "$piped" 2 || told_loss $1 "$rd" "$piped" "$th under the pipe read" ||
+			fail "$1: $th: $rd s off-CPU under the pipe read, the program measured $piped s: $(grep "^$th;" "$T/$1.off") $(cat "$T/$1.err")"
+		near "$wt" "$wall" 3 || told_loss $1 "$wt" "$wall" "$th --wall total" ||
+			fail "$1: $th: --wall total $wt s, its wall time $wall s: $(cat "$T/$1.err")"
 		# (a thread preempted on its way into the sleep waits in R: the
 		# kernel's do_nanosleep tells the sleep itself)
 		if [ "$3" = k ]; then
@@ -392,10 +404,11 @@ grep -E '__schedule|do_syscall_64|entry_SYSCALL|pipe_read|do_nanosleep' "$T/uc.f
 for th in waiter0 waiter1; do
 	piped=$(awk -v t=$th '$1 == t { print $3 }' "$T/times_uc")
 	rd=$(secs "$T/uc.folded" $th ';(wait_pipe|(__libc_)?read);.*\[off-cpu: S\] [0-9]*$')
-	near "$rd" "$piped" 2 ||
+	near "$rd" "$piped" 2 || told_loss uc "$rd" "$piped" "$th under the pipe read" ||
 		fail "--user-callchains: $th: $rd s off-CPU under the read, the program measured $piped s: $(grep "^$th;" "$T/uc.folded" | head -5) $(cat "$T/uc.err")"
 	sl=$(secs "$T/uc.folded" $th nanosleep)
-	awk -v v="$sl" 'BEGIN { exit !(v >= 0.98) }' || fail "--user-callchains: $th: $sl s under nanosleep, not 1.0 s"
+	awk -v v="$sl" 'BEGIN { exit !(v >= 0.98) }' || told_loss uc "$sl" 0.98 "$th under nanosleep" ||
+		fail "--user-callchains: $th: $sl s under nanosleep, not 1.0 s: $(grep "^$th;" "$T/uc.folded") $(cat "$T/uc.err")"
 done
 # the sampling event says so, as perf's --user-callchains writes it
 "$KILN" script --header-only -i "$T/uc.data" >"$T/uc.header" 2>/dev/null ||

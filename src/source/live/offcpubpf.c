@@ -280,6 +280,7 @@ int offcpubpf_read(struct offcpubpf *b, offcpubpf_fn fn, void *arg, struct offcp
 	st->over_cap_ns = c[OB_OVER_CAP_NS];
 	st->threads_over = c[OB_THREADS_OVER];
 	st->stacks_lost = c[OB_KSTACK_LOST] + c[OB_USTACK_LOST];
+	st->stacks_unread = c[OB_STACK_UNREAD];
 	st->follow_over = c[OB_FOLLOW_OVER];
 	int sfd = bpf_map__fd(b->skel->maps.sums);
 	struct ob_key key, nkey, *prev = NULL;

@@ -38,6 +38,7 @@ struct offcpubpf_stats {
 	uint64_t over_cap, over_cap_ns; /* intervals not kept: over the distinct-stack cap */
 	uint64_t threads_over; /* switch-outs not kept: no task storage for the thread */
 	uint64_t stacks_lost;  /* kernel or user stacks not kept (the stack map full) */
+	uint64_t stacks_unread; /* stacks the kernel could not walk */
 	uint64_t follow_over;  /* child processes not followed: too many processes */
 };
 

@@ -10,7 +10,8 @@
  * time since added to its sum. A thread's last switch (it is exiting)
  * notes nothing and closes its start. dump_open (iter/task, run by kiln at
  * the end) hands over the starts still open. sched_process_fork
- * follows the children of followed processes; sched_process_exec turns a
+ * follows the children of followed processes and makes the storage of
+ * their new threads; sched_process_exec turns a
  * held command (OB_HOLD, kiln's child before its exec) into a followed one.
  */
 #include "vmlinux.h"
@@ -98,10 +99,11 @@ static __always_inline int followed(__u32 tgid)
 	return m && *m == OB_FOLLOW;
 }
 
-/* The current stack (BPF_F_USER_STACK in flags: the user one) kept in
- * 'stacks': its key, or 0 with nothing kept. A stack that cannot be read
- * or kept is counted in 'lost', but for a user stack that is not there
- * (-EFAULT: a kernel thread's). */
+/* The current stack (BPF_F_USER_STACK in flags: the user one, asked only
+ * of a user thread) kept in 'stacks': its key, or 0 with nothing kept. A
+ * stack the kernel could not walk (no frames, or an error: -EFAULT when
+ * its callchain buffer for this context is in use) is counted in
+ * OB_STACK_UNREAD, one that cannot be kept in 'lost'. */
 static __always_inline __u64 keep_stack(void *ctx, __u64 flags, __u32 lost)
 {
 	__u32 z = 0;
@@ -111,8 +113,7 @@ static __always_inline __u64 keep_stack(void *ctx, __u64 flags, __u32 lost)
 	/* Zero-fills the buffer after the last frame (and all of it on error). */
 	long n = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
 	if (n <= 0) {
-		if (n < 0 && !(n == -14 && (flags & BPF_F_USER_STACK)))
-			count(lost, 1);
+		count(OB_STACK_UNREAD, 1);
 		return 0;
 	}
 	__u64 key = ob_stack_key(f->ip);
@@ -177,7 +178,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			__u64 kst = 0, ust = 0;
 			if (!user_only)
 				kst = keep_stack(ctx, 0, OB_KSTACK_LOST);
-			if (prev->mm)
+			if (prev->mm && !(prev->flags & 0x00200000 /* PF_KTHREAD */))
 				ust = keep_stack(ctx, BPF_F_USER_STACK, OB_USTACK_LOST);
 			count(OB_SWITCHES, 1);
 			/* A thread keeps its entry between intervals (time 0 when
@@ -236,17 +237,23 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	if (follow_all)
-		return 0;
 	__u32 pt = parent->tgid, ct = child->tgid;
-	if (pt == ct)
-		return 0; /* a thread: its process is followed already */
-	__u8 *m = bpf_map_lookup_elem(&follow, &pt);
-	if (!m)
-		return 0;
-	__u8 v = *m;
-	if (bpf_map_update_elem(&follow, &ct, &v, BPF_ANY))
-		count(OB_FOLLOW_OVER, 1);
+	if (!follow_all && pt != ct) {
+		__u8 *m = bpf_map_lookup_elem(&follow, &pt);
+		if (!m)
+			return 0;
+		__u8 v = *m;
+		if (bpf_map_update_elem(&follow, &ct, &v, BPF_ANY))
+			count(OB_FOLLOW_OVER, 1);
+	}
+	/* A followed thread's entry made now, so that its first switch-out
+	 * (often its first block) only finds it: the kernel refuses to make
+	 * an entry while another task storage operation is under way on this
+	 * CPU (such as an exiting thread's entry being freed), and a thread
+	 * whose switch-out found none loses that interval. A miss here is
+	 * tried again at the switch-out. */
+	if (followed(ct))
+		bpf_task_storage_get(&start, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	return 0;
 }
 

@@ -40,6 +40,7 @@ enum {
 	OB_KSTACK_LOST,  /* kernel stacks not kept ('stacks' full) */
 	OB_USTACK_LOST,  /* user stacks not kept */
 	OB_FOLLOW_OVER,  /* child processes not followed: 'follow' full */
+	OB_STACK_UNREAD, /* stacks the kernel could not walk (bpf_get_stack failed) */
 	OB_NCOUNTS
 };
 
