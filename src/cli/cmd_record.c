@@ -100,12 +100,13 @@ int record_cli_failed(const struct record_opts *o, const struct record_result *r
 static void offcpu_bpf_report(const struct offcpubpf_stats *b)
 {
 	if (b->over_cap)
-		cli_err("warning: off-CPU: over %u distinct stacks in the BPF map: %llu blocked "
-				"intervals (%.3f s) were left out\n",
-			OFFCPU_MAX_STACKS, (unsigned long long)b->over_cap, (double)b->over_cap_ns / 1e9);
+		cli_err("warning: off-CPU: %llu blocked intervals (%.3f s) could not be added to "
+				"the BPF map of sums (over %u distinct stacks, or the map busy): left "
+				"out\n",
+			(unsigned long long)b->over_cap, (double)b->over_cap_ns / 1e9, OFFCPU_MAX_STACKS);
 	if (b->stacks_lost)
 		cli_err("warning: off-CPU: %llu stacks were not kept (over %u distinct stacks in "
-				"the BPF stack map): their time is kept without them\n",
+				"the BPF stack map, or the map busy): their time is kept without them\n",
 			(unsigned long long)b->stacks_lost, OFFCPUBPF_MAX_STACKS);
 	if (b->stacks_unread)
 		cli_err("warning: off-CPU: the kernel could not walk %llu stacks of blocked "

@@ -166,13 +166,14 @@ secs() {
 }
 # told_loss NAME GOT WANT WHAT: GOT seconds of WHAT are short of WANT and
 # kiln record, in NAME.err, told of blocked time left out or kept without
-# its stack (the kernel refused a thread's task storage entry or a stack
-# walk: rare, under load); noted. The checks below allow for such a loss
-# and for no other: a loss kiln did not tell of fails.
+# its stack (the kernel refused a thread's task storage entry, a stack
+# walk or a map update: rare, under load); noted. The checks below allow
+# for such a loss and for no other: a loss kiln did not tell of fails.
+lost_re='switch-outs could not be noted|could not walk|stacks were not kept|could not be added'
 told_loss() {
 	awk -v g="$2" -v w="$3" 'BEGIN { exit !(g < w) }' || return 1
-	grep -qE 'switch-outs could not be noted|could not walk' "$T/$1.err" || return 1
-	echo "note: $1: $4: $2 s, not $3 s; kiln told: $(grep -m1 -E 'switch-outs could not be noted|could not walk' "$T/$1.err")"
+	grep -qE "$lost_re" "$T/$1.err" || return 1
+	echo "note: $1: $4: $2 s, not $3 s; kiln told: $(grep -m1 -E "$lost_re" "$T/$1.err")"
 }
 # check_run NAME TIMES KERNEL: NAME.data recorded with the program's times
 # in TIMES; KERNEL "k": blocked stacks with their kernel part

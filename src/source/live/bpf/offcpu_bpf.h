@@ -34,10 +34,10 @@ enum {
 	OB_SWITCHES,     /* switch-outs of followed threads */
 	OB_INTERVALS,    /* switch-ins that closed one */
 	OB_BELOW,        /* intervals under the threshold */
-	OB_OVER_CAP,     /* intervals not kept: 'sums' full */
+	OB_OVER_CAP,     /* intervals not kept: 'sums' full (or the kernel refused the update) */
 	OB_OVER_CAP_NS,  /* their time */
 	OB_THREADS_OVER, /* switch-outs not kept: no task storage for the thread */
-	OB_KSTACK_LOST,  /* kernel stacks not kept ('stacks' full) */
+	OB_KSTACK_LOST,  /* kernel stacks not kept ('stacks' full, or the update refused) */
 	OB_USTACK_LOST,  /* user stacks not kept */
 	OB_FOLLOW_OVER,  /* child processes not followed: 'follow' full */
 	OB_STACK_UNREAD, /* stacks the kernel could not walk (bpf_get_stack failed) */
