@@ -72,7 +72,7 @@ struct offcpu_opts {
 	bool system_wide;       /* switch-ins from sched_switch's next_pid (else SWITCH records) */
 	size_t max_stacks;      /* 0: OFFCPU_MAX_STACKS */
 	size_t max_threads;     /* 0: OFFCPU_MAX_THREADS */
-	uint64_t sched_lo, sched_hi; /* __schedule's text (schedsw_sched_text): kernel
+	uint64_t sched_lo, sched_hi; /* __schedule's text (source/live/ktext.h): kernel
 				      * frames before it are dropped; 0s: none */
 };
 

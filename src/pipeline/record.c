@@ -27,6 +27,7 @@
 #include "pipeline/buildids.h"
 #include "pipeline/nscache.h"
 #include "source/live/evspec.h"
+#include "source/live/ktext.h"
 #include "source/live/live.h"
 #include "source/live/offcpubpf.h"
 #include "source/live/schedsw.h"
@@ -218,6 +219,7 @@ struct session {
 	size_t sched_idx;   /* --off-cpu=sched: the sched_switch attr (the last), else 0 */
 	struct offcpubpf *ob; /* --off-cpu=bpf: the loaded program */
 	struct offcpu *oc;  /* --off-cpu: the sums, written as offcpu-time samples */
+	struct ktext kt;    /* the running kernel's text, read once (source/live/ktext.h) */
 	struct schedsw_layout lay;
 	int sfd;
 	sigset_t mask, oldmask;
@@ -500,8 +502,12 @@ static void setup_offcpu(struct session *s)
 	perf_writer_add_attr(s->w, &oa, OFFCPU_EVENT, ids, offcpu_ids(ids, 16));
 	struct offcpu_opts oo = { .lay = s->lay, .thresh_ns = s->o->off_cpu_thresh_ns,
 				  .system_wide = s->o->system_wide };
-	if (s->sched_idx)
-		schedsw_sched_text(&oo.sched_lo, &oo.sched_hi);
+	if (s->sched_idx) {
+		oo.sched_lo = s->kt.sched_lo;
+		oo.sched_hi = s->kt.sched_hi;
+	}
+	if (s->ob)
+		offcpubpf_set_sched(s->ob, s->kt.sched_lo, s->kt.sched_hi);
 	s->oc = offcpu_new(&oo);
 	if (!s->sched_idx)
 		return;
@@ -568,6 +574,8 @@ static int open_output(struct session *s)
 		const uint64_t *ids = live_ids(s->live, i, &nids);
 		perf_writer_add_attr(s->w, &s->attrs[i], s->names[i], ids, nids);
 	}
+	/* After the off-CPU program's load: kallsyms names its code too. */
+	ktext_read(&s->kt);
 	if (s->sched_idx || s->ob)
 		setup_offcpu(s);
 	size_t nid0;
@@ -575,7 +583,7 @@ static int open_output(struct session *s)
 	uint64_t id0 = nid0 ? ids0[0] : 0;
 	s->sink = (struct sink){ .w = s->w, .res = s->res, .ns = &s->ns, .bi = &s->bi,
 				 .oc = s->sched_idx ? s->oc : NULL, .tap = o->tap };
-	err = live_synth_kernel(&s->attrs[0], id0, on_record, &s->sink);
+	err = live_synth_kernel(&s->attrs[0], id0, &s->kt, on_record, &s->sink);
 	if (!err && o->system_wide)
 		err = live_synth_all(&s->attrs[0], id0, on_record, &s->sink);
 	for (size_t i = 0; !err && !o->system_wide && i < o->npids; i++)
@@ -835,6 +843,7 @@ static void session_release(struct session *s)
 	buildids_release(&s->bi);
 	offcpu_free(s->oc);
 	offcpubpf_close(s->ob);
+	ktext_release(&s->kt);
 	if (s->w)
 		perf_writer_abort(s->w);
 	if (s->wl.pid > 0)

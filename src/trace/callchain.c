@@ -22,6 +22,7 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "source/live/ktext.h"
 #include "trace/trace_int.h"
 
 #define CG_INDENT 39 /* perf trace's callchain alignment (38) and its space */
@@ -130,8 +131,12 @@ int cg_open(struct tr_cg *g, const struct tr_target *t, bool monotonic, unsigned
 	size_t nids;
 	const uint64_t *ids = live_ids(g->live, 0, &nids);
 	uint64_t id = nids ? ids[0] : 0;
-	if (g->faults)
-		live_synth_kernel(&g->attr[0], id, synth_one, g);
+	if (g->faults) {
+		struct ktext kt;
+		ktext_read(&kt);
+		live_synth_kernel(&g->attr[0], id, &kt, synth_one, g);
+		ktext_release(&kt);
+	}
 	if (t->system_wide)
 		live_synth_all(&g->attr[0], id, synth_one, g);
 	else if (!t->on_exec)

@@ -83,11 +83,13 @@ int live_synth_process(pid_t pid, const struct perf_event_attr *tracking, uint64
 /* The same for every process in /proc. */
 int live_synth_all(const struct perf_event_attr *tracking, uint64_t id, live_record_fn fn,
 		   void *arg);
-/* The kernel's MMAP ([kernel.kallsyms]_text), from /proc/kallsyms, and a
- * KSYMBOL for each function of each BPF program already loaded (named as
- * kallsyms names it), as perf writes them. */
-int live_synth_kernel(const struct perf_event_attr *tracking, uint64_t id, live_record_fn fn,
-		      void *arg);
+/* The kernel's MMAP ([kernel.kallsyms]_text) from kt (source/live/ktext.h,
+ * read once per recording), and a KSYMBOL for each function of each BPF
+ * program already loaded (named as kallsyms names it), as perf writes
+ * them; nothing when kt has no _text (hidden addresses). */
+struct ktext;
+int live_synth_kernel(const struct perf_event_attr *tracking, uint64_t id, const struct ktext *kt,
+		      live_record_fn fn, void *arg);
 /* The tids in /proc/PID/task, sorted. Caller frees *tids. 0 or -errno. */
 int live_list_threads(pid_t pid, pid_t **tids, size_t *n);
 /* The threads of every process in pids[0..npids), appended to *tids

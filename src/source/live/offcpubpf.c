@@ -53,6 +53,11 @@ int offcpubpf_follow(struct offcpubpf *b, int pid, bool hold)
 	return -ENOTSUP;
 }
 
+void offcpubpf_set_sched(struct offcpubpf *b, uint64_t lo, uint64_t hi)
+{
+	(void)b, (void)lo, (void)hi;
+}
+
 int offcpubpf_attach(struct offcpubpf *b)
 {
 	(void)b;
@@ -101,7 +106,7 @@ bool offcpubpf_built(void)
 struct offcpubpf {
 	struct kiln_offcpu *skel;
 	uint64_t thresh_ns;
-	uint64_t sched_lo, sched_hi; /* __schedule's text, from /proc/kallsyms */
+	uint64_t sched_lo, sched_hi; /* __schedule's text (offcpubpf_set_sched) */
 };
 
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -145,7 +150,6 @@ int offcpubpf_open(struct offcpubpf **out, const struct offcpubpf_opts *o)
 	int err = kiln_offcpu__load(b->skel);
 	if (err)
 		return fail(b, err, "loading the off-CPU BPF program");
-	schedsw_sched_text(&b->sched_lo, &b->sched_hi);
 	*out = b;
 	return 0;
 }
@@ -159,6 +163,12 @@ int offcpubpf_follow(struct offcpubpf *b, int pid, bool hold)
 		return err_set(err, "cannot follow process %d in the BPF map: %s", pid,
 			       strerror(-err));
 	return 0;
+}
+
+void offcpubpf_set_sched(struct offcpubpf *b, uint64_t lo, uint64_t hi)
+{
+	b->sched_lo = lo;
+	b->sched_hi = hi;
 }
 
 int offcpubpf_attach(struct offcpubpf *b)

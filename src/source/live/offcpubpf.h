@@ -54,6 +54,9 @@ bool offcpubpf_built(void);
 int offcpubpf_open(struct offcpubpf **out, const struct offcpubpf_opts *o);
 /* Follow a process and its children; 'hold': only from its next exec. */
 int offcpubpf_follow(struct offcpubpf *b, int pid, bool hold);
+/* __schedule's text (source/live/ktext.h; 0s, the default: unknown): the
+ * kernel stacks read start there. */
+void offcpubpf_set_sched(struct offcpubpf *b, uint64_t lo, uint64_t hi);
 int offcpubpf_attach(struct offcpubpf *b);
 void offcpubpf_detach(struct offcpubpf *b);
 /* After detach: hand every sum (and each interval still open, closed

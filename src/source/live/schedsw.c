@@ -146,36 +146,6 @@ int schedsw_open_attr(struct perf_event_attr *attr, struct schedsw_layout *lay)
 						      : strerror(-first_err));
 }
 
-void schedsw_sched_text(uint64_t *lo, uint64_t *hi)
-{
-	*lo = *hi = 0;
-	FILE *f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return;
-	char line[512];
-	bool next = false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char type, name[256];
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
-			continue;
-		if (next) {
-			if (a > *lo) {
-				*hi = a;
-				break;
-			}
-			continue;
-		}
-		if ((type == 't' || type == 'T') && !strcmp(name, "__schedule") && a) {
-			*lo = a;
-			next = true;
-		}
-	}
-	fclose(f);
-	if (!*hi)
-		*lo = 0;
-}
-
 size_t schedsw_sched_from(const uint64_t *k, size_t n, uint64_t lo, uint64_t hi)
 {
 	if (lo >= hi)

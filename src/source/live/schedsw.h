@@ -45,9 +45,6 @@ char schedsw_state_letter(const struct schedsw_layout *lay, uint64_t state);
 /* Parse a format file's text into *lay (exposed for tests). 0 or -EINVAL. */
 int schedsw_parse_format(const char *text, struct schedsw_layout *lay);
 
-/* The text of the kernel's __schedule, [*lo, *hi) from /proc/kallsyms (to
- * the next symbol), or 0s when it cannot be read or hides addresses. */
-void schedsw_sched_text(uint64_t *lo, uint64_t *hi);
 /*
  * A perf callchain taken at a switch-out, its kernel part made to start at
  * the scheduler: the frames before the first one in [lo, hi) (the

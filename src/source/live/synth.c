@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
+#include "source/live/ktext.h"
 #include "source/live/live.h"
 #include "source/live/maps.h"
 
@@ -319,13 +320,6 @@ int live_synth_all(const struct perf_event_attr *a, uint64_t id, live_record_fn 
 
 /* ---- BPF programs already loaded ---- */
 
-/* A name /proc/kallsyms gives a BPF program's code ("bpf_prog_TAG_NAME [bpf]"). */
-struct bpf_name {
-	uint64_t addr;
-	char *name;
-};
-typedef VEC(struct bpf_name) bpf_names;
-
 #define BPF_SYNTH_FUNCS 256u  /* functions (main and subprograms) read per program */
 #define BPF_SYNTH_PROGS 65536 /* programs walked at most */
 
@@ -368,7 +362,7 @@ static int ksymbol(uint64_t addr, uint32_t len, const char *name,
  * it, or "bpf_prog_TAG_NAME" for a main program kallsyms does not list.
  * Without the right to walk programs (CAP_SYS_ADMIN), nothing, as perf.
  */
-static int synth_bpf(const bpf_names *names, const struct perf_event_attr *a, uint64_t id,
+static int synth_bpf(const struct ktext *kt, const struct perf_event_attr *a, uint64_t id,
 		     live_record_fn fn, void *arg)
 {
 	uint32_t next = 0;
@@ -409,9 +403,9 @@ static int synth_bpf(const bpf_names *names, const struct perf_event_attr *a, ui
 			if (!addrs[i] || !lens[i])
 				continue; /* addresses hidden */
 			const char *name = NULL;
-			for (size_t k = 0; !name && k < names->n; k++)
-				if (names->v[k].addr == addrs[i])
-					name = names->v[k].name;
+			for (size_t k = 0; !name && k < kt->nbpf; k++)
+				if (kt->bpf[k].addr == addrs[i])
+					name = kt->bpf[k].name;
 			char own[64];
 			if (!name && i == 0 && info.name[0]) {
 				int at_ = snprintf(own, sizeof(own), "bpf_prog_");
@@ -429,43 +423,13 @@ static int synth_bpf(const bpf_names *names, const struct perf_event_attr *a, ui
 	return ret;
 }
 
-int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, live_record_fn fn, void *arg)
+int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, const struct ktext *kt,
+		      live_record_fn fn, void *arg)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return 0;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned long long text = 0, etext = 0, last = 0;
-	bpf_names bpf = { 0 };
-	while (getline(&line, &cap, f) > 0) {
-		unsigned long long addr;
-		char type, name[256];
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (strstr(line, "\t[bpf]") && !strncmp(name, "bpf_prog_", 9)) {
-			struct bpf_name *bn = VEC_PUSH_ZERO(&bpf);
-			bn->addr = addr;
-			bn->name = xstrdup(name);
-		}
-		if (strchr(line, '[')) /* module symbols follow the core kernel */
-			continue;
-		if (!strcmp(name, "_text"))
-			text = addr;
-		else if (!strcmp(name, "_etext"))
-			etext = addr;
-		if (addr > last)
-			last = addr;
-	}
-	free(line);
-	fclose(f);
-	if (!text) {
-		for (size_t i = 0; i < bpf.n; i++)
-			free(bpf.v[i].name);
-		VEC_FREE(&bpf);
+	if (!kt->text)
 		return 0; /* hidden by kptr_restrict: nothing trustworthy to say */
-	}
-	uint64_t end = etext > text ? etext : last, len = end > text ? end - text : 0;
+	uint64_t len = kt->end > kt->text ? kt->end - kt->text : 0;
+	uint64_t text = kt->text;
 	uint32_t pid = (uint32_t)-1, tid = 0;
 	uint64_t start = text, pgoff = text;
 	struct buf b;
@@ -481,9 +445,6 @@ int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, live_record_
 	int ret = finish(&b, fn, arg);
 	buf_release(&b);
 	if (!ret)
-		ret = synth_bpf(&bpf, a, id, fn, arg);
-	for (size_t i = 0; i < bpf.n; i++)
-		free(bpf.v[i].name);
-	VEC_FREE(&bpf);
+		ret = synth_bpf(kt, a, id, fn, arg);
 	return ret;
 }
