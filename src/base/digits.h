@@ -5,6 +5,7 @@
  * Each writes the digits of 'v', at least 'min' of them (zeros in
  * front), ending just before 'end', and returns where they start; the
  * caller's buffer must hold them (20 decimal or 16 hex digits, or 'min').
+ * digits_hexval reads one back.
  */
 #ifndef KILN_BASE_DIGITS_H
 #define KILN_BASE_DIGITS_H
@@ -50,6 +51,18 @@ static inline char *digits_hex(char *end, uint64_t v, int min)
 	while (min-- > 0)
 		*--p = '0';
 	return p;
+}
+
+/* A hex digit's value (either case), or -1. */
+static inline int digits_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 #endif

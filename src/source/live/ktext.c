@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/digits.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "source/live/ktext.h"
@@ -32,17 +33,6 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The fields of the line [s, e); false for a line without all three. */
 static bool parse_line(const char *s, const char *e, struct kline *l)
 {
@@ -51,7 +41,7 @@ static bool parse_line(const char *s, const char *e, struct kline *l)
 		p++;
 	uint64_t a = 0;
 	const char *d = p;
-	for (int v; p < e && (v = hex_digit(*p)) >= 0; p++)
+	for (int v; p < e && (v = digits_hexval(*p)) >= 0; p++)
 		a = a << 4 | (uint64_t)v;
 	if (p == d || p - d > 16 || p == e || !is_space(*p))
 		return false;

@@ -6,27 +6,18 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base/digits.h"
+
 struct cur {
 	const char *p, *end;
 };
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* 1..16 hex digits. */
 static int get_hex(struct cur *c, uint64_t *v)
 {
 	uint64_t x = 0;
 	int n = 0, d;
-	while (c->p < c->end && (d = hexval(*c->p)) >= 0) {
+	while (c->p < c->end && (d = digits_hexval(*c->p)) >= 0) {
 		if (++n > 16)
 			return -EINVAL;
 		x = x << 4 | (uint64_t)d;
