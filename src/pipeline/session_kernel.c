@@ -67,6 +67,12 @@ void session_kernel_note(struct session *s, const struct event *ev)
 	s->kdone = false;
 }
 
+/* The iterator's records (source/live/bpf/ksym_bpf.h) are the ones the
+ * reader takes (dso/kallsyms.h): the two layers each name the numbers. */
+_Static_assert(KSYM_REC_HEADER == KALLSYMS_REC_HEADER && KSYM_REC_NAME == KALLSYMS_REC_NAME &&
+		       KSYM_REC_MODULE == KALLSYMS_REC_MODULE,
+	       "the BPF symbol records and their reader agree");
+
 /*
  * The running kernel's symbols: through the BPF symbol iterator where it
  * can be used (source/live/ksymbpf.h: the same symbols without the
