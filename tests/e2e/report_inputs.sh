@@ -96,7 +96,7 @@ for opts in "-g none" "--no-children -g none" ""; do
 	# shellcheck disable=SC2086
 	"$KILN" report --stdio $opts -i - <"$T/pipe.data" 2>"$T/k.err" | clean >"$T/k.txt" ||
 		fail "kiln report $opts of a pipe: $(cat "$T/k.err")"
-	cmp -s "$T/p.txt" "$T/k.txt" || {
+	cmp -s "$T/p.txt" "$T/k.txt" || same_plt "pipe mode $opts" "$T/p.txt" "$T/k.txt" || {
 		diff "$T/p.txt" "$T/k.txt" | head -20
 		fail "pipe mode $opts: the table differs from perf report's"
 	}

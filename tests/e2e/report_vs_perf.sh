@@ -33,22 +33,6 @@ clean() {
 # (bpf_prog_*: from KSYMBOL records kiln does not read; other programs'
 # kernel work can land in a sample), equal but for column padding, the
 # dotted lines and the lines naming them. Fails showing the differences.
-# plt_masked FILE: the text with PLT stub rows named alike and spaces
-# squeezed. perf 6.1 names an address in a binary's .plt.sec after the
-# symbol before it (_init), kiln names the stub (name@plt); a sample lands
-# there now and then.
-plt_masked() {
-	sed -E 's/\[\.\] (_init|[^ ]+@plt)( |$)/[.] <plt>\2/; s/  */ /g; s/ *$//' "$1"
-}
-
-# same_plt WHAT PERF KILN: 0 when the texts differ only in PLT stub names.
-same_plt() {
-	plt_masked "$2" >"$2.plt"
-	plt_masked "$3" >"$3.plt"
-	cmp -s "$2.plt" "$3.plt" || return 1
-	echo "$1: equal but for perf's name of a PLT stub (tolerated)"
-}
-
 same_text() {
 	cmp -s "$2" "$3" && return 0
 	same_plt "$1" "$2" "$3" && return 0
