@@ -56,13 +56,11 @@ static inline char *digits_hex(char *end, uint64_t v, int min)
 /* A hex digit's value (either case), or -1. */
 static inline int digits_hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	unsigned d = (unsigned)(unsigned char)c - '0';
+	if (d < 10)
+		return (int)d;
+	d = ((unsigned)(unsigned char)c | 0x20) - 'a';
+	return d < 6 ? (int)d + 10 : -1;
 }
 
 #endif

@@ -25,6 +25,14 @@ static inline void lines_init(struct lines *it, const char *data, size_t len)
 	it->pos = 0;
 }
 
+/* A blank within a line: ' ', '\t', '\v', '\f', '\r' (isspace without
+ * '\n', no locale). */
+static inline bool lines_blank(char c)
+{
+	unsigned u = (unsigned char)c;
+	return u == ' ' || (u - '\t' <= (unsigned)('\r' - '\t') && u != '\n');
+}
+
 /* The next line in *s / *n; false when there is none. */
 static inline bool lines_next(struct lines *it, const char **s, size_t *n)
 {

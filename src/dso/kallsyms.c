@@ -24,8 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/digits.h"
 #include "base/err.h"
 #include "base/ifile.h"
+#include "base/lines.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 
@@ -75,23 +77,6 @@ struct parser {
 	char prev_buf[KALLSYMS_REC_NAME];
 };
 
-static inline bool is_blank(char c)
-{
-	/* ' ', '\t', '\v', '\f', '\r' (isspace without '\n') */
-	unsigned u = (unsigned char)c;
-	return u == ' ' || (u - '\t' <= (unsigned)('\r' - '\t') && u != '\n');
-}
-
-/* The value of a hex digit, or 16 and more for anything else. */
-static inline unsigned hexval(char c)
-{
-	unsigned d = (unsigned)(unsigned char)c - '0';
-	if (d < 10)
-		return d;
-	d = ((unsigned)(unsigned char)c | 0x20) - 'a';
-	return d < 6 ? d + 10 : 16;
-}
-
 /*
  * Eight bytes at a time (SWAR; /proc/kallsyms is 120k lines, so the
  * parser is on the startup path). A word holds text bytes in memory
@@ -117,7 +102,7 @@ static inline uint64_t bytes_ge(uint64_t x, unsigned c)
 	return (x + ONES * (0x80 - c)) & HIGHS;
 }
 
-/* The high bit of each blank byte (is_blank, '\n' aside: a line has none). */
+/* The high bit of each blank byte (lines_blank, '\n' aside: a line has none). */
 static inline uint64_t blank_bytes(uint64_t x)
 {
 	uint64_t y = x & ~HIGHS, z = (x ^ ONES * ' ') & ~HIGHS;
@@ -158,7 +143,7 @@ static inline const char *find_blank(const char *line, const char *p, const char
 		uint64_t m = blank_bytes(load8(e - 8)) >> (8 * (8 - (e - p)));
 		return m ? p + __builtin_ctzll(m) / 8 : e;
 	}
-	while (p < e && !is_blank(*p))
+	while (p < e && !lines_blank(*p))
 		p++;
 	return p;
 }
@@ -262,13 +247,13 @@ static bool parse_line(struct parser *ps, const char *p, const char *e, bool nul
 	const char *hex_end = e - p > 16 ? p + 16 : e;
 	size_t name_len, mod_len = 0;
 	uint64_t addr = 0;
-	unsigned v;
+	int v;
 	char type;
 
 	if (nul && memchr(p, '\0', (size_t)(e - p)))
 		return false;
 	uint64_t hi, lo;
-	if (e - p > 19 && p[16] == ' ' && p[18] == ' ' && !is_blank(p[17]) && !is_blank(p[19]) &&
+	if (e - p > 19 && p[16] == ' ' && p[18] == ' ' && !lines_blank(p[17]) && !lines_blank(p[19]) &&
 	    hex8(load8(p), &hi) && hex8(load8(p + 8), &lo)) {
 		/* The usual line: 16 digits, one space, the type, one space;
 		 * what the general path below makes of it too. */
@@ -278,18 +263,18 @@ static bool parse_line(struct parser *ps, const char *p, const char *e, bool nul
 		goto name;
 	}
 	/* at most 16 digits: a 17th is not blank, so the line is bad */
-	for (; p < hex_end && (v = hexval(*p)) < 16; p++)
-		addr = addr << 4 | v;
-	if (p == digits || p == e || !is_blank(*p))
+	for (; p < hex_end && (v = digits_hexval(*p)) >= 0; p++)
+		addr = addr << 4 | (uint64_t)v;
+	if (p == digits || p == e || !lines_blank(*p))
 		return false;
-	while (++p < e && is_blank(*p))
+	while (++p < e && lines_blank(*p))
 		;
 	if (p == e)
 		return false;
 	type = *p++;
-	if (p == e || !is_blank(*p))
+	if (p == e || !lines_blank(*p))
 		return false;
-	while (++p < e && is_blank(*p))
+	while (++p < e && lines_blank(*p))
 		;
 	name = p;
 name:
@@ -298,18 +283,18 @@ name:
 	if (name_len == 0 || name_len > KALLSYMS_MAX_NAME)
 		return false;
 	if (p < e) {
-		while (++p < e && is_blank(*p))
+		while (++p < e && lines_blank(*p))
 			;
 		if (p < e) {
 			if (*p != '[')
 				return false;
 			mod = ++p;
-			while (p < e && *p != ']' && !is_blank(*p))
+			while (p < e && *p != ']' && !lines_blank(*p))
 				p++;
 			mod_len = (size_t)(p - mod);
 			if (p == e || *p != ']' || mod_len == 0)
 				return false;
-			while (++p < e && is_blank(*p))
+			while (++p < e && lines_blank(*p))
 				;
 			if (p != e)
 				return false;
@@ -539,9 +524,9 @@ static void parse_one(struct parser *ps, const char *p, const char *le, bool nul
 {
 	if (p == le)
 		return;
-	if (hexval(*p) >= 16) {
+	if (digits_hexval(*p) < 0) {
 		const char *q = p;
-		while (q < le && is_blank(*q))
+		while (q < le && lines_blank(*q))
 			q++;
 		if (q == le)
 			return;
@@ -720,7 +705,7 @@ static bool has_separator(const char *p, const char *e)
 	if (!low)
 		return false;
 	for (q = p; q < e; q++)
-		if (*q == '\0' || *q == '\n' || is_blank(*q))
+		if (*q == '\0' || *q == '\n' || lines_blank(*q))
 			return true;
 	return false;
 }
@@ -729,7 +714,7 @@ static bool has_separator(const char *p, const char *e)
 static bool module_ok(const char *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (m[i] == ']' || m[i] == '\0' || is_blank(m[i]) || m[i] == '\n')
+		if (m[i] == ']' || m[i] == '\0' || lines_blank(m[i]) || m[i] == '\n')
 			return false;
 	return true;
 }
@@ -763,7 +748,7 @@ static void rec_one(struct parser *ps, uint64_t value, char type, const char *na
 		    const char *mod, size_t ml)
 {
 	if (!(ml && rec_left_out(ps, value, name, nl, mod, ml))) {
-		if (type == '\0' || is_blank(type) || type == '\n' || has_separator(name, name + nl) ||
+		if (type == '\0' || lines_blank(type) || type == '\n' || has_separator(name, name + nl) ||
 		    !module_ok(mod, ml))
 			ps->ks->bad++;
 		else

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/digits.h"
+#include "base/lines.h"
 #include "base/vec.h"
 #include "base/xalloc.h"
 #include "source/live/ktext.h"
@@ -28,32 +29,27 @@ struct kline {
 	bool bpf;    /* "\t[bpf]" in the line */
 };
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 /* The fields of the line [s, e); false for a line without all three. */
 static bool parse_line(const char *s, const char *e, struct kline *l)
 {
 	const char *p = s;
-	while (p < e && is_space(*p))
+	while (p < e && lines_blank(*p))
 		p++;
 	uint64_t a = 0;
 	const char *d = p;
 	for (int v; p < e && (v = digits_hexval(*p)) >= 0; p++)
 		a = a << 4 | (uint64_t)v;
-	if (p == d || p - d > 16 || p == e || !is_space(*p))
+	if (p == d || p - d > 16 || p == e || !lines_blank(*p))
 		return false;
-	while (p < e && is_space(*p))
+	while (p < e && lines_blank(*p))
 		p++;
 	if (p == e)
 		return false;
 	l->type = *p++;
-	while (p < e && is_space(*p))
+	while (p < e && lines_blank(*p))
 		p++;
 	const char *n = p;
-	while (p < e && !is_space(*p))
+	while (p < e && !lines_blank(*p))
 		p++;
 	if (p == n)
 		return false;
@@ -61,7 +57,7 @@ static bool parse_line(const char *s, const char *e, struct kline *l)
 	l->name = n;
 	l->nl = (size_t)(p - n);
 	l->module = memchr(p, '[', (size_t)(e - p)) != NULL;
-	l->bpf = l->module && (size_t)(e - p) >= 6 && memmem(p, (size_t)(e - p), "\t[bpf]", 6);
+	l->bpf = l->module && memmem(p, (size_t)(e - p), "\t[bpf]", 6);
 	return true;
 }
 
@@ -76,16 +72,15 @@ void ktext_parse(struct ktext *k, const char *text, size_t len)
 	VEC(struct ktext_bpf) bpf = { 0 };
 	uint64_t text_at = 0, etext = 0, last = 0, lo = 0, hi = 0;
 	enum { SCHED_LOOK, SCHED_NEXT, SCHED_DONE } sched = SCHED_LOOK;
-	const char *s = text, *end = text + len;
+	struct lines it;
+	const char *s;
+	size_t n;
 
 	memset(k, 0, sizeof(*k));
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *e = nl ? nl : end;
+	lines_init(&it, text, len);
+	while (lines_next(&it, &s, &n)) {
 		struct kline l;
-		bool ok = parse_line(s, e, &l);
-		s = nl ? nl + 1 : end;
-		if (!ok)
+		if (!parse_line(s, s + n, &l))
 			continue;
 		/* __schedule's text ends at the next line's higher address. */
 		if (sched == SCHED_NEXT && l.addr > lo) {

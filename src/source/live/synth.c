@@ -429,9 +429,8 @@ int live_synth_kernel(const struct perf_event_attr *a, uint64_t id, const struct
 	if (!kt->text)
 		return 0; /* hidden by kptr_restrict: nothing trustworthy to say */
 	uint64_t len = kt->end > kt->text ? kt->end - kt->text : 0;
-	uint64_t text = kt->text;
 	uint32_t pid = (uint32_t)-1, tid = 0;
-	uint64_t start = text, pgoff = text;
+	uint64_t start = kt->text, pgoff = kt->text;
 	struct buf b;
 	buf_init(&b, 1 << 16);
 	begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
