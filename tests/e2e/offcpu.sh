@@ -205,7 +205,7 @@ check_run() {
 		wt=$(secs "$T/$1.wall" $th .)
 		# 1.0 s, and what the program measured (a loaded machine wakes it late)
 		near "$sl" 1.0 2 || near "$sl" "$slept" 2 || told_loss $1 "$sl" 1.0 "$th under nanosleep" ||
-			fail "$1: $th: $sl s off-CPU under nanosleep, not 1.0 s (the program measured $slept s)"
+			fail "$1: $th: $sl s off-CPU under nanosleep, not 1.0 s (the program measured $slept s): $(grep "^$th;" "$T/$1.off") $(cat "$T/$1.err")"
 		near "$rd" "$piped" 2 || told_loss $1 "$rd" "$piped" "$th under the pipe read" ||
 			fail "$1: $th: $rd s off-CPU under the pipe read, the program measured $piped s: $(grep "^$th;" "$T/$1.off") $(cat "$T/$1.err")"
 		near "$wt" "$wall" 3 || told_loss $1 "$wt" "$wall" "$th --wall total" ||
